@@ -1,0 +1,1 @@
+"""Pieces shared by every family: checkpoint reading, layers, deterministic randomness."""

@@ -1,0 +1,1 @@
+"""Comparison of the Qwen3-TTS-12Hz reference (and native core) with the official qwen-tts code."""
