@@ -1,15 +1,61 @@
-"""The `vox` command."""
+"""The `vox` command: build, inspect, verify, ... (`vox --help`, `vox COMMAND --help`).
+
+User mistakes (a missing file, a corrupt model, a bad option) end as one line on stderr and a
+non-zero exit status, never a traceback; set VOX_DEBUG=1 to see the traceback anyway.
+"""
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import os
 import sys
+
+# Order here is the order in `vox --help`.
+COMMANDS = ["build", "inspect", "verify"]
+
+
+class UsageError(Exception):
+    """A mistake in how vox was called; printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import vox
+
+    p = argparse.ArgumentParser(
+        prog="vox",
+        description="vox: native text-to-speech, verified against the official models.",
+        epilog="Run `vox COMMAND --help` for the options of a command. Docs: docs/formats.md, docs/conformance.md.",
+    )
+    p.add_argument("--version", action="version", version=f"vox {vox.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"vox.cli.cmd_{name}").register(sub)
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    import vox
+    from vox.errors import VoxError
 
-    print(f"vox {vox.__version__} (native {vox.native_version()})")
-    return 0
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("vox: interrupted", file=sys.stderr)
+        return 130
+    except UsageError as e:
+        print(f"vox {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except (VoxError, OSError, ValueError, KeyError) as e:
+        if os.environ.get("VOX_DEBUG"):
+            raise
+        msg = str(e) if not isinstance(e, KeyError) or not e.args else str(e.args[0])
+        print(f"vox {args.command}: error: {msg}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""vox model (.tmod) and voice (.tvoice) files: writers, validating readers, quantization."""
