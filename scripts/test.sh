@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Run every test of vox: set up (idempotent), the C tests (CTest) and the conformance suite, which
+# compares vox with the official code on tiny official checkpoints and writes docs/conformance.md.
+#   ./scripts/test.sh [extra pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+./scripts/setup.sh
+
+echo "== C tests"
+cmake -S . -B build/ctest -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build/ctest -j"$(nproc)" > /dev/null
+(cd build/ctest && ctest --output-on-failure)
+
+echo "== conformance"
+"$PY" -m pytest conformance -q -p no:cacheprovider --report docs/conformance.md "$@"
