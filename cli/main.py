@@ -47,6 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("vox: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of our output went away (`vox inspect m.tmod | head`): not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
     except UsageError as e:
         print(f"vox {args.command}: error: {e}", file=sys.stderr)
         return 2

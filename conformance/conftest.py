@@ -10,6 +10,10 @@ import json
 import os
 from pathlib import Path
 
+# Tiny models: one BLAS / torch thread is faster than two that spin against each other on a 2-core CI.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import pytest
 
 from vox.verify.report import markdown
@@ -85,5 +89,5 @@ def official():
     from vox.verify.qwen3 import official as off
 
     torch = off.import_official()
-    torch.set_num_threads(int(os.environ.get("VOX_TEST_TORCH_THREADS", "2")))
+    torch.set_num_threads(int(os.environ.get("VOX_TEST_TORCH_THREADS", "1")))
     return off.load

@@ -10,11 +10,12 @@ stage is checked against lives in vox.reference, the comparison with the officia
 from __future__ import annotations
 
 from .errors import DeviceError, FormatError, NotFound, OutOfMemory, VoxError
+from .inspection import inspect
 
 __version__ = "0.1.0"
 
-__all__ = ["VoxError", "FormatError", "OutOfMemory", "DeviceError", "NotFound", "native_version",
-           "philox_uniform", "__version__"]
+__all__ = ["VoxError", "FormatError", "OutOfMemory", "DeviceError", "NotFound", "inspect",
+           "native_version", "philox_uniform", "__version__"]
 
 
 def native_version() -> str:

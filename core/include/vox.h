@@ -65,7 +65,11 @@ VOX_API double vox_philox_uniform(uint64_t seed, uint32_t frame, uint32_t codebo
 
 /* ------------------------------------------------------------------------------------------------
  * Model files (.tmod; docs/formats.md). Opening maps the file read-only and validates the header,
- * the manifest and every tensor's bounds; tensor data is used in place, never copied.
+ * the manifest and every tensor's bounds, so a truncated, corrupt or hostile file is an error
+ * (VOX_ERR_FORMAT, the message names the file and the problem), never a crash; tensor data is used
+ * in place, never copied. Per-tensor checksums are checked on demand (vox_model_verify): that reads
+ * the whole file. A model is immutable once open and may be used from several threads at once.
+ * The file must not be truncated or rewritten in place while it is open (replace it atomically).
  */
 typedef struct vox_model vox_model;
 
@@ -85,19 +89,24 @@ typedef enum vox_dtype {
 typedef struct vox_tensor_info {
     const char *name;          /* owned by the model */
     vox_dtype dtype;
-    int32_t ndim;
-    int64_t shape[VOX_MAX_DIMS];
-    const void *data;          /* inside the mapping */
+    int32_t ndim;              /* 1 to VOX_MAX_DIMS */
+    int64_t shape[VOX_MAX_DIMS]; /* shape[ndim..] are 0 */
+    const void *data;          /* inside the mapping, 4096-byte aligned; q8/q4: values, then f32 scales */
     uint64_t nbytes;
-    uint32_t crc32;
+    uint32_t crc32;            /* CRC-32 of the nbytes at data, as the manifest records it */
 } vox_tensor_info;
 
+/* Opens and validates `path`. On failure *out is NULL and nothing is leaked: VOX_ERR_IO (cannot open,
+ * not a regular file), VOX_ERR_FORMAT (invalid file), VOX_ERR_OUT_OF_MEMORY. */
 VOX_API vox_status vox_model_open(const char *path, vox_model **out);
+/* Unmaps and frees; every pointer obtained from the model dies with it. NULL is a no-op. */
 VOX_API void vox_model_close(vox_model *model);
 /* The manifest JSON as stored in the file (NUL-terminated copy owned by the model). */
 VOX_API const char *vox_model_manifest(const vox_model *model);
 VOX_API size_t vox_model_tensor_count(const vox_model *model);
+/* Tensor `index` in manifest order; VOX_ERR_INVALID_ARGUMENT when index >= the count. */
 VOX_API vox_status vox_model_tensor(const vox_model *model, size_t index, vox_tensor_info *out);
+/* The tensor of that name (O(log n)); VOX_ERR_NOT_FOUND if there is none. */
 VOX_API vox_status vox_model_find_tensor(const vox_model *model, const char *name, vox_tensor_info *out);
 /* Recompute the CRC32 of every tensor; VOX_ERR_FORMAT names the first tensor that does not match. */
 VOX_API vox_status vox_model_verify(const vox_model *model);

@@ -22,8 +22,16 @@ def import_official():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
+        import contextlib
+        import io
+
         import torch
-        import qwen_tts  # noqa: F401
+
+        with contextlib.redirect_stdout(io.StringIO()):  # qwen_tts prints a flash-attn banner on import
+            import qwen_tts  # noqa: F401
+        import transformers
+
+        transformers.logging.set_verbosity_error()  # "Setting pad_token_id ..." on every generate
     except ImportError as e:
         raise OfficialUnavailable(
             f"the official Qwen3-TTS code is not importable ({e}). Install it with "

@@ -20,8 +20,14 @@ def _blocks(x: np.ndarray) -> np.ndarray:
 
 
 def _round_away(v: np.ndarray) -> np.ndarray:
-    """round half away from zero (C's roundf), not numpy's half-to-even."""
-    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+    """round half away from zero (C's roundf), not numpy's half-to-even.
+
+    Not floor(|v| + 0.5): in float32 that addition rounds 0.49999997 + 0.5 up to 1.0. The fractional
+    part |v| - floor(|v|) is exact, so comparing it with 0.5 rounds every value as roundf does.
+    """
+    a = np.abs(v)
+    f = np.floor(a)
+    return np.sign(v) * (f + (a - f >= 0.5))
 
 
 def quantize_q8(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,303 @@
+""".tvoice voice files (docs/formats.md): a safetensors file with the voice's tensors and metadata.
+
+`write_voice` validates a `Voice` and writes it atomically; `read_voice` validates a file completely
+(format, version, family, mode, which tensors the mode needs, dtypes and shapes, per-tensor CRC-32)
+and returns a `Voice`; `check_model` checks that a voice fits a model (same weights by model_id, same
+variant, shapes and ids within the model's sizes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import zlib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from ..errors import FormatError
+
+FORMAT = "vox.tvoice"
+VERSION = 1
+FAMILIES = ("qwen3_tts",)
+# mode -> the model variant it works with
+MODES = {"icl": "base", "xvector": "base", "speaker": "custom_voice", "design": "voice_design"}
+# tensor -> (safetensors dtype, ndim)
+TENSORS = {"speaker_embedding": ("F32", 1), "ref_codes": ("I64", 2), "ref_text_tokens": ("I64", 1),
+           "source_wav": ("F32", 1)}
+REQUIRED = {"icl": ("speaker_embedding", "ref_codes", "ref_text_tokens"), "xvector": ("speaker_embedding",),
+            "speaker": (), "design": ()}
+# What a mode may hold besides its required tensors: a cloned voice keeps its source recording, so it
+# can be re-made for other weights; speaker and design voices have no audio of their own.
+ALLOWED = {"icl": ("source_wav",), "xvector": ("source_wav",), "speaker": (), "design": ()}
+REQUIRED_TEXT = {"icl": "ref_text", "speaker": "speaker", "design": "instruct"}
+MAX_FILE = 1 << 30  # an hour of 48 kHz float audio is 0.7 GB; anything larger is not a voice
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass
+class Voice:
+    """The contents of a .tvoice. Arrays: speaker_embedding float32 [D], ref_codes int64 [T, groups],
+    ref_text_tokens int64 [N], source_wav float32 [samples] at source_sample_rate."""
+
+    mode: str
+    model_id: str
+    variant: str
+    family: str = "qwen3_tts"
+    name: str = ""
+    ref_text: str = ""
+    speaker: str = ""
+    instruct: str = ""
+    language: str = "auto"
+    defaults: dict = field(default_factory=dict)
+    speaker_embedding: np.ndarray | None = None
+    ref_codes: np.ndarray | None = None
+    ref_text_tokens: np.ndarray | None = None
+    source_wav: np.ndarray | None = None
+    source_sample_rate: int | None = None
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        return {n: getattr(self, n) for n in TENSORS if getattr(self, n) is not None}
+
+    def validate(self, path: str = "<voice>") -> None:
+        """FormatError naming `path` and the problem if this voice could not be read back."""
+        _validate(self, path)
+
+    def __eq__(self, other: object) -> bool:  # arrays compare by value
+        if not isinstance(other, Voice):
+            return NotImplemented
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                if a is None or b is None or a.dtype != b.dtype or not np.array_equal(a, b):
+                    return False
+            elif a != b:
+                return False
+        return True
+
+
+def _validate(v: Voice, path: str) -> None:
+    if v.family not in FAMILIES:
+        raise FormatError(f"{path}: unknown model family {v.family!r} (this vox knows: {', '.join(FAMILIES)})")
+    if v.mode not in MODES:
+        raise FormatError(f"{path}: unknown voice mode {v.mode!r} ({', '.join(MODES)})")
+    if v.variant != MODES[v.mode]:
+        raise FormatError(f"{path}: a {v.mode} voice belongs to the {MODES[v.mode]} variant, not {v.variant!r}")
+    if not isinstance(v.model_id, str) or not _HEX64.fullmatch(v.model_id):
+        raise FormatError(f"{path}: model_id must be 64 lowercase hex digits")
+    for key in ("name", "ref_text", "speaker", "instruct", "language"):
+        if not isinstance(getattr(v, key), str):
+            raise FormatError(f"{path}: {key} must be a string")
+    if not v.language:
+        raise FormatError(f"{path}: language must not be empty (use 'auto')")
+    text = REQUIRED_TEXT.get(v.mode)
+    if text and not getattr(v, text):
+        raise FormatError(f"{path}: a {v.mode} voice needs {text}")
+    if not isinstance(v.defaults, dict):
+        raise FormatError(f"{path}: defaults must be a JSON object")
+    have = v.tensors()
+    for n in REQUIRED[v.mode]:
+        if n not in have:
+            raise FormatError(f"{path}: a {v.mode} voice needs the tensor {n}")
+    for n in have:
+        if n not in REQUIRED[v.mode] and n not in ALLOWED[v.mode]:
+            raise FormatError(f"{path}: a {v.mode} voice has no {n}")
+    for n, a in have.items():
+        want_dtype, ndim = TENSORS[n]
+        npdt = np.float32 if want_dtype == "F32" else np.int64
+        if not isinstance(a, np.ndarray) or a.dtype != npdt:
+            raise FormatError(f"{path}: {n} must be {want_dtype}, got {getattr(a, 'dtype', type(a).__name__)}")
+        if a.ndim != ndim or any(d < 1 for d in a.shape):
+            raise FormatError(f"{path}: {n} has shape {list(a.shape)}; it must have {ndim} non-empty axes")
+        if want_dtype == "F32" and not np.isfinite(a).all():
+            raise FormatError(f"{path}: {n} holds non-finite values")
+        if want_dtype == "I64" and (a < 0).any():
+            raise FormatError(f"{path}: {n} holds negative ids")
+    if v.source_wav is not None:
+        sr = v.source_sample_rate
+        if type(sr) is not int or not 0 < sr <= 1_000_000:
+            raise FormatError(f"{path}: source_wav needs a positive integer source_sample_rate, got {sr!r}")
+    elif v.source_sample_rate is not None:
+        raise FormatError(f"{path}: source_sample_rate given without source_wav")
+
+
+def _crc(a: np.ndarray) -> int:
+    return zlib.crc32(np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<")).tobytes())
+
+
+def write_voice(path: str | os.PathLike, voice: Voice, *, overwrite: bool = True) -> None:
+    """Validate `voice` and write it to `path` atomically (temporary file + rename)."""
+    from vox.reference.common import safetensors
+
+    path = os.fspath(path)
+    voice.validate(path)
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"{path} is a directory")
+    if not overwrite and target.exists():
+        raise FileExistsError(f"{path} exists (use --force to overwrite)")
+    tensors = voice.tensors()
+    meta = {
+        "format": FORMAT, "format_version": str(VERSION), "family": voice.family, "model_id": voice.model_id,
+        "variant": voice.variant, "mode": voice.mode, "name": voice.name, "language": voice.language,
+        "defaults": json.dumps(voice.defaults, sort_keys=True, allow_nan=False),
+        "crc32": json.dumps({n: _crc(a) for n, a in tensors.items()}, sort_keys=True),
+    }
+    for key in ("ref_text", "speaker", "instruct"):
+        if getattr(voice, key):
+            meta[key] = getattr(voice, key)
+    if voice.source_sample_rate is not None:
+        meta["source_sample_rate"] = str(voice.source_sample_rate)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        safetensors.save(tmp, tensors, meta)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _meta_json(path: str, meta: dict, key: str) -> object:
+    try:
+        return json.loads(meta[key])
+    except (ValueError, RecursionError):
+        raise FormatError(f"{path}: metadata {key} is not valid JSON") from None
+
+
+def read_voice(path: str | os.PathLike) -> Voice:
+    """Read and completely validate a .tvoice (including every tensor's CRC-32)."""
+    from vox.reference.common.safetensors import SafetensorsError, parse_header
+
+    from .tmod import open_regular
+
+    path = os.fspath(path)
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_FILE:
+            raise FormatError(f"{path}: {size} bytes is too large for a voice file")
+        buf = f.read()
+    try:
+        entries, meta, start = parse_header(buf, path)
+    except SafetensorsError as e:
+        raise FormatError(f"{path}: not a valid .tvoice (safetensors) file: {str(e).removeprefix(path + ': ')}") from None
+    except (RecursionError, OverflowError, TypeError, ValueError) as e:
+        # the generic safetensors reader trips over some hostile headers (deep nesting, shapes whose
+        # element count overflows int64) with errors of its own
+        raise FormatError(f"{path}: not a valid .tvoice (safetensors) file: invalid header ({type(e).__name__})") from None
+    fmt = meta.get("format")
+    if fmt != FORMAT:
+        raise FormatError(f"{path}: not a .tvoice file (metadata format is {fmt!r}, expected {FORMAT!r})")
+    ver = meta.get("format_version", "")
+    if not re.fullmatch(r"[0-9]{1,9}", ver):
+        raise FormatError(f"{path}: invalid format_version {ver!r}")
+    if int(ver) > VERSION:
+        raise FormatError(f"{path}: voice format version {ver} was written by a newer vox; this one reads version {VERSION}")
+    if int(ver) < VERSION:
+        raise FormatError(f"{path}: voice format version {ver} is no longer supported; this vox reads version {VERSION}")
+    for key in ("family", "mode", "model_id", "variant"):
+        if key not in meta:
+            raise FormatError(f"{path}: metadata has no {key}")
+    for name in entries:
+        if name not in TENSORS:
+            raise FormatError(f"{path}: unknown tensor {name!r} (a .tvoice holds {', '.join(TENSORS)})")
+        if entries[name]["dtype"] != TENSORS[name][0]:
+            raise FormatError(f"{path}: {name} is {entries[name]['dtype']}, expected {TENSORS[name][0]}")
+    # As the reference safetensors implementation requires: the tensors tile the data section exactly,
+    # with no holes, overlaps or trailing bytes (which would otherwise hide anything).
+    end = 0
+    for e in sorted(entries.values(), key=lambda e: tuple(e["data_offsets"])):
+        if e["data_offsets"][0] != end:
+            raise FormatError(f"{path}: tensor data has holes or overlaps (at byte {end} of the data)")
+        end = e["data_offsets"][1]
+    if start + end != len(buf):
+        raise FormatError(f"{path}: {len(buf) - start - end} trailing bytes after the last tensor")
+    crcs = _meta_json(path, meta, "crc32") if "crc32" in meta else None
+    if (not isinstance(crcs, dict) or set(crcs) != set(entries)
+            or not all(type(c) is int and 0 <= c <= 0xFFFFFFFF for c in crcs.values())):
+        raise FormatError(f"{path}: metadata crc32 must give a CRC-32 for every tensor")
+    arrays = {}
+    for name, e in entries.items():
+        a, b = e["data_offsets"]
+        if math.prod(e["shape"]) * 8 > MAX_FILE or math.prod(e["shape"]) * (4 if e["dtype"] == "F32" else 8) != b - a:
+            # parse_header multiplies in int64, which a hostile shape can overflow back to a small count
+            raise FormatError(f"{path}: {name} has shape {e['shape']}, which does not match its {b - a} bytes")
+        raw = buf[start + a:start + b]
+        got = zlib.crc32(raw)
+        if got != crcs[name]:
+            raise FormatError(f"{path}: tensor {name} is corrupt: CRC-32 {got:08x}, the metadata says {crcs[name]:08x}")
+        dt = np.dtype("<f4") if e["dtype"] == "F32" else np.dtype("<i8")
+        arrays[name] = np.frombuffer(raw, dtype=dt).reshape(e["shape"]).astype(dt.newbyteorder("="))
+    defaults = _meta_json(path, meta, "defaults") if "defaults" in meta else {}
+    sr = meta.get("source_sample_rate")
+    if sr is not None:
+        if not re.fullmatch(r"[0-9]{1,9}", sr):
+            raise FormatError(f"{path}: invalid source_sample_rate {sr!r}")
+        sr = int(sr)
+    v = Voice(mode=meta["mode"], model_id=meta["model_id"], variant=meta["variant"], family=meta["family"],
+              name=meta.get("name", ""), ref_text=meta.get("ref_text", ""), speaker=meta.get("speaker", ""),
+              instruct=meta.get("instruct", ""), language=meta.get("language", "auto"), defaults=defaults,
+              source_sample_rate=sr, **arrays)
+    v.validate(path)
+    return v
+
+
+def check_model(voice: Voice, manifest: Mapping, voice_path: str = "<voice>") -> None:
+    """FormatError unless `voice` works with the model whose .tmod manifest is `manifest`: same family,
+    same weights (model_id), same variant, and tensors and names that fit the model's configuration."""
+    p = voice_path
+    if voice.family != manifest.get("family"):
+        raise FormatError(f"{p}: a {voice.family} voice cannot be used with a {manifest.get('family')} model")
+    mid = manifest.get("model_id", "")
+    if voice.model_id != mid:
+        raise FormatError(f"{p}: the voice was made with model {voice.model_id[:12]}, this model is {str(mid)[:12]} "
+                          "(other weights): re-create the voice from its source recording")
+    if voice.variant != manifest.get("variant"):
+        raise FormatError(f"{p}: a {voice.mode} voice needs the {voice.variant} variant, the model is "
+                          f"{manifest.get('variant')}")
+    cfg = manifest.get("config", {})
+    talker = cfg.get("talker_config", {})
+    if voice.speaker_embedding is not None:
+        dim = cfg.get("speaker_encoder_config", {}).get("enc_dim")
+        if voice.speaker_embedding.shape[0] != dim:
+            raise FormatError(f"{p}: speaker_embedding has {voice.speaker_embedding.shape[0]} values, the model's "
+                              f"speaker encoder makes {dim}")
+    if voice.ref_codes is not None:
+        groups = talker.get("num_code_groups")
+        book = talker.get("code_predictor_config", {}).get("vocab_size")
+        if voice.ref_codes.shape[1] != groups:
+            raise FormatError(f"{p}: ref_codes has {voice.ref_codes.shape[1]} code groups, the model {groups}")
+        if isinstance(book, int) and voice.ref_codes.size and int(voice.ref_codes.max()) >= book:
+            raise FormatError(f"{p}: ref_codes holds code {int(voice.ref_codes.max())}, the codebook has {book}")
+    if voice.ref_text_tokens is not None:
+        vocab = talker.get("text_vocab_size")
+        if isinstance(vocab, int) and int(voice.ref_text_tokens.max()) >= vocab:
+            raise FormatError(f"{p}: ref_text_tokens holds token {int(voice.ref_text_tokens.max())}, the text "
+                              f"vocabulary has {vocab}")
+    if voice.mode == "speaker" and voice.speaker.lower() not in manifest.get("speakers", {}):
+        raise FormatError(f"{p}: the model has no speaker {voice.speaker!r} (it has: "
+                          f"{', '.join(sorted(manifest.get('speakers', {})))})")
+    if voice.language.lower() != "auto" and voice.language.lower() not in manifest.get("languages", {}):
+        raise FormatError(f"{p}: the model has no language {voice.language!r}")
+
+
+def lengths(voice: Voice) -> dict:
+    """Sizes worth showing: reference frames, text tokens, seconds of source audio, embedding size."""
+    out: dict = {}
+    if voice.ref_codes is not None:
+        out["ref_frames"] = int(voice.ref_codes.shape[0])
+    if voice.ref_text_tokens is not None:
+        out["ref_text_tokens"] = int(voice.ref_text_tokens.shape[0])
+    if voice.source_wav is not None and voice.source_sample_rate:
+        out["source_seconds"] = round(voice.source_wav.shape[0] / voice.source_sample_rate, 3)
+    if voice.speaker_embedding is not None:
+        out["speaker_embedding_dim"] = int(voice.speaker_embedding.shape[0])
+    return out
+
+
+__all__ = ["Voice", "read_voice", "write_voice", "check_model", "lengths", "FORMAT", "VERSION", "MODES"]

@@ -1,0 +1,84 @@
+"""The fixture generator (deterministic, cached) and `vox verify` end to end through the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fixtures import qwen3_tiny
+from reference_helpers import run_cli
+
+
+def _digest(d: Path) -> dict[str, str]:
+    return {str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
+
+
+def test_fixture_build_is_deterministic(tmp_path, qwen3_fixture):
+    """Same variant and seed => byte-identical files, and the same bytes as the cached copy."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    qwen3_tiny.build("base06", a)
+    qwen3_tiny.build("base06", b)
+    da, db = _digest(a), _digest(b)
+    assert da == db
+    assert da == _digest(qwen3_fixture("base06"))
+    qwen3_tiny.build("base06", tmp_path / "c", seed=qwen3_tiny.DEFAULT_SEED + 1)
+    assert _digest(tmp_path / "c")["model.safetensors"] != da["model.safetensors"]
+
+
+def test_fixture_cache_rebuilds_a_damaged_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("VOX_FIXTURE_CACHE", str(tmp_path))
+    d = qwen3_tiny.fixture_dir("design17")
+    before = _digest(d)
+    assert qwen3_tiny.fixture_dir("design17") == d  # valid cache: reused
+    (d / "config.json").write_text("{}")            # damaged: the manifest no longer matches
+    d2 = qwen3_tiny.fixture_dir("design17")
+    assert d2 == d and _digest(d2) == before
+
+
+def test_fixture_tokenizer_files_are_the_real_ones(qwen3_fixture):
+    d = qwen3_fixture("base17")
+    pins = {"vocab.json": "ca10d7e9fb3ed18575dd1e277a2579c16d108e32f27439684afa0e10b1440910",
+            "merges.txt": "599bab54075088774b1733fde865d5bd747cbcc7a547c5bc12610e874e26f5e3",
+            "tokenizer_config.json": "dc3c31c3bdaedd5016382bb3cbe07323026775ad51f5a4fb564505992ae4a670"}
+    for name, sha in pins.items():
+        assert hashlib.sha256((d / name).read_bytes()).hexdigest() == sha, name
+
+
+@pytest.mark.parametrize("variant,args", [("base17", ["--dtype", "bf16", "--quant", "q8"]),
+                                          ("design17", ["--dtype", "f32"])])
+def test_vox_verify_passes_on_a_faithful_conversion(tmp_path, qwen3_fixture, variant, args):
+    d = qwen3_fixture(variant)
+    m = tmp_path / f"{variant}.tmod"
+    assert run_cli(["build", "--model", str(d), "-o", str(m), *args]).returncode == 0
+    r = run_cli(["verify", "--model", str(m), "--official", str(d), "--max-new-tokens", "8"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "OUT OF TOLERANCE" not in r.stdout and "within tolerance" in r.stdout
+
+
+def test_vox_verify_fails_on_altered_weights(tmp_path, qwen3_fixture):
+    """A model converted from slightly different weights must fail verification (exit status 1)."""
+    from vox.reference.common import safetensors
+
+    src = qwen3_fixture("custom06")
+    alt = tmp_path / "alt"
+    shutil.copytree(src, alt)
+    st = safetensors.load(alt / "model.safetensors")
+    tensors = {k: np.array(st[k]) for k in st}
+    name = "talker.model.layers.1.mlp.down_proj.weight"
+    tensors[name] = tensors[name] * np.float32(1.01)
+    safetensors.save(alt / "model.safetensors", tensors, st.metadata)
+    m = tmp_path / "alt.tmod"
+    assert run_cli(["build", "--model", str(alt), "--dtype", "f32", "-o", str(m)]).returncode == 0
+    r = run_cli(["verify", "--model", str(m), "--official", str(src), "--max-new-tokens", "8"])
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL  qwen3.conversion" in r.stdout and "FAIL  qwen3.talker_logits" in r.stdout
+
+
+def test_vox_verify_usage_errors(tmp_path, qwen3_fixture):
+    r = run_cli(["verify", "--model", str(tmp_path / "missing.tmod"), "--official", str(qwen3_fixture("base06"))])
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "missing.tmod" in r.stderr

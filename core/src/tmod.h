@@ -1,0 +1,27 @@
+/* Internal: what the engine needs from an open .tmod beyond the public accessors of vox.h. */
+#ifndef VOX_TMOD_H
+#define VOX_TMOD_H
+
+#include "json.h"
+#include "vox.h"
+
+/* Layout constants of format version 1 (docs/formats.md). */
+#define VOX_TMOD_MAGIC "VOXM"
+#define VOX_TMOD_VERSION 1u
+#define VOX_TMOD_HEADER_SIZE 64u
+#define VOX_TMOD_ALIGN 4096u
+/* A manifest is ~100 KB for a real model; the limit keeps a corrupt length from driving a huge parse. */
+#define VOX_TMOD_MAX_MANIFEST (64u << 20)
+
+/* The parsed manifest (root object); valid while the model is open. */
+const vox_json *vox_model_json(const vox_model *model);
+/* The path the model was opened with. */
+const char *vox_model_path(const vox_model *model);
+/* Bytes per element row math: the number of bytes a tensor of `dtype` with n elements whose last
+ * axis has k elements occupies, or UINT64_MAX when the shape is impossible for the dtype
+ * (q8/q4 need k % 32 == 0) or n is larger than 2^60. */
+uint64_t vox_dtype_nbytes(vox_dtype dtype, uint64_t n, uint64_t k);
+/* "f32", "q8", ...; NULL for an unknown value. */
+const char *vox_dtype_name(vox_dtype dtype);
+
+#endif
