@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from fixtures import qwen3_tiny
 from reference_helpers import run_cli
+from vox.verify.tolerance import Row
 
 
 def _digest(d: Path) -> dict[str, str]:
@@ -50,14 +52,21 @@ def test_fixture_tokenizer_files_are_the_real_ones(qwen3_fixture):
 
 
 @pytest.mark.parametrize("variant,args", [("base17", ["--dtype", "bf16", "--quant", "q8"]),
+                                          ("custom17", ["--dtype", "f16"]),
+                                          ("base06", ["--dtype", "bf16", "--quant", "q4"]),
                                           ("design17", ["--dtype", "f32"])])
-def test_vox_verify_passes_on_a_faithful_conversion(tmp_path, qwen3_fixture, variant, args):
+def test_vox_verify_passes_on_a_faithful_conversion(tmp_path, qwen3_fixture, record, variant, args):
+    """`vox build` then `vox verify` through the CLI: exit status 0 and every row within tolerance.
+    The rows only this path measures (the conversion itself, and the format tolerance of the
+    model's own bf16/f16/q8/q4 weights) go into the report."""
     d = qwen3_fixture(variant)
-    m = tmp_path / f"{variant}.tmod"
+    m = tmp_path / f"{variant}-{'-'.join(a.lstrip('-') for a in args)}.tmod"
     assert run_cli(["build", "--model", str(d), "-o", str(m), *args]).returncode == 0
-    r = run_cli(["verify", "--model", str(m), "--official", str(d), "--max-new-tokens", "8"])
+    r = run_cli(["verify", "--model", str(m), "--official", str(d), "--max-new-tokens", "8", "--json"])
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "OUT OF TOLERANCE" not in r.stdout and "within tolerance" in r.stdout
+    rows = [Row(x["check"], x["subject"], x["value"], note=x["note"], backend=x["backend"]) for x in json.loads(r.stdout)]
+    assert rows and all(row.passed for row in rows)
+    record([row for row in rows if row.check == "qwen3.conversion" or row.check.endswith(("_kl", "_top5"))])
 
 
 def test_vox_verify_fails_on_altered_weights(tmp_path, qwen3_fixture):

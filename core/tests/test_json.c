@@ -6,17 +6,7 @@
 #include <locale.h>
 #include <stdio.h>
 
-static int fails = 0;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            fails++;                                                       \
-        }                                                                  \
-    } while (0)
+#include "check.h"
 
 /* Parses exactly n bytes copied into a fresh heap block with no NUL after them. */
 static vox_status parse_n(const char *s, size_t n, vox_json_doc **doc, vox_json_error *err) {

@@ -14,19 +14,9 @@
 
 #include "vox.h"
 
-static int fails = 0;
+#include "check.h"
 static char dir[256];
 static char path[320];
-
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);    \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fputc('\n', stderr);                                                        \
-            fails++;                                                                    \
-        }                                                                               \
-    } while (0)
 
 static uint32_t crc32_bitwise(const unsigned char *p, size_t n) {
     uint32_t c = 0xFFFFFFFFu;
