@@ -54,7 +54,8 @@ def test_fixture_tokenizer_files_are_the_real_ones(qwen3_fixture):
 @pytest.mark.parametrize("variant,args", [("base17", ["--dtype", "bf16", "--quant", "q8"]),
                                           ("custom17", ["--dtype", "f16"]),
                                           ("base06", ["--dtype", "bf16", "--quant", "q4"]),
-                                          ("design17", ["--dtype", "f32"])])
+                                          ("design17", ["--dtype", "f32"]),
+                                          ("custom06", ["--dtype", "bf16"])])
 def test_vox_verify_passes_on_a_faithful_conversion(tmp_path, qwen3_fixture, record, variant, args):
     """`vox build` then `vox verify` through the CLI: exit status 0 and every row within tolerance.
     The rows only this path measures (the conversion itself, and the format tolerance of the
