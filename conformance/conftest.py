@@ -69,6 +69,25 @@ def qwen3_fixture():
 
 
 @pytest.fixture(scope="session")
+def qwen3_tmod(qwen3_fixture, tmp_path_factory):
+    """qwen3_tmod(variant, dtype="f32", quant="none", codec_dtype="f32") -> Path of the fixture
+    converted by `vox build` (once per session)."""
+    from vox.convert import convert
+
+    cache: dict[tuple, Path] = {}
+
+    def get(variant: str, dtype: str = "f32", quant: str = "none", codec_dtype: str = "f32") -> Path:
+        key = (variant, dtype, quant, codec_dtype)
+        if key not in cache:
+            out = tmp_path_factory.mktemp("tmod") / f"{variant}-{dtype}-{quant}-{codec_dtype}.tmod"
+            convert(qwen3_fixture(variant), out, dtype=dtype, quant=quant, codec_dtype=codec_dtype)
+            cache[key] = out
+        return cache[key]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def ref_audio():
     """ref_audio(name) -> (float32 samples, sample rate, transcript) of a committed recording."""
     import numpy as np

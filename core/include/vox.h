@@ -40,7 +40,9 @@ typedef enum vox_status {
     VOX_ERR_UNSUPPORTED = 4,      /* valid input this build cannot handle */
     VOX_ERR_OUT_OF_MEMORY = 5,
     VOX_ERR_NOT_FOUND = 6,        /* a named tensor, speaker or device does not exist */
-    VOX_ERR_INTERNAL = 7
+    VOX_ERR_INTERNAL = 7,
+    VOX_ERR_CANCELLED = 8,        /* vox_session_cancel() was called */
+    VOX_ERR_LIMIT = 9             /* a limit was reached: sessions, frames, text length */
 } vox_status;
 
 /* Version of the library as "MAJOR.MINOR.PATCH". */
@@ -110,6 +112,179 @@ VOX_API vox_status vox_model_tensor(const vox_model *model, size_t index, vox_te
 VOX_API vox_status vox_model_find_tensor(const vox_model *model, const char *name, vox_tensor_info *out);
 /* Recompute the CRC32 of every tensor; VOX_ERR_FORMAT names the first tensor that does not match. */
 VOX_API vox_status vox_model_verify(const vox_model *model);
+
+/* ------------------------------------------------------------------------------------------------
+ * Engines. An engine owns one model (its weights mapped from the .tmod) and one thread pool; any
+ * number of voices and sessions use it. Engine functions may be called from several threads at
+ * once. Every struct passed by pointer starts with struct_size (set by its *_default_params
+ * function): later versions of vox append fields and still accept what older callers pass.
+ */
+typedef struct vox_engine vox_engine;
+typedef struct vox_voice vox_voice;
+typedef struct vox_session vox_session;
+
+typedef struct vox_engine_params {
+    uint32_t struct_size;      /* sizeof(vox_engine_params) */
+    const char *device;        /* "cpu" (the default; NULL means it too) */
+    int32_t n_threads;         /* compute threads including the caller's; 0: every CPU the process may use */
+    const char *cpu_affinity;  /* pin thread i to the i-th CPU of a list like "0-3,6"; NULL: no pinning */
+    int32_t nice;              /* added to the compute threads' nice value (0: unchanged) */
+    int32_t max_sessions;      /* sessions alive at once (VOX_ERR_LIMIT beyond); 0: unlimited */
+} vox_engine_params;
+
+VOX_API vox_engine_params vox_engine_default_params(void);
+/* Opens `model_path` (.tmod) and prepares it; weights stay in the mapping. */
+VOX_API vox_status vox_engine_create(const char *model_path, const vox_engine_params *params, vox_engine **out);
+/* Frees the engine. Every voice and session made with it must be freed first. NULL is a no-op. */
+VOX_API void vox_engine_free(vox_engine *engine);
+/* JSON describing the engine: family, variant, size, sample_rate, capabilities, speakers, languages,
+ * precision, device, threads, cpu path. Owned by the engine. */
+VOX_API const char *vox_engine_info(const vox_engine *engine);
+/* Token ids of UTF-8 `text` (which should be NFC-normalized: the Python layer does it; vox does not
+ * normalize). Writes up to `capacity` ids; *n_ids is the full count (call again with more room). */
+VOX_API vox_status vox_engine_tokenize(vox_engine *engine, const char *text, int32_t *ids, size_t capacity,
+                                       size_t *n_ids);
+
+typedef struct vox_engine_stats {
+    uint32_t struct_size;       /* sizeof(vox_engine_stats) */
+    uint64_t sessions_created;
+    int32_t sessions_active;
+    uint64_t frames_generated;  /* codec frames (80 ms each for Qwen3-TTS-12Hz) */
+    uint64_t samples_produced;
+    double prefill_ms, talker_ms, predictor_ms, decoder_ms, voice_ms;  /* cumulative compute time */
+    uint64_t weights_bytes;     /* bytes of tensor data in the model file */
+} vox_engine_stats;
+VOX_API vox_status vox_engine_stats_get(const vox_engine *engine, vox_engine_stats *out);
+
+/* ------------------------------------------------------------------------------------------------
+ * Voices: who speaks. A voice is immutable once made and may be shared by sessions on any thread.
+ * Base models clone a voice from a recording; CustomVoice models name a built-in speaker (with an
+ * optional instruction); VoiceDesign models take a description. Saved as .tvoice (docs/formats.md).
+ */
+typedef struct vox_clone_params {
+    uint32_t struct_size;      /* sizeof(vox_clone_params) */
+    const char *ref_text;      /* transcript of the recording; NULL or "" with x_vector_only */
+    int32_t x_vector_only;     /* 1: the speaker embedding alone (no reference codes, no transcript) */
+    const char *name;          /* display name stored in the voice; NULL: "voice" */
+    const char *language;      /* the voice's default language; NULL: "auto" */
+} vox_clone_params;
+
+VOX_API vox_clone_params vox_clone_default_params(void);
+/* Clone a voice from `n_frames` frames of interleaved float PCM in [-1, 1] at `sample_rate` Hz with
+ * `channels` channels (averaged to mono; resampled to the model's rate). */
+VOX_API vox_status vox_voice_clone(vox_engine *engine, const float *pcm, size_t n_frames, int32_t channels,
+                                   int32_t sample_rate, const vox_clone_params *params, vox_voice **out);
+/* A built-in speaker of a CustomVoice model, with an optional style instruction (NULL: none). */
+VOX_API vox_status vox_voice_speaker(vox_engine *engine, const char *speaker, const char *instruct, vox_voice **out);
+/* A voice from a description, for VoiceDesign models. */
+VOX_API vox_status vox_voice_design(vox_engine *engine, const char *description, vox_voice **out);
+/* Read a .tvoice; VOX_ERR_FORMAT if it is invalid or was made for other weights or another variant. */
+VOX_API vox_status vox_voice_load(vox_engine *engine, const char *path, vox_voice **out);
+/* Write the voice as .tvoice (atomically: a temporary file renamed into place). */
+VOX_API vox_status vox_voice_save(const vox_voice *voice, const char *path);
+VOX_API void vox_voice_free(vox_voice *voice);
+/* JSON: mode, name, speaker, instruct, language, ref_text, ref_frames, model_id. Owned by the voice. */
+VOX_API const char *vox_voice_info(const vox_voice *voice);
+/* The speaker embedding (n = 0 when the voice has none). Owned by the voice. */
+VOX_API vox_status vox_voice_embedding(const vox_voice *voice, const float **data, size_t *n);
+/* The reference codes [n_frames][n_groups] (n_frames = 0 when the voice has none). Owned by the voice. */
+VOX_API vox_status vox_voice_ref_codes(const vox_voice *voice, const int32_t **codes, size_t *n_frames,
+                                       size_t *n_groups);
+
+/* ------------------------------------------------------------------------------------------------
+ * Sessions: one utterance. Text is fed (all at once or in pieces), audio is pulled in chunks; the
+ * decoder carries its state across chunks, so concatenated chunks are one seamless signal. Sampling
+ * is deterministic: the audio depends on the seed, the text and the parameters only, not on the
+ * thread count or the chunk size. A session is used by one thread at a time; vox_session_cancel may
+ * be called from any thread.
+ */
+typedef enum vox_decoder_mode {
+    VOX_DECODER_STREAM = 0,    /* streaming decoder, warmed up with the last reference frames */
+    VOX_DECODER_REFERENCE = 1  /* the official scheme (300-frame pieces, 25 frames of context);
+                                  audio arrives in one chunk at the end; for A/B comparisons */
+} vox_decoder_mode;
+
+typedef struct vox_synth_params {
+    uint32_t struct_size;       /* sizeof(vox_synth_params) */
+    uint64_t seed;
+    const char *language;       /* NULL: the voice's language; else "auto", "english", "chinese", ... */
+    int32_t do_sample;          /* 0: greedy */
+    float temperature;
+    int32_t top_k;              /* 0: off */
+    float top_p;                /* 1: off */
+    float repetition_penalty;   /* 1: off */
+    int32_t subtalker_do_sample;
+    float subtalker_temperature;
+    int32_t subtalker_top_k;
+    float subtalker_top_p;
+    int32_t max_new_tokens;     /* talker steps at most (frames = steps - 1); 0: the guard, which grows
+                                   with the text (see docs) and stops runaway generation */
+    vox_decoder_mode decoder;
+    int32_t decoder_context;    /* stream mode: reference frames to warm up with; -1: all */
+    int32_t chunk_frames;       /* codec frames per audio chunk; 4 = 320 ms */
+    int32_t non_streaming_text; /* 1: the whole text goes into the prompt (the official non_streaming_mode) */
+} vox_synth_params;
+
+/* The defaults of the model (its generation config) and of the voice; either may be NULL. */
+VOX_API vox_synth_params vox_synth_default_params(const vox_engine *engine, const vox_voice *voice);
+
+typedef enum vox_chunk_kind {
+    VOX_CHUNK_AUDIO = 0,       /* samples hold audio (is_last marks the final chunk) */
+    VOX_CHUNK_NEED_TEXT = 1,   /* nothing more until more text is fed, or vox_session_end is called */
+    VOX_CHUNK_END = 2          /* the utterance is complete; no more audio */
+} vox_chunk_kind;
+
+typedef struct vox_chunk {
+    vox_chunk_kind kind;
+    const float *samples;      /* mono float PCM; owned by the session, valid until the next pull */
+    size_t n_samples;
+    int32_t sample_rate;
+    int32_t is_last;           /* 1 on the last audio chunk */
+    uint32_t first_frame;      /* index of the first codec frame in this chunk */
+    uint32_t n_frames;
+} vox_chunk;
+
+VOX_API vox_status vox_session_create(vox_engine *engine, const vox_voice *voice, const vox_synth_params *params,
+                                      vox_session **out);
+/* Append UTF-8 text (NFC; see vox_engine_tokenize). VOX_ERR_INVALID_ARGUMENT after vox_session_end. */
+VOX_API vox_status vox_session_feed(vox_session *session, const char *text);
+/* No more text: the rest of the utterance can be generated. */
+VOX_API vox_status vox_session_end(vox_session *session);
+/* Compute and return the next chunk (blocking). VOX_ERR_CANCELLED once cancelled. */
+VOX_API vox_status vox_session_pull(vox_session *session, vox_chunk *out);
+/* Ask a running or future pull to stop as soon as possible. Thread-safe. */
+VOX_API void vox_session_cancel(vox_session *session);
+VOX_API void vox_session_free(vox_session *session);
+/* The codes generated so far, [n_frames][n_groups]. Owned by the session, valid until the next pull. */
+VOX_API vox_status vox_session_codes(const vox_session *session, const int32_t **codes, size_t *n_frames,
+                                     size_t *n_groups);
+
+/* ------------------------------------------------------------------------------------------------
+ * Verification (used by `vox verify` and the conformance suite to compare the native core with the
+ * reference and the official code stage by stage).
+ */
+/* The talker's prefill input embeddings [n_rows][dim] for the session's voice, text and parameters
+ * (requires vox_session_end). Owned by the session. */
+VOX_API vox_status vox_session_prompt(vox_session *session, const float **embeds, size_t *n_rows, size_t *dim);
+/* Teacher forcing: run the talker and the code predictor on `codes` [n_frames][n_groups] instead of
+ * sampling, and write the raw logits of every step: talker_logits [(n_frames + 1)][talker vocab],
+ * predictor_logits [n_frames][n_groups - 1][codebook size]. Requires vox_session_end; the session
+ * is spent afterwards. */
+VOX_API vox_status vox_session_teacher_force(vox_session *session, const int32_t *codes, size_t n_frames,
+                                             float *talker_logits, float *predictor_logits);
+/* Decode codes [n_frames][n_groups] with the engine's codec decoder, after `n_ref` reference frames
+ * (ref_codes may be NULL). Stream mode warms up with `context` reference frames (-1: all) and feeds
+ * `chunk_frames` frames at a time; reference mode decodes reference + codes the official way and cuts
+ * the reference part. Writes up to `capacity` samples; *n_samples is the full count. */
+VOX_API vox_status vox_engine_decode(vox_engine *engine, const int32_t *codes, size_t n_frames,
+                                     const int32_t *ref_codes, size_t n_ref, vox_decoder_mode mode,
+                                     int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
+                                     size_t *n_samples);
+
+/* ------------------------------------------------------------------------------------------------
+ * Devices: JSON describing the CPU (name, cores, features and the kernel path vox uses, memory) and
+ * the GPUs vox can use. Owned by the library. */
+VOX_API const char *vox_devices(void);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@ const char *vox_status_name(vox_status status) {
     case VOX_ERR_OUT_OF_MEMORY: return "VOX_ERR_OUT_OF_MEMORY";
     case VOX_ERR_NOT_FOUND: return "VOX_ERR_NOT_FOUND";
     case VOX_ERR_INTERNAL: return "VOX_ERR_INTERNAL";
+    case VOX_ERR_CANCELLED: return "VOX_ERR_CANCELLED";
+    case VOX_ERR_LIMIT: return "VOX_ERR_LIMIT";
     }
     return "VOX_ERR_UNKNOWN";
 }

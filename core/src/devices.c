@@ -1,0 +1,71 @@
+/* vox_devices: what this machine offers vox (CPU now; GPUs with the Vulkan backend). */
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernels.h"
+#include "strbuf.h"
+#include "vox.h"
+
+static char *devices_json;
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+
+static void cpu_model(char *out, size_t cap) {
+    snprintf(out, cap, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ') c++;
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(out, cap, "%s", c);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Memory this process may use: the cgroup limit when there is one, else physical memory. */
+static unsigned long long memory_bytes(void) {
+    unsigned long long phys = (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
+    const char *files[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "r");
+        if (!f) continue;
+        unsigned long long lim = 0;
+        if (fscanf(f, "%llu", &lim) == 1 && lim > 0 && lim < phys) phys = lim;
+        fclose(f);
+    }
+    return phys;
+}
+
+static void build(void) {
+    cpu_set_t set;
+    int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    char name[256];
+    cpu_model(name, sizeof name);
+    const vx_cpu_info *c = vx_cpu();
+    vx_buf b = {0};
+    vx_buf_printf(&b, "{\"cpu\":{\"name\":");
+    vx_buf_json_string(&b, name, (size_t)-1);
+    vx_buf_printf(&b, ",\"threads\":%d,\"kernels\":", usable);
+    vx_buf_json_string(&b, c->name, (size_t)-1);
+    vx_buf_printf(&b, ",\"features\":{\"avx2\":%d,\"fma\":%d,\"f16c\":%d,\"avx512f\":%d,\"avx512vnni\":%d,"
+                      "\"avx512bf16\":%d,\"amx\":%d}},\"memory_bytes\":%llu,\"gpus\":[]}",
+                  c->avx2, c->fma, c->f16c, c->avx512f, c->avx512vnni, c->avx512bf16, c->amx_tile, memory_bytes());
+    devices_json = vx_buf_take(&b);
+}
+
+const char *vox_devices(void) {
+    pthread_once(&devices_once, build);
+    return devices_json ? devices_json : "{}";
+}

@@ -1,0 +1,161 @@
+/* The engine part of the C ABI: creation, info, tokenization, statistics. */
+
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "tmod.h"
+
+extern const vx_family vx_family_qwen3;
+static const vx_family *const families[] = {&vx_family_qwen3};
+
+const vx_family *vx_family_find(const char *name) {
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (!strcmp(families[i]->name, name)) return families[i];
+    return NULL;
+}
+
+char *vx_strdup(const char *s) { return s ? strdup(s) : NULL; }
+
+double vx_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+vox_engine_params vox_engine_default_params(void) {
+    vox_engine_params p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    p.device = "cpu";
+    return p;
+}
+
+/* Copy what the caller gave into a full current-version struct (older callers pass less). */
+static vox_status read_params(const vox_engine_params *in, vox_engine_params *out) {
+    *out = vox_engine_default_params();
+    if (!in) return VOX_OK;
+    if (in->struct_size < offsetof(vox_engine_params, device) + sizeof in->device || in->struct_size > 4096)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_params.struct_size is %u: set the params with "
+                             "vox_engine_default_params()", in->struct_size);
+    memcpy(out, in, in->struct_size < sizeof *out ? in->struct_size : sizeof *out);
+    out->struct_size = sizeof *out;
+    return VOX_OK;
+}
+
+vox_status vox_engine_create(const char *model_path, const vox_engine_params *params, vox_engine **out) {
+    if (!out) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_create: out is NULL");
+    *out = NULL;
+    if (!model_path) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_create: model_path is NULL");
+    vox_engine_params p;
+    vox_status st = read_params(params, &p);
+    if (st != VOX_OK) return st;
+    if (p.device && *p.device && strcmp(p.device, "cpu") != 0 && strcmp(p.device, "auto") != 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "device \"%s\": this build computes on the CPU only "
+                             "(--device cpu)", p.device);
+    if (p.n_threads < 0 || p.max_sessions < 0)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "n_threads and max_sessions must be >= 0");
+
+    vox_engine *e = calloc(1, sizeof *e);
+    if (!e) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    pthread_mutex_init(&e->lock, NULL);
+    e->params = p;
+    e->device = vx_strdup(p.device ? p.device : "cpu");
+    e->cpu_affinity = vx_strdup(p.cpu_affinity);
+    e->params.device = e->device;
+    e->params.cpu_affinity = e->cpu_affinity;
+    e->stats.struct_size = sizeof e->stats;
+
+    if ((st = vox_model_open(model_path, &e->model)) != VOX_OK) goto fail;
+    e->manifest = vox_model_json(e->model);
+    const vox_json *fam = vox_json_get(e->manifest, "family");
+    e->family = fam && fam->type == VOX_JSON_STRING ? vx_family_find(fam->str) : NULL;
+    if (!e->family) {
+        st = vox_set_error(VOX_ERR_UNSUPPORTED, "%s: model family \"%s\" is not supported by this build", model_path,
+                           fam && fam->type == VOX_JSON_STRING ? fam->str : "?");
+        goto fail;
+    }
+    for (size_t i = 0; i < vox_model_tensor_count(e->model); i++) {
+        vox_tensor_info t;
+        if (vox_model_tensor(e->model, i, &t) == VOX_OK) e->stats.weights_bytes += t.nbytes;
+    }
+    vx_pool_opts po = {.n_threads = p.n_threads, .cpu_affinity = e->cpu_affinity, .nice = p.nice, .spin_us = 200};
+    if ((st = vx_pool_create(&po, &e->pool)) != VOX_OK) goto fail;
+    if ((st = e->family->load(e)) != VOX_OK) goto fail;
+    *out = e;
+    return VOX_OK;
+fail:
+    vox_engine_free(e);
+    return st;
+}
+
+void vox_engine_free(vox_engine *e) {
+    if (!e) return;
+    if (e->family && e->impl) e->family->unload(e);
+    vx_pool_free(e->pool);
+    vox_model_close(e->model);
+    pthread_mutex_destroy(&e->lock);
+    free(e->info);
+    free(e->device);
+    free(e->cpu_affinity);
+    free(e);
+}
+
+const char *vox_engine_info(const vox_engine *e) { return e && e->info ? e->info : "{}"; }
+
+vox_status vox_engine_tokenize(vox_engine *e, const char *text, int32_t *ids, size_t capacity, size_t *n_ids) {
+    if (!e || !text || !n_ids || (!ids && capacity))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_tokenize: NULL argument");
+    if (!e->family->tokenize)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "family %s has no text tokenizer", e->family->name);
+    return e->family->tokenize(e, text, ids, capacity, n_ids);
+}
+
+vox_status vox_engine_stats_get(const vox_engine *e, vox_engine_stats *out) {
+    if (!e || !out) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_stats_get: NULL argument");
+    if (out->struct_size < sizeof(uint32_t))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_stats.struct_size must be set to sizeof(vox_engine_stats)");
+    uint32_t size = out->struct_size < sizeof *out ? out->struct_size : (uint32_t)sizeof *out;
+    pthread_mutex_lock((pthread_mutex_t *)&e->lock);
+    vox_engine_stats s = e->stats;
+    s.sessions_active = e->sessions_active;
+    pthread_mutex_unlock((pthread_mutex_t *)&e->lock);
+    s.struct_size = size;
+    memcpy(out, &s, size);
+    return VOX_OK;
+}
+
+void vx_stats_add(vox_engine *e, const vox_engine_stats *d) {
+    pthread_mutex_lock(&e->lock);
+    e->stats.sessions_created += d->sessions_created;
+    e->stats.frames_generated += d->frames_generated;
+    e->stats.samples_produced += d->samples_produced;
+    e->stats.prefill_ms += d->prefill_ms;
+    e->stats.talker_ms += d->talker_ms;
+    e->stats.predictor_ms += d->predictor_ms;
+    e->stats.decoder_ms += d->decoder_ms;
+    e->stats.voice_ms += d->voice_ms;
+    pthread_mutex_unlock(&e->lock);
+}
+
+vox_status vox_engine_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes,
+                             size_t n_ref, vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm,
+                             size_t capacity, size_t *n_samples) {
+    if (!e || !n_samples || (!codes && n_frames) || (!ref_codes && n_ref) || (!pcm && capacity))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: NULL argument");
+    if (mode != VOX_DECODER_STREAM && mode != VOX_DECODER_REFERENCE)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: unknown decoder mode %d", (int)mode);
+    if (mode == VOX_DECODER_STREAM && chunk_frames <= 0)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: chunk_frames must be > 0");
+    if (!e->family->decode)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "family %s has no codec decoder", e->family->name);
+    double t0 = vx_now_ms();
+    vox_status st = e->family->decode(e, codes, n_frames, ref_codes, n_ref, mode, context, chunk_frames, pcm,
+                                      capacity, n_samples);
+    vox_engine_stats d = {.decoder_ms = vx_now_ms() - t0};
+    vx_stats_add(e, &d);
+    return st;
+}

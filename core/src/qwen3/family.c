@@ -1,0 +1,230 @@
+/* The Qwen3-TTS-12Hz family: loading its parts, voices, and the dispatch of the C ABI to them. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../error.h"
+#include "../strbuf.h"
+#include "../tmod.h"
+#include "codec.h"
+#include "lm.h"
+#include "model.h"
+#include "tokenizer.h"
+#include "voice_encoder.h"
+
+static void copy_str(char *dst, size_t cap, const vox_json *v) {
+    dst[0] = '\0';
+    if (v && v->type == VOX_JSON_STRING && v->str_len < cap) memcpy(dst, v->str, v->str_len + 1);
+}
+
+static void q3_free(q3_model *m) {
+    if (!m) return;
+    q3_venc_free(m->venc);
+    q3_codec_free(m->codec);
+    q3_lm_free(m->lm);
+    q3_tokenizer_free(m->tok);
+    free(m);
+}
+
+static char *build_info(const vox_engine *e, const q3_model *m) {
+    vx_buf b = {0};
+    bool base = !strcmp(m->variant, "base"), custom = !strcmp(m->variant, "custom_voice"),
+         design = !strcmp(m->variant, "voice_design");
+    bool instruct = design || (custom && strcmp(m->size, "0b6") != 0); /* the official 0b6 ignores it */
+    const vox_json *prec = vox_json_get(m->manifest, "precision");
+    const vx_cpu_info *cpu = vx_cpu();
+    vx_buf_printf(&b, "{\"family\":\"qwen3_tts\",\"variant\":");
+    vx_buf_json_string(&b, m->variant, (size_t)-1);
+    vx_buf_printf(&b, ",\"size\":");
+    vx_buf_json_string(&b, m->size, (size_t)-1);
+    vx_buf_printf(&b, ",\"model_id\":\"%s\",\"sample_rate\":%d,\"frame_rate\":12.5", m->model_id,
+                  m->codec ? q3_codec_sample_rate(m->codec) : 24000);
+    vx_buf_printf(&b, ",\"capabilities\":{\"clone\":%s,\"speakers\":%s,\"instruct\":%s,\"design\":%s,"
+                      "\"decoder_modes\":[\"stream\",\"reference\"],"
+                      "\"stream\":{\"text_in\":\"token\",\"audio_out\":\"chunk\"}}",
+                  base ? "true" : "false", custom ? "true" : "false", instruct ? "true" : "false",
+                  design ? "true" : "false");
+    const char *tables[2] = {"speakers", "languages"};
+    for (int t = 0; t < 2; t++) {
+        vx_buf_printf(&b, ",\"%s\":[", tables[t]);
+        const vox_json *obj = vox_json_get(m->manifest, tables[t]);
+        int i = 0;
+        for (const vox_json *c = obj ? obj->child : NULL; c; c = c->next) {
+            if (t == 1 && strstr(c->key, "dialect")) continue; /* dialects are chosen by the speaker */
+            vx_buf_printf(&b, i++ ? "," : "");
+            vx_buf_json_string(&b, c->key, c->key_len);
+        }
+        if (t == 1) vx_buf_printf(&b, "%s\"auto\"", i ? "," : "");
+        vx_buf_printf(&b, "]");
+    }
+    vx_buf_printf(&b, ",\"precision\":{");
+    int i = 0;
+    for (const vox_json *c = prec ? prec->child : NULL; c; c = c->next) {
+        if (c->type != VOX_JSON_STRING) continue;
+        vx_buf_printf(&b, i++ ? "," : "");
+        vx_buf_json_string(&b, c->key, c->key_len);
+        vx_buf_printf(&b, ":");
+        vx_buf_json_string(&b, c->str, c->str_len);
+    }
+    vx_buf_printf(&b, "},\"device\":\"cpu\",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
+    vx_buf_json_string(&b, cpu->name, (size_t)-1);
+    vx_buf_printf(&b, "}");
+    return vx_buf_take(&b);
+}
+
+static vox_status q3_load(vox_engine *e) {
+    q3_model *m = calloc(1, sizeof *m);
+    if (!m) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    m->file = e->model;
+    m->manifest = e->manifest;
+    m->config = vox_json_get(e->manifest, "config");
+    m->st_config = vox_json_get(e->manifest, "speech_tokenizer_config");
+    m->generation = vox_json_get(e->manifest, "generation");
+    copy_str(m->variant, sizeof m->variant, vox_json_get(e->manifest, "variant"));
+    copy_str(m->size, sizeof m->size, vox_json_get(e->manifest, "size"));
+    copy_str(m->model_id, sizeof m->model_id, vox_json_get(e->manifest, "model_id"));
+    vox_status st;
+    if ((st = q3_tokenizer_load(m, &m->tok)) != VOX_OK || (st = q3_lm_load(m, &m->lm)) != VOX_OK ||
+        (st = q3_codec_load(m, &m->codec)) != VOX_OK || (st = q3_venc_load(m, &m->venc)) != VOX_OK) {
+        q3_free(m);
+        return st;
+    }
+    e->impl = m;
+    e->info = build_info(e, m);
+    if (!e->info) {
+        q3_free(m);
+        e->impl = NULL;
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    return VOX_OK;
+}
+
+static void q3_unload(vox_engine *e) {
+    q3_free(e->impl);
+    e->impl = NULL;
+}
+
+static vox_status q3_tokenize_abi(vox_engine *e, const char *text, int32_t *ids, size_t capacity, size_t *n_ids) {
+    q3_model *m = e->impl;
+    int32_t *all = NULL;
+    size_t n = 0;
+    vox_status st = q3_tokenize(m->tok, text, strlen(text), &all, &n);
+    if (st != VOX_OK) return st;
+    if (ids) memcpy(ids, all, (n < capacity ? n : capacity) * sizeof *ids);
+    *n_ids = n;
+    free(all);
+    return VOX_OK;
+}
+
+/* The official code lower-cases speaker names before looking them up. */
+static const vox_json *find_ci(const vox_json *obj, const char *name) {
+    for (const vox_json *c = obj ? obj->child : NULL; c; c = c->next)
+        if (strlen(name) == c->key_len && !strncasecmp(c->key, name, c->key_len)) return c;
+    return NULL;
+}
+
+static vox_status fill_common(const q3_model *m, vox_voice *v, const char *mode) {
+    v->family = vx_strdup("qwen3_tts");
+    v->mode = vx_strdup(mode);
+    v->model_id = vx_strdup(m->model_id);
+    v->variant = vx_strdup(m->variant);
+    if (!v->family || !v->mode || !v->model_id || !v->variant)
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    return VOX_OK;
+}
+
+static vox_status q3_voice_speaker(vox_engine *e, const char *speaker, const char *instruct, vox_voice *v) {
+    q3_model *m = e->impl;
+    if (strcmp(m->variant, "custom_voice") != 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "%s is a %s model: built-in speakers need a CustomVoice model",
+                             vox_model_path(m->file), m->variant);
+    const vox_json *spk = find_ci(vox_json_get(m->manifest, "speakers"), speaker);
+    if (!spk) {
+        vx_buf b = {0};
+        int i = 0;
+        for (const vox_json *c = vox_json_get(m->manifest, "speakers")->child; c; c = c->next)
+            vx_buf_printf(&b, "%s%.*s", i++ ? ", " : "", (int)c->key_len, c->key);
+        char *list = vx_buf_take(&b);
+        vox_status st = vox_set_error(VOX_ERR_NOT_FOUND, "unknown speaker \"%s\"; this model has: %s", speaker,
+                                      list ? list : "?");
+        free(list);
+        return st;
+    }
+    vox_status st = fill_common(m, v, "speaker");
+    if (st != VOX_OK) return st;
+    v->speaker = vx_strdup(spk->key);
+    v->instruct = vx_strdup(instruct ? instruct : "");
+    v->name = vx_strdup(spk->key);
+    v->language = vx_strdup("auto");
+    if (!v->speaker || !v->instruct || !v->name || !v->language)
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    return VOX_OK;
+}
+
+static vox_status q3_voice_design(vox_engine *e, const char *description, vox_voice *v) {
+    q3_model *m = e->impl;
+    if (strcmp(m->variant, "voice_design") != 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "%s is a %s model: voices from a description need a VoiceDesign model",
+                             vox_model_path(m->file), m->variant);
+    vox_status st = fill_common(m, v, "design");
+    if (st != VOX_OK) return st;
+    v->instruct = vx_strdup(description ? description : "");
+    v->name = vx_strdup("designed");
+    v->language = vx_strdup("auto");
+    if (!v->instruct || !v->name || !v->language) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    return VOX_OK;
+}
+
+static vox_status q3_voice_check(vox_engine *e, const vox_voice *v) {
+    q3_model *m = e->impl;
+    static const struct { const char *mode, *variant; } need[] = {
+        {"icl", "base"}, {"xvector", "base"}, {"speaker", "custom_voice"}, {"design", "voice_design"}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        if (strcmp(v->mode, need[i].mode) != 0) continue;
+        if (strcmp(m->variant, need[i].variant) != 0)
+            return vox_set_error(VOX_ERR_UNSUPPORTED, "a %s voice needs a %s model; %s is %s", v->mode,
+                                 need[i].variant, vox_model_path(m->file), m->variant);
+        if (v->speaker && v->speaker[0] && !find_ci(vox_json_get(m->manifest, "speakers"), v->speaker))
+            return vox_set_error(VOX_ERR_NOT_FOUND, "the voice's speaker \"%s\" is not in %s", v->speaker,
+                                 vox_model_path(m->file));
+        if (v->n_embedding && m->venc && (int32_t)v->n_embedding != q3_venc_embedding_dim(m->venc))
+            return vox_set_error(VOX_ERR_FORMAT, "the voice's speaker embedding has %zu values, the model wants %d",
+                                 v->n_embedding, q3_venc_embedding_dim(m->venc));
+        if (v->n_ref_frames && m->codec && (int32_t)v->n_groups != q3_codec_groups(m->codec))
+            return vox_set_error(VOX_ERR_FORMAT, "the voice's reference codes have %zu groups, the model %d",
+                                 v->n_groups, q3_codec_groups(m->codec));
+        return VOX_OK;
+    }
+    return vox_set_error(VOX_ERR_FORMAT, "unknown voice mode \"%s\"", v->mode);
+}
+
+static vox_status q3_voice_clone_abi(vox_engine *e, const float *mono, size_t n, int32_t sample_rate,
+                                     const vox_clone_params *p, vox_voice *v) {
+    q3_model *m = e->impl;
+    if (strcmp(m->variant, "base") != 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "%s is a %s model: cloning a voice needs a Base model",
+                             vox_model_path(m->file), m->variant);
+    vox_status st = fill_common(m, v, p->x_vector_only ? "xvector" : "icl");
+    if (st != VOX_OK) return st;
+    return q3_voice_clone(e, mono, n, sample_rate, p, v);
+}
+
+const vx_family vx_family_qwen3 = {
+    .name = "qwen3_tts",
+    .load = q3_load,
+    .unload = q3_unload,
+    .tokenize = q3_tokenize_abi,
+    .voice_clone = q3_voice_clone_abi,
+    .voice_speaker = q3_voice_speaker,
+    .voice_design = q3_voice_design,
+    .voice_check = q3_voice_check,
+    .default_params = q3_default_params,
+    .session_init = q3_session_init,
+    .session_pull = q3_session_pull,
+    .session_free = q3_session_free,
+    .session_codes = q3_session_codes,
+    .session_prompt = q3_session_prompt,
+    .session_teacher_force = q3_session_teacher_force,
+    .decode = q3_decode,
+};
