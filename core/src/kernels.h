@@ -1,0 +1,126 @@
+/* Internal: the compute kernels every model family is built from.
+ *
+ * Activations are float32, row-major. Weights are used in place from the .tmod mapping in their
+ * stored dtype (f32, f16, bf16, q8, q4; docs/formats.md) and never copied whole.
+ *
+ * Two rules make vox deterministic (docs: same seed => same audio for any thread count and any chunk
+ * size), and every kernel keeps them:
+ *   1. An output element is computed by one thread, with an order of operations that depends only on
+ *      the weight (dtype, shape), the CPU path and the inputs it reads: never on the thread count,
+ *      on n (how many rows are computed in the same call), or on the element's position in a tile.
+ *      So a linear layer applied to 1 row or inside a batch of 37 rows gives the same bits.
+ *   2. The CPU path (scalar, AVX2+FMA, AVX-512, VNNI, AVX512-BF16, AMX) is chosen once per process
+ *      from the CPU features (vx_cpu_path), never per call.
+ * Within those rules kernels are free to tile, unroll and vectorize.
+ *
+ * Every kernel has a portable scalar version (kernels_scalar.c) that is the readable definition; the
+ * SIMD versions are checked against it by the C tests. */
+#ifndef VOX_KERNELS_H
+#define VOX_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pool.h"
+#include "vox.h"
+
+/* A weight matrix [rows, cols] as stored in the .tmod: row-major; q8/q4 need cols % 32 == 0 and
+ * keep one f32 scale per block of 32 along a row (two planes: values, then scales). */
+typedef struct vx_mat {
+    vox_dtype dtype;      /* VOX_DTYPE_F32, _F16, _BF16, _Q8, _Q4 */
+    int64_t rows, cols;
+    const void *data;     /* f32: float; f16/bf16: uint16_t bits; q8: int8_t; q4: packed nibbles */
+    const float *scales;  /* q8/q4: rows * cols / 32 scales; NULL otherwise */
+} vx_mat;
+
+/* ------------------------------------------------------------------------------ CPU features */
+typedef enum vx_cpu_path {
+    VX_PATH_SCALAR = 0,
+    VX_PATH_AVX2 = 1,    /* AVX2 + FMA + F16C: the x86-64 baseline vox targets */
+    VX_PATH_AVX512 = 2,  /* AVX-512 F/BW/DQ/VL (+ VNNI, BF16, AMX used where present) */
+} vx_cpu_path;
+
+typedef struct vx_cpu_info {
+    int avx2, fma, f16c, avx512f, avx512bw, avx512dq, avx512vl, avx512vnni, avx512bf16, avxvnni,
+        amx_tile, amx_int8, amx_bf16;
+    vx_cpu_path path;     /* what the kernels use: the best path the CPU (and OS) supports, unless
+                             VOX_CPU_PATH=scalar|avx2|avx512 asks for a lower one */
+    char name[64];        /* e.g. "avx512+vnni+bf16+amx" */
+} vx_cpu_info;
+
+const vx_cpu_info *vx_cpu(void); /* detected once, thread-safe */
+
+/* ------------------------------------------------------------------------------ linear algebra */
+/* y[n][rows] = x[n][cols] . W^T (+ bias[rows] if bias != NULL).
+ * For q8/q4 weights the fast paths may quantize each 32-block of x to int8 (with its own f32 scale)
+ * and use integer dot products; the scalar path defines exactly what that computes. */
+void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y);
+
+/* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions). */
+void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y);
+
+/* out[i][:] = row ids[i] of w, converted to float32 (embedding lookup; any dtype). */
+void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out);
+
+/* ------------------------------------------------------------------------------ normalization */
+/* y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w (w may be NULL: no scale); x == y allowed. */
+void vx_rms_norm(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y);
+/* y[r] = (x[r] - mean) / sqrt(var + eps) * w + b (biased variance, as torch.nn.LayerNorm). */
+void vx_layer_norm(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y);
+
+/* ------------------------------------------------------------------------------ elementwise */
+void vx_add(const float *a, const float *b, int64_t n, float *y);            /* y = a + b */
+void vx_mul(const float *a, const float *b, int64_t n, float *y);            /* y = a * b */
+void vx_scale_channels(const float *x, const float *s, int64_t rows, int64_t d, float *y); /* y[r][c] = x[r][c] * s[c] */
+void vx_add_channels(const float *x, const float *b, int64_t rows, int64_t d, float *y);   /* y[r][c] = x[r][c] + b[c] */
+void vx_silu(const float *x, int64_t n, float *y);
+void vx_silu_mul(const float *gate, const float *up, int64_t n, float *y);  /* y = silu(gate) * up */
+void vx_gelu(const float *x, int64_t n, float *y);                           /* exact (erf) GELU */
+void vx_elu(const float *x, int64_t n, float *y);                            /* alpha = 1 */
+void vx_relu(const float *x, int64_t n, float *y);
+void vx_tanh(const float *x, int64_t n, float *y);
+void vx_sigmoid(const float *x, int64_t n, float *y);
+/* SnakeBeta on time-major x[t][c]: y = x + inv_beta[c] * sin(x * alpha[c])^2, where the caller
+ * precomputed alpha = exp(log_alpha) and inv_beta = 1 / (exp(log_beta) + 1e-9) as the official does. */
+void vx_snake_beta(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y);
+void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y);
+/* In-place softmax of each row (max subtracted; sum in index order). */
+void vx_softmax_rows(float *x, int64_t rows, int64_t d);
+
+/* ------------------------------------------------------------------------------ attention */
+/* Rotary embedding, rotate-half form (HF): for each row r (0..n-1) and head h, with half = d/2:
+ *   y[i] = x[i] * cos[r][i] - x[i + half] * sin[r][i]           (i < half)
+ *   y[i] = x[i] * cos[r][i] + x[i - half] * sin[r][i]           (i >= half)
+ * x: [n][heads][d], cos/sin: [n][d]; in place allowed. */
+void vx_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin);
+
+/* Causal (optionally windowed) attention with grouped KV heads.
+ * q: [nq][hq][d]; k, v: [nk][hkv][d] (time-major, the last nq keys belong to the queries);
+ * query i sits at position nk - nq + i and sees key j iff j <= that position and (window <= 0 or
+ * j > position - window). Query head h reads KV head h / (hq / hkv). out: [nq][hq][d].
+ * Scores in float32, softmax max-subtracted with the exponent sum taken in key order, so the result
+ * of a query depends only on the keys it sees, not on nq. */
+void vx_attention(vx_pool *pool, const float *q, int64_t nq, int64_t hq, const float *k, const float *v,
+                  int64_t nk, int64_t hkv, int64_t d, float scale, int64_t window, float *out);
+
+/* ------------------------------------------------------------------------------ convolution */
+/* Time-major input x[t][c] (t_in rows, c channels). im2col for a convolution with kernel k,
+ * dilation, stride: out[t][ci * k + j] = x[t * stride + j * dilation][ci] for t < t_out, the (ci, j)
+ * order of a torch Conv1d weight [c_out][c_in][k] flattened to [c_out][c_in * k], so that
+ * vx_linear(weight, bias, out, t_out) computes the convolution (time-major result). The caller pads. */
+void vx_im2col(const float *x, int64_t t_in, int64_t c, int64_t k, int64_t dilation, int64_t stride,
+               int64_t t_out, float *out);
+/* Depthwise convolution (groups == channels): y[t][ch] = b[ch] + sum_j w[ch][j] x[t + j*dilation][ch],
+ * x time-major with t_out + (k-1)*dilation rows (the caller pads); w: [c][k] f32. */
+void vx_depthwise_conv(const float *x, int64_t t_out, int64_t c, const float *w, int64_t k, int64_t dilation,
+                       const float *b, float *y);
+
+/* ------------------------------------------------------------------------------ FFT */
+/* Real FFT of size n (a power of two) with precomputed twiddles: in[n] -> out[n/2 + 1] complex
+ * (interleaved re, im), computed in double precision and rounded to float at the end. */
+typedef struct vx_rfft vx_rfft;
+vox_status vx_rfft_create(int64_t n, vx_rfft **out);
+void vx_rfft_free(vx_rfft *plan);
+void vx_rfft_run(const vx_rfft *plan, const float *in, float *out);
+
+#endif
