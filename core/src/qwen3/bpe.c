@@ -121,9 +121,11 @@ static vox_status load_vocab(q3_bpe *b, const char *text, size_t len, const char
             uint64_t id;
             char q[64];
             if (!vox_json_get_uint(e, INT32_MAX, &id) || !e->key_len) {
+                vox_status st2 = vox_set_error(VOX_ERR_FORMAT, "%s: vocab.json: %s needs a non-empty spelling and "
+                                               "an integer id in [0, 2^31)", what,
+                                               vox_json_quote(q, sizeof q, e->key, e->key_len));
                 vox_json_free(doc);
-                return vox_set_error(VOX_ERR_FORMAT, "%s: vocab.json: %s needs a non-empty spelling and an integer "
-                                     "id in [0, 2^31)", what, vox_json_quote(q, sizeof q, e->key, e->key_len));
+                return st2;
             }
             /* keys are unique (the parser rejects duplicates): insert without comparing */
             size_t i = h[k] & b->slot_mask;
