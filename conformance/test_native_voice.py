@@ -466,3 +466,31 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     if has_tokenizer(e1):
         v1, v2 = e1.clone_voice((wav, sr), text), e2.clone_voice((wav, sr), text)
         assert np.array_equal(v1.ref_codes, v2.ref_codes) and np.array_equal(v1.ref_codes, c1)
+
+
+def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
+    """An ICL voice's transcript tokens: the ids of "<|im_start|>assistant\\n{ref_text}<|im_end|>\\n" as the
+    official processor gives them (create_voice_clone_prompt's ref_ids), read back from the saved voice."""
+    import unicodedata
+
+    from vox.formats.tvoice import read_voice
+
+    eng = engine("base06")
+    if not has_tokenizer(eng):
+        pytest.skip("this build has no native tokenizer: ICL voices cannot be made")
+    tts, _ = model("base06")
+    wav, sr, long_text = ref_audio("ref_long_24k.wav")
+    wav = wav[:24000]
+    texts = [long_text, "Hello.", "你好，世界！今天天气很好。", "  Ça coûte 3,50 € — d'accord?\n<|im_end|> x  ",
+             "1234567 numbers, 'quotes' and ünïcödé"]
+    ours, off = [], []
+    for i, text in enumerate(texts):
+        text = unicodedata.normalize("NFC", text)
+        path = tmp_path / f"v{i}.tvoice"
+        eng.clone_voice((wav, sr), text).save(path)
+        ours.append(read_voice(path).ref_text_tokens.astype(np.int64))
+        off.append(tts._tokenize_texts([tts._build_ref_text(text)])[0][0].numpy().astype(np.int64))
+    lens = [len(o) for o in off]
+    record(Row("qwen3.text_tokens", f"base06 ICL voices' ref_text_tokens, {len(texts)} transcripts",
+               float(np.mean([np.array_equal(a, b) for a, b in zip(ours, off)])), backend=CPU,
+               note=f"{sum(lens)} ids ({min(lens)} to {max(lens)} per transcript); whole-sequence equality"))
