@@ -466,6 +466,16 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     if has_tokenizer(e1):
         v1, v2 = e1.clone_voice((wav, sr), text), e2.clone_voice((wav, sr), text)
         assert np.array_equal(v1.ref_codes, v2.ref_codes) and np.array_equal(v1.ref_codes, c1)
+    # several voices cloned at once on one engine (the pool is shared; the codebook tables are built once)
+    from concurrent.futures import ThreadPoolExecutor
+
+    e3 = engine("base06", threads=2)
+    kw = {"ref_text": text} if has_tokenizer(e3) else {"x_vector_only": True}
+    with ThreadPoolExecutor(3) as ex:
+        voices = list(ex.map(lambda _: e3.clone_voice((wav, sr), **kw), range(3)))
+    for v in voices[1:]:
+        assert np.array_equal(v.speaker_embedding, voices[0].speaker_embedding)
+        assert (v.ref_codes is None and voices[0].ref_codes is None) or np.array_equal(v.ref_codes, voices[0].ref_codes)
 
 
 def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):

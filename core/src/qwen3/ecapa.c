@@ -189,7 +189,7 @@ static vox_status tdnn(vx_pool *pool, const conv_w *c, const float *x, int64_t t
         st = q3_conv1d(pool, &c->w, c->b, c->k, c->dilation, 1, xp, t + total, y, t);
         free(xp);
     }
-    if (st == VOX_OK) vx_relu(y, t * c->c_out, y);
+    if (st == VOX_OK) q3_par_map(pool, vx_relu, y, t * c->c_out, y);
     return st;
 }
 
