@@ -504,3 +504,21 @@ def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
     record(Row("qwen3.text_tokens", f"base06 ICL voices' ref_text_tokens, {len(texts)} transcripts",
                float(np.mean([np.array_equal(a, b) for a, b in zip(ours, off)])), backend=CPU,
                note=f"{sum(lens)} ids ({min(lens)} to {max(lens)} per transcript); whole-sequence equality"))
+
+
+@pytest.mark.parametrize("codec_dtype", ["bf16", "f16"])
+def test_codec_dtypes(record, engine, qwen3_tmod, ref_audio, codec_dtype):
+    """The voice encoder on bf16 / f16 weights (`vox build --codec-dtype`): it runs, and the rows report
+    how far it drifts from the f32 model (the docs' reason for the f32 default)."""
+    wav, sr, text = ref_audio("ref_en_24k.wav")
+    base = engine("base17")
+    with vox.Engine(qwen3_tmod("base17", "bf16", "q8", codec_dtype), threads=2) as eng:
+        kw = {"ref_text": text} if has_tokenizer(eng) else {"x_vector_only": True}
+        a, b = base.clone_voice((wav, sr), **kw), eng.clone_voice((wav, sr), **kw)
+    subj = f"base17 ref_en_24k.wav, codec {codec_dtype} (talker bf16 + q8)"
+    rows = [measure("qwen3.native_codec_dtype_embedding", b.speaker_embedding, a.speaker_embedding, subj, backend=CPU)]
+    if a.ref_codes is not None:
+        per = np.mean(a.ref_codes == b.ref_codes, axis=0)
+        rows.append(measure("qwen3.native_codec_dtype_codes", b.ref_codes, a.ref_codes, subj, backend=CPU,
+                            note=f"semantic codebook {per[0]:.3f}, last codebook {per[-1]:.3f}"))
+    record(rows)
