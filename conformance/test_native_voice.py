@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -58,7 +59,7 @@ _add_checkout_tolerances()
 
 # ----------------------------------------------------------------------------- the native side
 def _tool_path() -> Path:
-    lib = Path(vox._native._find(vox._native._LIBNAMES.get(__import__("sys").platform, "libvox.so")))
+    lib = Path(vox._native._find(vox._native._LIBNAMES.get(sys.platform, "libvox.so")))
     p = lib.parent / "test_voice"
     if not p.is_file():
         pytest.fail(f"{p}: the C test program test_voice is not built next to {lib} (build with VOX_BUILD_TESTS=ON)")

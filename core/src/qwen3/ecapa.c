@@ -293,16 +293,14 @@ vox_status q3_ecapa_forward(const q3_ecapa *e, vx_pool *pool, const float *mel, 
         goto done;
     }
     if ((st = tdnn(pool, &e->block0, mel, t, a)) != VOX_OK) goto done;
-    int64_t off = 0, c_prev = e->channels[0];
+    int64_t off = 0;
     for (int i = 1; i < n - 1; i++) {
         int64_t c = e->channels[i];
-        (void)c_prev;
         if ((st = se_res2net(e, pool, i, a, t, b)) != VOX_OK) goto done;
         for (int64_t r = 0; r < t; r++) memcpy(hs + r * cat + off, b + r * c, (size_t)c * sizeof *hs);
         off += c;
         float *tmp = a;
         a = b, b = tmp;
-        c_prev = c;
     }
     if ((st = tdnn(pool, &e->mfa, hs, t, xm)) != VOX_OK) goto done;
     /* attentive statistics pooling, on channel-major copies (the reductions run over time) */
