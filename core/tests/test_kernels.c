@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -29,6 +30,12 @@
 #define U32 (1.0 / 16777216.0) /* unit roundoff of float32, 2^-24 */
 
 /* ------------------------------------------------------------------------------ helpers */
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd32(void) {
     rng_state ^= rng_state << 13;
@@ -719,18 +726,27 @@ static void test_fft(void) {
         if (!p) continue;
         float *x = fvec(n, -1, 1), *o = malloc(sizeof(float) * (size_t)(n + 2));
         vx_rfft_run(p, x, o);
+        /* naive DFT in long double with a table of the n roots of unity */
+        long double *ct = malloc(sizeof(long double) * (size_t)n), *st = malloc(sizeof(long double) * (size_t)n);
+        for (int64_t t = 0; t < n; t++) {
+            long double a = -2.0L * 3.14159265358979323846264338327950288L * (long double)t / (long double)n;
+            ct[t] = cosl(a);
+            st[t] = sinl(a);
+        }
         double worst = 0;
         for (int64_t k = 0; k <= n / 2; k++) {
             long double re = 0, im = 0;
             for (int64_t t = 0; t < n; t++) {
-                long double a = -2.0L * 3.14159265358979323846264338327950288L * (long double)((k * t) % n) / (long double)n;
-                re += x[t] * cosl(a);
-                im += x[t] * sinl(a);
+                int64_t j = (k * t) % n;
+                re += x[t] * ct[j];
+                im += x[t] * st[j];
             }
             /* float rounding of the result relative to the spectrum's scale sqrt(n) */
             double scale = sqrt((double)n);
             worst = fmax(worst, fmax(fabs(o[2 * k] - (double)re), fabs(o[2 * k + 1] - (double)im)) / scale);
         }
+        free(ct);
+        free(st);
         CHECK(worst <= 4 * U32 * sqrt((double)n) + 1e-7, "rfft n=%lld: err %.3g", (long long)n, worst);
         vx_rfft_free(p);
         free(x);
@@ -929,6 +945,7 @@ int main(int argc, char **argv) {
     while (best < 2 && vx_kernels_force_path((vx_cpu_path)(best + 1))) best++;
     vx_kernels_force_path(ci->path);
 
+    double tc = now_s();
     /* VOX_CPU_PATH lowers the path (and cannot raise it above what the CPU has) */
     if (getenv("VOX_CPU_PATH") == NULL) {
         static const char *envs[] = {"scalar", "avx2", "avx512", "bogus"};
@@ -939,24 +956,30 @@ int main(int argc, char **argv) {
         }
     }
 
+    if (verbose) printf("  VOX_CPU_PATH children: %.2f s\n", now_s() - tc);
     for (int t = 1; t <= 3; t++) {
         vx_pool_opts o = {.n_threads = t, .spin_us = 200};
         CHECK(vx_pool_create(&o, &pools[t]) == VOX_OK, "pool of %d: %s", t, vox_last_error());
     }
+    double t0 = now_s();
     test_pool();
+    if (verbose) printf("  pool: %.2f s\n", now_s() - t0);
+    t0 = now_s();
     test_fft();
+    if (verbose) printf("  fft: %.2f s\n", now_s() - t0);
     for (int p = 0; p <= best; p++) {
         CHECK(vx_kernels_force_path((vx_cpu_path)p), "cannot select path %d", p);
         cur_path = p;
         printf("path %s (%s)\n", path_name(p), vx_kernels_active()->name);
         fflush(stdout);
-        test_qact_exact();
-        test_linear();
-        test_matmul_nn();
-        test_attention();
-        test_norms();
-        test_elementwise();
-        test_rope_conv_gather();
+        static void (*const tests[])(void) = {test_qact_exact, test_linear, test_matmul_nn, test_attention,
+                                              test_norms, test_elementwise, test_rope_conv_gather};
+        static const char *names[] = {"qact", "linear", "matmul_nn", "attention", "norms", "elementwise", "rope/conv/gather"};
+        for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
+            double t1 = now_s();
+            tests[t]();
+            if (verbose) printf("  %-10s %s: %.2f s\n", path_name(p), names[t], now_s() - t1);
+        }
     }
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");

@@ -9,4 +9,5 @@ void vx_kernels_init_avx2(vx_kernels *t) {
     t->name = "avx2";
     fill_elementwise(t);
     fill_linear(t);
+    vx_linear_q_init_avx2(t);
 }
