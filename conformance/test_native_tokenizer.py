@@ -548,3 +548,54 @@ def test_files_variants(shim, tokenizer_files):
             ours, ref = shim.tokenizer(files, kind), tk.Qwen2Tokenizer(files, kind)
             bad = [t for t in texts if shim.tokenize(ours, t.encode()) != ref.encode(t).tolist()]
             assert not bad, (name, kind, [repr(t) for t in bad[:3]])
+
+
+def with_manifest(src: Path, dst: Path, edit) -> Path:
+    """A copy of the .tmod at src whose manifest is edited by edit(manifest) (tensor data unchanged)."""
+    from vox.formats import tmod
+
+    raw = src.read_bytes()
+    h = tmod.HEADER.unpack_from(raw)
+    mlen, doff = h[3], h[4]
+    man = json.loads(raw[tmod.HEADER_SIZE:tmod.HEADER_SIZE + mlen])
+    edit(man)
+    dst.write_bytes(tmod.pack(json.dumps(man).encode(), raw[doff:]))
+    return dst
+
+
+def test_manifest_without_pre_tokenizer(shim, models, tmp_path):
+    """A manifest that does not record the regex gets the official loader's choice for its config (the
+    rule of vox.reference.qwen3.tokenizer.official_regex, which the reference applies then too)."""
+    cases = [("4.57.3", "qwen3_tts"), ("4.57.2", "qwen3_tts"), ("4.57.0.dev0", "qwen3_tts"), ("4.57", "qwen3_tts"),
+             ("4.58.0", "qwen3_tts"), ("5.0.0", "qwen3_tts"), ("5.1", "qwen3_tts"), ("4.57.2.1", "qwen3_tts"),
+             (None, "qwen3_tts"), ("", "qwen3_tts"), ("4.57.2", "mistral"), ("4.57.2", None), ("dev", "qwen3_tts")]
+    for i, (version, model_type) in enumerate(cases):
+        def edit(m):
+            del m["tokenizer"]["pre_tokenizer"]
+            for key, value in (("transformers_version", version), ("model_type", model_type)):
+                if value is None:
+                    m["config"].pop(key, None)
+                else:
+                    m["config"][key] = value
+            edit.config = m["config"]
+
+        path = with_manifest(models["qwen2"], tmp_path / f"m{i}.tmod", edit)
+        eng = shim.engine(path)
+        try:
+            assert KINDS[shim.lib.shim_kind(eng.ptr)] == tk.official_regex(edit.config), (version, model_type)
+        finally:
+            eng.free()
+
+
+def test_manifest_errors(shim, models, tmp_path):
+    for name, edit, why in [
+        ("regex", lambda m: m["tokenizer"].update(pre_tokenizer="gpt2"), "pre_tokenizer must be"),
+        ("type", lambda m: m["tokenizer"].update(type="sentencepiece"), "tokenizer.type must be \"qwen2_bpe\""),
+        ("version", lambda m: (m["tokenizer"].pop("pre_tokenizer"), m["config"].update(transformers_version=4.57)),
+         "transformers_version is not a string"),
+    ]:
+        path = with_manifest(models["qwen2"], tmp_path / f"{name}.tmod", edit)
+        out = shim.ffi.new("vox_engine **")
+        assert shim.lib.vox_engine_create(str(path).encode(), shim.ffi.NULL, out) == lib.VOX_ERR_FORMAT
+        msg = shim.ffi.string(shim.lib.vox_last_error()).decode()
+        assert why in msg and path.name in msg, msg
