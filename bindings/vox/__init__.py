@@ -9,13 +9,14 @@ stage is checked against lives in vox.reference, the comparison with the officia
 
 from __future__ import annotations
 
+from .engine import Chunk, Engine, Resources, Session, Voice, devices
 from .errors import DeviceError, FormatError, NotFound, OutOfMemory, VoxError
 from .inspection import inspect
 
 __version__ = "0.1.0"
 
-__all__ = ["VoxError", "FormatError", "OutOfMemory", "DeviceError", "NotFound", "inspect",
-           "native_version", "philox_uniform", "__version__"]
+__all__ = ["Engine", "Voice", "Session", "Chunk", "Resources", "devices", "inspect", "VoxError", "FormatError",
+           "OutOfMemory", "DeviceError", "NotFound", "native_version", "philox_uniform", "__version__"]
 
 
 def native_version() -> str:

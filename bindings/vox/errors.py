@@ -38,5 +38,6 @@ def raise_for_status(status: int, message: str) -> None:
         lib.VOX_ERR_NOT_FOUND: NotFound,
         lib.VOX_ERR_IO: VoxError,
         lib.VOX_ERR_INVALID_ARGUMENT: VoxError,
+        lib.VOX_ERR_LIMIT: OutOfMemory,  # the session limit counts as memory (the seed's contract)
     }.get(status, VoxError)
     raise cls(message or f"vox error {status}")
