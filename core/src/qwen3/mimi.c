@@ -5,7 +5,9 @@
  *                (ELU, conv k3 dim -> dim/2 dilated, ELU, conv k1 -> dim, + x), ELU, MimiConv1d(dim -> 2 dim,
  *                k 2r, stride r); ELU, MimiConv1d(-> hidden, k3). Every MimiConv1d is causal: P = K - stride
  *                zeros on the left, and E zeros on the right that complete the last stride (E = 0 for
- *                stride 1), so a layer fed L frames gives ceil(L / stride).
+ *                stride 1), so a layer fed L frames gives ceil(L / stride). (The official computes E in
+ *                float32, which is exact below 2^24 input samples, 11.6 minutes at 24 kHz; here it is
+ *                integer arithmetic, so beyond that the last frames could differ.)
  *                Because every convolution is causal, the SEANet runs block by block over the recording
  *                (each convolution keeps the input frames its next outputs need, the strided ones their
  *                incomplete stride; at the end each strided layer in turn appends its E zeros): the
