@@ -565,6 +565,7 @@ static void test_cut(void) {
     CHECK(q3_reference_cut(426, 466, 466 * 1920) == 426 * 1920, "426/466");
 }
 
+#ifndef TEST_CODEC_NO_MAIN /* tools/codec_bench.c reuses the writer above */
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/vox_test_codec_XXXXXX");
     if (!mkdtemp(dir)) {
@@ -594,3 +595,4 @@ int main(void) {
     if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
     return fails != 0;
 }
+#endif
