@@ -14,4 +14,6 @@ cmake --build build/ctest -j"$(nproc)" > /dev/null
 (cd build/ctest && ctest --output-on-failure)
 
 echo "== conformance"
-"$PY" -m pytest conformance -q -p no:cacheprovider --report docs/conformance.md "$@"
+# The suite runs on this CMake build of the core (the same sources and flags as the installed wheel):
+# some native checks call its internal test programs (build/ctest/test_voice, libvox_static.a).
+VOX_LIBRARY_DIR="$PWD/build/ctest" "$PY" -m pytest conformance -q -p no:cacheprovider --report docs/conformance.md "$@"
