@@ -9,6 +9,16 @@
 
 #include "model.h"
 
+/* The default guard (vox_synth_params.max_new_tokens = 0): talker steps at most
+ *     min(Q3_GUARD_BASE + Q3_GUARD_PER_TOKEN * n_text, generation max_new_tokens (8192 if absent))
+ * where n_text is the number of text tokens of the utterance (the template's role and end tokens,
+ * the ICL reference text and the instruction not counted), i.e. at most ~5 s plus 0.64 s per token,
+ * about twice the slowest natural speech. Steps N give at most N - 1 frames (as the official
+ * max_new_tokens). While text is still being fed (before vox_session_end) the guard cannot bind:
+ * a frame needs its trailing text token, so frames never outrun the text. */
+#define Q3_GUARD_BASE 64
+#define Q3_GUARD_PER_TOKEN 8
+
 vox_status q3_lm_load(const q3_model *m, q3_lm **out);
 void q3_lm_free(q3_lm *lm);
 
