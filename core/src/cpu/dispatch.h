@@ -1,0 +1,93 @@
+/* Internal: the table of per-path kernel implementations behind kernels.h.
+ *
+ * kernels.c holds the public vx_* functions: they check arguments, split the work into tasks for the
+ * pool and call the active table's entries. One table per CPU path (kernels_scalar.c, *_avx2.c,
+ * *_avx512.c); a SIMD table starts as a copy of the scalar one and overrides what it accelerates.
+ * The active table is chosen once per process from vx_cpu()->path (kernels.h rule 2).
+ *
+ * Work split contract of the range entries: they compute exactly the outputs of the given ranges, and
+ * every output element's value is independent of the ranges (the determinism rule), so kernels.c may
+ * split any way it likes (by rows, by time steps, or both). */
+#ifndef VOX_CPU_DISPATCH_H
+#define VOX_CPU_DISPATCH_H
+
+#include "kernels.h"
+
+/* Quantized activations (q8/q4 weights): every 32-block of an x row is quantized exactly like a q8
+ * weight block (docs/formats.md): amax = max |x| over the block, d = amax / 127 (float32),
+ * r = d > 0 ? 1 / d : 0, q = clamp(round-half-away(x * r), -127, 127) (q = 0 where x * r is NaN).
+ * A path stores (q, d) per row in its own layout (qact_row_bytes, qact_quantize); the numbers are the
+ * same on every path (the tests compare them), so every path computes the same function:
+ *   y[i][r] = bias[r] + sum over blocks b of float(isum_b) * (sw[r][b] * d[i][b]),
+ *   isum_b  = sum over j < 32 of wq[r][32b + j] * q[i][32b + j]      (exact int32)
+ * with wq the q8 value or (nibble - 8) for q4. Paths differ only in the float summation order. */
+typedef struct vx_kernels {
+    const char *name;
+
+    /* y[i][r] for i in [i0, i1), r in [r0, r1); f32, f16, bf16 weights. */
+    void (*linear_float)(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1,
+                         int64_t r0, int64_t r1);
+    /* Bytes of one quantized activation row (cols % 32 == 0) for weight dtype q8 or q4, and the
+     * quantizer filling it. Buffers are 64-byte aligned with rows at multiples of the row size. */
+    size_t (*qact_row_bytes)(int64_t cols, vox_dtype wtype);
+    void (*qact_quantize)(const float *x, int64_t cols, vox_dtype wtype, void *row);
+    /* As linear_float for q8/q4 weights, reading activation rows qact + i * row_bytes. */
+    void (*linear_quant)(const vx_mat *w, const float *bias, const void *qact, size_t row_bytes, float *y,
+                         int64_t i0, int64_t i1, int64_t r0, int64_t r1);
+    /* y[i][c] for i in [i0, i1), c in [c0, c1) of vx_matmul_nn_f32. */
+    void (*matmul_nn)(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1,
+                      int64_t c0, int64_t c1);
+    /* One (query, head) of vx_attention: q, out point at [d]; k, v at the first key of the KV head,
+     * keys kstride floats apart; keys [j0, j1) are visible. */
+    void (*attention_one)(const float *q, const float *k, const float *v, int64_t kstride, int64_t j0, int64_t j1,
+                          int64_t d, float scale, float *out);
+
+    void (*rms_norm)(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y);
+    void (*layer_norm)(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y);
+    void (*softmax_rows)(float *x, int64_t rows, int64_t d);
+    void (*add)(const float *a, const float *b, int64_t n, float *y);
+    void (*mul)(const float *a, const float *b, int64_t n, float *y);
+    void (*scale_channels)(const float *x, const float *s, int64_t rows, int64_t d, float *y);
+    void (*add_channels)(const float *x, const float *b, int64_t rows, int64_t d, float *y);
+    void (*silu)(const float *x, int64_t n, float *y);
+    void (*silu_mul)(const float *gate, const float *up, int64_t n, float *y);
+    void (*gelu)(const float *x, int64_t n, float *y);
+    void (*elu)(const float *x, int64_t n, float *y);
+    void (*relu)(const float *x, int64_t n, float *y);
+    void (*tanh)(const float *x, int64_t n, float *y);
+    void (*sigmoid)(const float *x, int64_t n, float *y);
+    void (*snake_beta)(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y);
+    void (*clamp)(const float *x, int64_t n, float lo, float hi, float *y);
+    void (*rope)(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin);
+    void (*im2col)(const float *x, int64_t t_in, int64_t c, int64_t k, int64_t dilation, int64_t stride,
+                   int64_t t_out, float *out);
+    void (*depthwise_conv)(const float *x, int64_t t_out, int64_t c, const float *w, int64_t k, int64_t dilation,
+                           const float *b, float *y);
+    void (*gather_rows)(const vx_mat *w, const int32_t *ids, int64_t n, float *out);
+} vx_kernels;
+
+/* The tables (a SIMD table is only valid on a CPU with that path; its init fills it in). */
+void vx_kernels_init_scalar(vx_kernels *t);
+#ifdef VOX_X86
+void vx_kernels_init_avx2(vx_kernels *t);   /* after init_scalar */
+void vx_kernels_init_avx512(vx_kernels *t); /* after init_avx2 */
+#endif
+
+/* The active table (chosen once from vx_cpu()->path). */
+const vx_kernels *vx_kernels_active(void);
+
+/* Tests and benchmarks only: make `path` the active table for the rest of the process, so one run
+ * can check every path the CPU supports. Returns 0 (and changes nothing) when the CPU lacks it.
+ * Not thread-safe against kernels running at the same time. */
+int vx_kernels_force_path(vx_cpu_path path);
+
+/* Scalar building blocks shared by the paths (kernels_scalar.c). */
+float vx_f16_to_f32(uint16_t h);
+static inline float vx_bf16_to_f32(uint16_t h) {
+    union { uint32_t u; float f; } v = {(uint32_t)h << 16};
+    return v.f;
+}
+/* Quantize one 32-block of activations (the definition above); returns d. */
+float vx_quantize_block_q8(const float *x, int8_t *q);
+
+#endif

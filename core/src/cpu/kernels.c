@@ -1,0 +1,306 @@
+/* The public kernels of kernels.h: argument handling, the split of the work into pool tasks, and the
+ * dispatch to the active path's implementation (dispatch.h).
+ *
+ * How work is split never changes results (each output element is computed whole, in a fixed order,
+ * inside one task), so the split here is chosen freely for speed: by weight rows for matrix-vector
+ * products (each thread streams its own rows once), by rows and time steps for long convolutions. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/dispatch.h"
+#include "cpu/scratch.h"
+
+/* ------------------------------------------------------------------------------ dispatch */
+static vx_kernels tables[3];
+static vx_cpu_path best;
+static _Atomic(const vx_kernels *) active;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init_tables(void) {
+    const vx_cpu_info *c = vx_cpu();
+    vx_kernels_init_scalar(&tables[VX_PATH_SCALAR]);
+    best = VX_PATH_SCALAR;
+#ifdef VOX_X86
+    if (c->avx2 && c->fma && c->f16c) {
+        tables[VX_PATH_AVX2] = tables[VX_PATH_SCALAR];
+        vx_kernels_init_avx2(&tables[VX_PATH_AVX2]);
+        best = VX_PATH_AVX2;
+        if (c->avx512f && c->avx512bw && c->avx512dq && c->avx512vl) {
+            tables[VX_PATH_AVX512] = tables[VX_PATH_AVX2];
+            vx_kernels_init_avx512(&tables[VX_PATH_AVX512]);
+            best = VX_PATH_AVX512;
+        }
+    }
+#endif
+    vx_cpu_path p = c->path <= best ? c->path : best;
+    atomic_store(&active, &tables[p]);
+}
+
+const vx_kernels *vx_kernels_active(void) {
+    pthread_once(&once, init_tables);
+    return atomic_load_explicit(&active, memory_order_relaxed);
+}
+
+int vx_kernels_force_path(vx_cpu_path path) {
+    pthread_once(&once, init_tables);
+    if (path < VX_PATH_SCALAR || path > best) return 0;
+    atomic_store(&active, &tables[path]);
+    return 1;
+}
+
+/* Below this many multiply-adds a matrix product runs on the caller alone: waking threads costs more. */
+#define SERIAL_MACS (1 << 15)
+
+/* ------------------------------------------------------------------------------ linear */
+/* Tasks: blocks of LIN_TASK_N x rows by LIN_TASK_R weight rows (for n <= LIN_TASK_N all x rows are in
+ * every task, so each weight row is read once per call: the memory-bound decode case). */
+#define LIN_TASK_N 64
+#define LIN_TASK_R 64
+#define LIN_ROW_GRAIN 16
+
+typedef struct linear_job {
+    const vx_kernels *k;
+    const vx_mat *w;
+    const float *bias, *x;
+    const void *qact;
+    size_t qrow;
+    float *y;
+    int64_t n, nb, rb, n_rb;
+} linear_job;
+
+static void linear_tile(const linear_job *j, int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
+    if (j->qact)
+        j->k->linear_quant(j->w, j->bias, j->qact, j->qrow, j->y, i0, i1, r0, r1);
+    else
+        j->k->linear_float(j->w, j->bias, j->x, j->y, i0, i1, r0, r1);
+}
+
+static void linear_rows(void *ctx, int64_t r0, int64_t r1) {
+    const linear_job *j = ctx;
+    linear_tile(j, 0, j->n, r0, r1);
+}
+
+static void linear_tasks(void *ctx, int64_t t0, int64_t t1) {
+    const linear_job *j = ctx;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ib = t / j->n_rb, rbk = t % j->n_rb;
+        int64_t i0 = ib * j->nb, i1 = i0 + j->nb < j->n ? i0 + j->nb : j->n;
+        int64_t r0 = rbk * j->rb, r1 = r0 + j->rb < j->w->rows ? r0 + j->rb : j->w->rows;
+        linear_tile(j, i0, i1, r0, r1);
+    }
+}
+
+static void linear_run(vx_pool *pool, linear_job *j) {
+    int64_t rows = j->w->rows;
+    if (rows * j->w->cols * j->n < SERIAL_MACS) {
+        linear_tile(j, 0, j->n, 0, rows);
+    } else if (j->n <= LIN_TASK_N) {
+        vx_pool_for(pool, rows, LIN_ROW_GRAIN, linear_rows, j);
+    } else {
+        j->nb = LIN_TASK_N;
+        j->rb = LIN_TASK_R;
+        j->n_rb = (rows + j->rb - 1) / j->rb;
+        int64_t n_ib = (j->n + j->nb - 1) / j->nb;
+        vx_pool_for(pool, n_ib * j->n_rb, 1, linear_tasks, j);
+    }
+}
+
+typedef struct quant_job {
+    const vx_kernels *k;
+    const float *x;
+    int64_t cols;
+    vox_dtype wtype;
+    unsigned char *qact;
+    size_t qrow;
+} quant_job;
+
+static void quant_rows(void *ctx, int64_t i0, int64_t i1) {
+    const quant_job *q = ctx;
+    for (int64_t i = i0; i < i1; i++)
+        q->k->qact_quantize(q->x + i * q->cols, q->cols, q->wtype, q->qact + (size_t)i * q->qrow);
+}
+
+void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y) {
+    if (n <= 0 || w->rows <= 0) return;
+    uint32_t fp = vx_fp_fast(); /* the whole call, quantization included, runs like the workers */
+    const vx_kernels *k = vx_kernels_active();
+    int64_t rows = w->rows, cols = w->cols;
+    if (cols == 0) {
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t r = 0; r < rows; r++) y[i * rows + r] = bias ? bias[r] : 0.0f;
+        vx_fp_restore(fp);
+        return;
+    }
+    linear_job j = {.k = k, .w = w, .bias = bias, .x = x, .y = y, .n = n};
+    if (w->dtype != VOX_DTYPE_Q8 && w->dtype != VOX_DTYPE_Q4) {
+        linear_run(pool, &j);
+        vx_fp_restore(fp);
+        return;
+    }
+    /* q8/q4: quantize the activation rows once, then every weight row reuses them. */
+    size_t qrow = k->qact_row_bytes(cols, w->dtype);
+    _Alignas(64) unsigned char stack_buf[32768];
+    int64_t chunk = n;
+    unsigned char *qact = vx_scratch(VX_SLOT_ACT, qrow * (size_t)n);
+    if (!qact) {
+        /* Out of memory: go in chunks of rows through a stack buffer. Rows are independent and every
+         * element's value is independent of n, so the result is the same. */
+        chunk = (int64_t)(sizeof stack_buf / qrow);
+        if (chunk < 1) {
+            fprintf(stderr, "vox: out of memory quantizing a %lld-column activation\n", (long long)cols);
+            abort();
+        }
+        qact = stack_buf;
+    }
+    for (int64_t i0 = 0; i0 < n; i0 += chunk) {
+        int64_t m = n - i0 < chunk ? n - i0 : chunk;
+        quant_job q = {k, x + i0 * cols, cols, w->dtype, qact, qrow};
+        if (m * cols >= (1 << 16))
+            vx_pool_for(pool, m, 4, quant_rows, &q);
+        else
+            quant_rows(&q, 0, m);
+        j.qact = qact;
+        j.qrow = qrow;
+        j.n = m;
+        j.y = y + i0 * rows;
+        linear_run(pool, &j);
+    }
+    vx_fp_restore(fp);
+}
+
+/* ------------------------------------------------------------------------------ matmul (W [k, m]) */
+#define NN_TASK_N 96
+#define NN_TASK_C 256
+
+typedef struct nn_job {
+    const vx_kernels *k;
+    const float *w, *x;
+    float *y;
+    int64_t kk, m, n, nb, cb, n_cb;
+} nn_job;
+
+static void nn_tasks(void *ctx, int64_t t0, int64_t t1) {
+    const nn_job *j = ctx;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ib = t / j->n_cb, cbk = t % j->n_cb;
+        int64_t i0 = ib * j->nb, i1 = i0 + j->nb < j->n ? i0 + j->nb : j->n;
+        int64_t c0 = cbk * j->cb, c1 = c0 + j->cb < j->m ? c0 + j->cb : j->m;
+        j->k->matmul_nn(j->w, j->kk, j->m, j->x, j->y, i0, i1, c0, c1);
+    }
+}
+
+void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y) {
+    if (n <= 0 || m <= 0) return;
+    uint32_t fp = vx_fp_fast();
+    nn_job j = {vx_kernels_active(), w, x, y, k, m, n, 0, 0, 0};
+    j.nb = n <= NN_TASK_N ? n : NN_TASK_N;
+    j.cb = NN_TASK_C;
+    j.n_cb = (m + j.cb - 1) / j.cb;
+    int64_t tasks = (n + j.nb - 1) / j.nb * j.n_cb;
+    if (k * m * n < SERIAL_MACS)
+        nn_tasks(&j, 0, tasks);
+    else
+        vx_pool_for(pool, tasks, 1, nn_tasks, &j);
+    vx_fp_restore(fp);
+}
+
+/* ------------------------------------------------------------------------------ attention */
+typedef struct attn_job {
+    const vx_kernels *k;
+    const float *q, *kc, *v;
+    float *out;
+    int64_t nq, hq, nk, hkv, d, window;
+    float scale;
+} attn_job;
+
+static void attn_tasks(void *ctx, int64_t t0, int64_t t1) {
+    const attn_job *j = ctx;
+    int64_t group = j->hq / j->hkv;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t i = t / j->hq, h = t % j->hq;
+        int64_t pos = j->nk - j->nq + i;
+        int64_t lo = j->window > 0 && pos - j->window + 1 > 0 ? pos - j->window + 1 : 0;
+        int64_t kv = h / group;
+        j->k->attention_one(j->q + (i * j->hq + h) * j->d, j->kc + kv * j->d, j->v + kv * j->d, j->hkv * j->d, lo,
+                            pos + 1, j->d, j->scale, j->out + (i * j->hq + h) * j->d);
+    }
+}
+
+void vx_attention(vx_pool *pool, const float *q, int64_t nq, int64_t hq, const float *k, const float *v,
+                  int64_t nk, int64_t hkv, int64_t d, float scale, int64_t window, float *out) {
+    if (nq <= 0 || hq <= 0 || d <= 0 || hkv <= 0 || hq % hkv != 0 || nk < nq) return;
+    uint32_t fp = vx_fp_fast();
+    attn_job j = {vx_kernels_active(), q, k, v, out, nq, hq, nk, hkv, d, window, scale};
+    if (nq * hq * nk * d < SERIAL_MACS)
+        attn_tasks(&j, 0, nq * hq);
+    else
+        vx_pool_for(pool, nq * hq, 1, attn_tasks, &j);
+    vx_fp_restore(fp);
+}
+
+/* ------------------------------------------------------------------------------ the rest: direct */
+void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out) {
+    if (n > 0) vx_kernels_active()->gather_rows(w, ids, n, out);
+}
+void vx_rms_norm(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y) {
+    if (rows > 0 && d > 0) vx_kernels_active()->rms_norm(x, w, rows, d, eps, y);
+}
+void vx_layer_norm(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y) {
+    if (rows > 0 && d > 0) vx_kernels_active()->layer_norm(x, w, b, rows, d, eps, y);
+}
+void vx_add(const float *a, const float *b, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->add(a, b, n, y);
+}
+void vx_mul(const float *a, const float *b, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->mul(a, b, n, y);
+}
+void vx_scale_channels(const float *x, const float *s, int64_t rows, int64_t d, float *y) {
+    if (rows > 0 && d > 0) vx_kernels_active()->scale_channels(x, s, rows, d, y);
+}
+void vx_add_channels(const float *x, const float *b, int64_t rows, int64_t d, float *y) {
+    if (rows > 0 && d > 0) vx_kernels_active()->add_channels(x, b, rows, d, y);
+}
+void vx_silu(const float *x, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->silu(x, n, y);
+}
+void vx_silu_mul(const float *gate, const float *up, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->silu_mul(gate, up, n, y);
+}
+void vx_gelu(const float *x, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->gelu(x, n, y);
+}
+void vx_elu(const float *x, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->elu(x, n, y);
+}
+void vx_relu(const float *x, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->relu(x, n, y);
+}
+void vx_tanh(const float *x, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->tanh(x, n, y);
+}
+void vx_sigmoid(const float *x, int64_t n, float *y) {
+    if (n > 0) vx_kernels_active()->sigmoid(x, n, y);
+}
+void vx_snake_beta(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y) {
+    if (t > 0 && c > 0) vx_kernels_active()->snake_beta(x, alpha, inv_beta, t, c, y);
+}
+void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y) {
+    if (n > 0) vx_kernels_active()->clamp(x, n, lo, hi, y);
+}
+void vx_softmax_rows(float *x, int64_t rows, int64_t d) {
+    if (rows > 0 && d > 0) vx_kernels_active()->softmax_rows(x, rows, d);
+}
+void vx_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin) {
+    if (n > 0 && heads > 0 && d >= 2) vx_kernels_active()->rope(x, n, heads, d, cos, sin);
+}
+void vx_im2col(const float *x, int64_t t_in, int64_t c, int64_t k, int64_t dilation, int64_t stride,
+               int64_t t_out, float *out) {
+    if (t_out > 0 && c > 0 && k > 0) vx_kernels_active()->im2col(x, t_in, c, k, dilation, stride, t_out, out);
+}
+void vx_depthwise_conv(const float *x, int64_t t_out, int64_t c, const float *w, int64_t k, int64_t dilation,
+                       const float *b, float *y) {
+    if (t_out > 0 && c > 0) vx_kernels_active()->depthwise_conv(x, t_out, c, w, k, dilation, b, y);
+}

@@ -1,0 +1,958 @@
+/* Kernels (kernels.h), thread pool (pool.h) and CPU detection.
+ *
+ * Every kernel is checked against a straightforward double-precision computation on odd shapes, on
+ * every CPU path this machine supports (switched in-process with vx_kernels_force_path), with
+ * tolerances derived from float32 rounding bounds. Determinism (kernels.h rule 1) is checked bit for
+ * bit: 1, 2 and 3 threads give the same output, and a row computed alone gives the same bits as inside
+ * a batch. The pool's busy rule, range coverage and FTZ/DAZ on workers are checked directly, and the
+ * VOX_CPU_PATH override by re-running this program with it set. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#  include <immintrin.h>
+#endif
+
+#include "check.h"
+#include "cpu/dispatch.h"
+#include "error.h"
+#include "kernels.h"
+#include "pool.h"
+
+#define U32 (1.0 / 16777216.0) /* unit roundoff of float32, 2^-24 */
+
+/* ------------------------------------------------------------------------------ helpers */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd32(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static float urand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd32() & 0xffffff) / 16777216.0f; }
+static float *fvec(int64_t n, float lo, float hi) {
+    float *v = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++) v[i] = urand(lo, hi);
+    return v;
+}
+static int same_bits(const float *a, const float *b, int64_t n) { return memcmp(a, b, sizeof(float) * (size_t)n) == 0; }
+
+static const char *path_name(int p) { return p == 0 ? "scalar" : p == 1 ? "avx2" : "avx512"; }
+static int cur_path;
+
+static uint16_t f32_to_bf16(float f) {
+    union { float f; uint32_t u; } v = {f};
+    uint32_t r = v.u + 0x7fff + ((v.u >> 16) & 1);
+    return (uint16_t)(r >> 16);
+}
+static uint16_t f32_to_f16(float f) {
+    /* round to nearest even through the hardware-independent route: scale into the f16 grid */
+    union { float f; uint32_t u; } v = {f};
+    uint32_t sign = (v.u >> 16) & 0x8000u;
+    float a = fabsf(f);
+    if (a >= 65520.0f) return (uint16_t)(sign | 0x7c00u);
+    if (a < 0x1p-14f) { /* subnormal */
+        int m = (int)lrintf(a * 0x1p24f);
+        return (uint16_t)(sign | (uint32_t)m);
+    }
+    int e;
+    float m = frexpf(a, &e); /* a = m 2^e, m in [0.5, 1) */
+    int mi = (int)lrintf(m * 2048.0f); /* 11 significant bits */
+    if (mi == 2048) { mi = 1024; e++; }
+    uint32_t exp = (uint32_t)(e - 1 + 15);
+    if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
+    return (uint16_t)(sign | (exp << 10) | ((uint32_t)mi & 0x3ffu));
+}
+
+/* Weights of a random matrix in a dtype, plus the exact float values the kernels must see. */
+typedef struct wmat {
+    vx_mat m;
+    void *data;
+    float *scales;
+    float *deq; /* [rows][cols]: the dequantized (or converted) values */
+} wmat;
+
+static void quant_q8(const float *x, int8_t *q, float *s) {
+    /* docs/formats.md q8, the same function as the activation quantizer */
+    *s = vx_quantize_block_q8(x, q);
+}
+static void quant_q4(const float *x, uint8_t *packed, float *s) {
+    /* A valid q4 block (not the converter's scale search: any scale is a valid encoding). */
+    float amax = 0;
+    for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(x[j]));
+    float sc = amax / 7.5f, r = sc > 0 ? 1.0f / sc : 0;
+    uint8_t u[32];
+    for (int j = 0; j < 32; j++) {
+        int q = (int)roundf(x[j] * r) + 8;
+        u[j] = (uint8_t)(q < 0 ? 0 : q > 15 ? 15 : q);
+    }
+    for (int j = 0; j < 16; j++) packed[j] = (uint8_t)(u[j] | (u[j + 16] << 4));
+    *s = sc;
+}
+
+static wmat make_w(vox_dtype dt, int64_t rows, int64_t cols) {
+    wmat w = {0};
+    int64_t n = rows * cols;
+    float *src = fvec(n, -1.0f, 1.0f);
+    w.deq = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    w.m.dtype = dt;
+    w.m.rows = rows;
+    w.m.cols = cols;
+    switch (dt) {
+    case VOX_DTYPE_F32:
+        w.data = src;
+        memcpy(w.deq, src, sizeof(float) * (size_t)n);
+        src = NULL;
+        break;
+    case VOX_DTYPE_F16:
+    case VOX_DTYPE_BF16: {
+        uint16_t *h = malloc(2 * (size_t)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            h[i] = dt == VOX_DTYPE_F16 ? f32_to_f16(src[i]) : f32_to_bf16(src[i]);
+            w.deq[i] = dt == VOX_DTYPE_F16 ? vx_f16_to_f32(h[i]) : vx_bf16_to_f32(h[i]);
+        }
+        w.data = h;
+        break;
+    }
+    case VOX_DTYPE_Q8: {
+        int8_t *q = malloc((size_t)(n ? n : 1));
+        w.scales = malloc(sizeof(float) * (size_t)(n / 32 + 1));
+        for (int64_t b = 0; b < n / 32; b++) {
+            quant_q8(src + 32 * b, q + 32 * b, &w.scales[b]);
+            for (int j = 0; j < 32; j++) w.deq[32 * b + j] = (float)q[32 * b + j] * w.scales[b];
+        }
+        w.data = q;
+        break;
+    }
+    case VOX_DTYPE_Q4: {
+        uint8_t *p = malloc((size_t)(n / 2 + 1));
+        w.scales = malloc(sizeof(float) * (size_t)(n / 32 + 1));
+        for (int64_t b = 0; b < n / 32; b++) {
+            quant_q4(src + 32 * b, p + 16 * b, &w.scales[b]);
+            for (int j = 0; j < 16; j++) {
+                w.deq[32 * b + j] = (float)((p[16 * b + j] & 0xf) - 8) * w.scales[b];
+                w.deq[32 * b + j + 16] = (float)((p[16 * b + j] >> 4) - 8) * w.scales[b];
+            }
+        }
+        w.data = p;
+        break;
+    }
+    default: break;
+    }
+    free(src);
+    w.m.data = w.data;
+    w.m.scales = w.scales;
+    return w;
+}
+static void free_w(wmat *w) {
+    free(w->data);
+    free(w->scales);
+    free(w->deq);
+}
+
+static const char *dt_name(vox_dtype d) {
+    switch (d) {
+    case VOX_DTYPE_F32: return "f32";
+    case VOX_DTYPE_F16: return "f16";
+    case VOX_DTYPE_BF16: return "bf16";
+    case VOX_DTYPE_Q8: return "q8";
+    case VOX_DTYPE_Q4: return "q4";
+    default: return "?";
+    }
+}
+
+static vx_pool *pools[4]; /* 1, 2, 3 threads at index 1..3 */
+
+/* ------------------------------------------------------------------------------ linear */
+/* y vs double: float weights: sum x*w (exact products of float values, in double) with the
+ * recursive-summation bound gamma_(K+2) * sum |x w|. Quantized: the integer-dot definition, with
+ * the bound over the block terms. */
+static void check_linear_one(vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int with_bias) {
+    wmat w = make_w(dt, rows, cols);
+    float *x = fvec(n * cols, -2.0f, 2.0f);
+    float *bias = with_bias ? fvec(rows, -1.0f, 1.0f) : NULL;
+    float *y[4];
+    for (int t = 1; t <= 3; t++) y[t] = malloc(sizeof(float) * (size_t)(n * rows));
+    for (int t = 1; t <= 3; t++) vx_linear(pools[t], &w.m, bias, x, n, y[t]);
+    CHECK(same_bits(y[1], y[2], n * rows) && same_bits(y[1], y[3], n * rows),
+          "%s linear %s %lldx%lld n=%lld: thread count changes bits", path_name(cur_path), dt_name(dt),
+          (long long)rows, (long long)cols, (long long)n);
+
+    int quant = dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4;
+    int64_t nb = cols / 32;
+    int8_t *qx = quant ? malloc((size_t)cols) : NULL;
+    float *dx = quant ? malloc(sizeof(float) * (size_t)(nb + 1)) : NULL;
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float *xi = x + i * cols;
+        if (quant)
+            for (int64_t b = 0; b < nb; b++) dx[b] = vx_quantize_block_q8(xi + 32 * b, qx + 32 * b);
+        for (int64_t r = 0; r < rows; r++) {
+            double ref = 0, mag = 0;
+            if (!quant) {
+                for (int64_t k = 0; k < cols; k++) {
+                    double p = (double)xi[k] * w.deq[r * cols + k];
+                    ref += p;
+                    mag += fabs(p);
+                }
+            } else {
+                for (int64_t b = 0; b < nb; b++) {
+                    int64_t isum = 0, iabs = 0;
+                    for (int j = 0; j < 32; j++) {
+                        /* w.deq / scale recovers the integer code exactly */
+                        int64_t wq = w.scales[r * nb + b] != 0
+                                         ? (int64_t)llround(w.deq[r * cols + 32 * b + j] / w.scales[r * nb + b])
+                                         : 0;
+                        isum += wq * qx[32 * b + j];
+                        iabs += llabs(wq * qx[32 * b + j]);
+                    }
+                    double d = (double)((float)(w.scales[r * nb + b] * dx[b]));
+                    ref += (double)isum * d;
+                    mag += (double)iabs * fabs(d);
+                }
+            }
+            if (bias) {
+                ref += bias[r];
+                mag += fabs(bias[r]);
+            }
+            double terms = quant ? (double)cols / 4 + 2 : (double)cols + 2;
+            double tol = terms * U32 * mag * 1.01 + 1e-30;
+            double err = fabs((double)y[1][i * rows + r] - ref);
+            if (err / tol > worst) worst = err / tol;
+            if (!(err <= tol)) {
+                CHECK(err <= tol, "%s linear %s %lldx%lld n=%lld y[%lld][%lld]=%.9g ref=%.9g err=%.3g tol=%.3g",
+                      path_name(cur_path), dt_name(dt), (long long)rows, (long long)cols, (long long)n,
+                      (long long)i, (long long)r, y[1][i * rows + r], ref, err, tol);
+                i = n;
+                break;
+            }
+        }
+    }
+    /* Each row alone gives the same bits as inside the batch. */
+    if (n > 1) {
+        float *y1 = malloc(sizeof(float) * (size_t)rows);
+        int64_t probe[3] = {0, n / 2, n - 1};
+        for (int p = 0; p < 3; p++) {
+            vx_linear(pools[2], &w.m, bias, x + probe[p] * cols, 1, y1);
+            CHECK(same_bits(y1, y[1] + probe[p] * rows, rows), "%s linear %s %lldx%lld: row %lld alone != in batch of %lld",
+                  path_name(cur_path), dt_name(dt), (long long)rows, (long long)cols, (long long)probe[p], (long long)n);
+        }
+        /* and inside a sub-batch starting elsewhere */
+        int64_t m = n - 1 < 5 ? n - 1 : 5;
+        float *ys = malloc(sizeof(float) * (size_t)(m * rows));
+        vx_linear(pools[3], &w.m, bias, x + cols, m, ys);
+        CHECK(same_bits(ys, y[1] + rows, m * rows), "%s linear %s: sub-batch differs", path_name(cur_path), dt_name(dt));
+        free(ys);
+        free(y1);
+    }
+    free(qx);
+    free(dx);
+    for (int t = 1; t <= 3; t++) free(y[t]);
+    free(bias);
+    free(x);
+    free_w(&w);
+}
+
+static void test_linear(void) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    static const int64_t ns[] = {1, 2, 3, 7, 33, 64, 257};
+    for (size_t d = 0; d < 5; d++) {
+        int quant = dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4;
+        /* shapes: rows and cols not multiples of 8/16 (quantized: cols % 32 == 0 but not % 64/128) */
+        int64_t shapes[][2] = {{37, quant ? 96 : 75}, {131, quant ? 160 : 133}, {5, quant ? 32 : 7}, {70, quant ? 608 : 611}};
+        for (size_t s = 0; s < 4; s++)
+            for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+                if (ns[k] == 257 && s != 3 && s != 1) continue;
+                check_linear_one(dts[d], shapes[s][0], shapes[s][1], ns[k], (int)((s + k) & 1));
+            }
+        /* a GEMV large enough for the pool to split rows between threads */
+        check_linear_one(dts[d], 300, quant ? 1024 : 1000, 1, 1);
+        check_linear_one(dts[d], 97, quant ? 1344 : 1339, 65, 0);
+    }
+}
+
+/* The activation quantizer of every path produces the scalar definition's bytes: checked through
+ * the result of a one-hot weight (y = d[b] * q[j] * s exactly representable). */
+static void test_qact_exact(void) {
+    int64_t cols = 256;
+    float *x = fvec(cols, -3.0f, 3.0f);
+    x[5] = 0.0f;
+    for (int j = 64; j < 96; j++) x[j] = 0.0f; /* an all-zero block */
+    x[100] = 1e-30f;                          /* tiny values */
+    x[130] = 2.5f * (3.0f / 127.0f);          /* halfway cases */
+    x[131] = -2.5f * (3.0f / 127.0f);
+    int8_t q[256];
+    float d[8];
+    for (int b = 0; b < 8; b++) d[b] = vx_quantize_block_q8(x + 32 * b, q + 32 * b);
+    /* q8 weight = identity rows picking one element: y[r] = float(q[r]) * (1 * d[b]) */
+    int64_t rows = cols;
+    int8_t *wq = calloc((size_t)(rows * cols), 1);
+    float *ws = malloc(sizeof(float) * (size_t)(rows * cols / 32));
+    for (int64_t i = 0; i < rows * cols / 32; i++) ws[i] = 1.0f;
+    for (int64_t r = 0; r < rows; r++) wq[r * cols + r] = 1;
+    vx_mat m = {VOX_DTYPE_Q8, rows, cols, wq, ws};
+    float y[256];
+    vx_linear(pools[1], &m, NULL, x, 1, y);
+    int bad = 0;
+    for (int64_t r = 0; r < rows; r++) bad += y[r] != (float)q[r] * d[r / 32];
+    CHECK(bad == 0, "%s: activation quantization differs from the definition at %d elements", path_name(cur_path), bad);
+    free(wq);
+    free(ws);
+    free(x);
+}
+
+/* ------------------------------------------------------------------------------ matmul_nn */
+static void test_matmul_nn(void) {
+    static const int64_t shapes[][3] = {{37, 75, 1}, {64, 129, 2}, {13, 33, 7}, {100, 77, 33}, {5, 300, 257}, {70, 17, 64}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int64_t k = shapes[s][0], m = shapes[s][1], n = shapes[s][2];
+        float *w = fvec(k * m, -1, 1), *x = fvec(n * k, -2, 2);
+        float *y[4];
+        for (int t = 1; t <= 3; t++) {
+            y[t] = malloc(sizeof(float) * (size_t)(n * m));
+            vx_matmul_nn_f32(pools[t], w, k, m, x, n, y[t]);
+        }
+        CHECK(same_bits(y[1], y[2], n * m) && same_bits(y[1], y[3], n * m), "%s matmul_nn %lldx%lld n=%lld: threads change bits",
+              path_name(cur_path), (long long)k, (long long)m, (long long)n);
+        int bad = 0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t c = 0; c < m; c++) {
+                double ref = 0, mag = 0;
+                for (int64_t kk = 0; kk < k; kk++) {
+                    double p = (double)x[i * k + kk] * w[kk * m + c];
+                    ref += p;
+                    mag += fabs(p);
+                }
+                double err = fabs(y[1][i * m + c] - ref), tol = (k + 1) * U32 * mag * 1.01 + 1e-30;
+                if (!(err <= tol) && bad++ == 0)
+                    CHECK(0, "%s matmul_nn y[%lld][%lld]=%.9g ref=%.9g", path_name(cur_path), (long long)i, (long long)c,
+                          y[1][i * m + c], ref);
+            }
+        if (n > 1) {
+            float *y1 = malloc(sizeof(float) * (size_t)m);
+            vx_matmul_nn_f32(pools[2], w, k, m, x + (n - 1) * k, 1, y1);
+            CHECK(same_bits(y1, y[1] + (n - 1) * m, m), "%s matmul_nn: last row alone != in batch", path_name(cur_path));
+            free(y1);
+        }
+        for (int t = 1; t <= 3; t++) free(y[t]);
+        free(w);
+        free(x);
+    }
+}
+
+/* ------------------------------------------------------------------------------ attention */
+static void ref_attention(const float *q, int64_t nq, int64_t hq, const float *k, const float *v, int64_t nk,
+                          int64_t hkv, int64_t d, float scale, int64_t window, double *out) {
+    double *s = malloc(sizeof(double) * (size_t)nk);
+    for (int64_t i = 0; i < nq; i++)
+        for (int64_t h = 0; h < hq; h++) {
+            int64_t pos = nk - nq + i, kv = h / (hq / hkv);
+            double m = -INFINITY, sum = 0;
+            for (int64_t j = 0; j < nk; j++) {
+                int vis = j <= pos && (window <= 0 || j > pos - window);
+                if (!vis) { s[j] = -INFINITY; continue; }
+                double a = 0;
+                for (int64_t t = 0; t < d; t++) a += (double)q[(i * hq + h) * d + t] * k[(j * hkv + kv) * d + t];
+                s[j] = a * scale;
+                if (s[j] > m) m = s[j];
+            }
+            for (int64_t j = 0; j < nk; j++) sum += s[j] == -INFINITY ? 0 : exp(s[j] - m);
+            for (int64_t t = 0; t < d; t++) {
+                double a = 0;
+                for (int64_t j = 0; j < nk; j++)
+                    if (s[j] != -INFINITY) a += exp(s[j] - m) * v[(j * hkv + kv) * d + t];
+                out[(i * hq + h) * d + t] = a / sum;
+            }
+        }
+    free(s);
+}
+
+static void test_attention(void) {
+    static const int64_t cfg[][7] = {
+        /* nq, hq, nk, hkv, d, window */
+        {1, 4, 1, 2, 16, 0}, {1, 16, 37, 8, 128, 0}, {7, 4, 7, 1, 33, 0}, {5, 6, 40, 3, 64, 8}, {33, 2, 70, 2, 17, 0},
+        {3, 2, 300, 1, 128, 0}, {2, 2, 5000, 2, 8, 0},
+    };
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        int64_t nq = cfg[c][0], hq = cfg[c][1], nk = cfg[c][2], hkv = cfg[c][3], d = cfg[c][4], win = cfg[c][5];
+        float scale = 1.0f / sqrtf((float)d);
+        float *q = fvec(nq * hq * d, -2, 2), *k = fvec(nk * hkv * d, -2, 2), *v = fvec(nk * hkv * d, -1, 1);
+        float *o[4];
+        for (int t = 1; t <= 3; t++) {
+            o[t] = malloc(sizeof(float) * (size_t)(nq * hq * d));
+            vx_attention(pools[t], q, nq, hq, k, v, nk, hkv, d, scale, win, o[t]);
+        }
+        CHECK(same_bits(o[1], o[2], nq * hq * d) && same_bits(o[1], o[3], nq * hq * d), "%s attention cfg %zu: threads change bits",
+              path_name(cur_path), c);
+        double *ref = malloc(sizeof(double) * (size_t)(nq * hq * d));
+        ref_attention(q, nq, hq, k, v, nk, hkv, d, scale, win, ref);
+        double worst = 0;
+        for (int64_t i = 0; i < nq * hq * d; i++) worst = fmax(worst, fabs(o[1][i] - ref[i]));
+        /* |v| <= 1; scores ~ up to 4 sqrt(d): the error is dominated by exp of a score off by
+         * ~d ulps of its magnitude */
+        double tol = 2e-6 * (1 + sqrt((double)d)) + 2e-7 * log2((double)nk + 1);
+        CHECK(worst <= tol, "%s attention cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, worst, tol);
+        if (nq > 1) { /* the last query alone (nq = 1 over the same keys) gives the same bits */
+            float *o1 = malloc(sizeof(float) * (size_t)(hq * d));
+            vx_attention(pools[2], q + (nq - 1) * hq * d, 1, hq, k, v, nk, hkv, d, scale, win, o1);
+            CHECK(same_bits(o1, o[1] + (nq - 1) * hq * d, hq * d), "%s attention cfg %zu: query alone != in batch",
+                  path_name(cur_path), c);
+            free(o1);
+        }
+        free(ref);
+        for (int t = 1; t <= 3; t++) free(o[t]);
+        free(q);
+        free(k);
+        free(v);
+    }
+}
+
+/* ------------------------------------------------------------------------------ norms, softmax */
+static void test_norms(void) {
+    static const int64_t ds[] = {1, 7, 16, 33, 128, 1000, 1027};
+    for (size_t s = 0; s < sizeof ds / sizeof ds[0]; s++) {
+        int64_t d = ds[s], rows = 3;
+        float *x = fvec(rows * d, -3, 3), *w = fvec(d, 0.5f, 1.5f), *b = fvec(d, -1, 1), *y = malloc(sizeof(float) * (size_t)(rows * d));
+        for (int kind = 0; kind < 4; kind++) {
+            if (kind == 0) vx_rms_norm(x, w, rows, d, 1e-6f, y);
+            if (kind == 1) vx_rms_norm(x, NULL, rows, d, 1e-6f, y);
+            if (kind == 2) vx_layer_norm(x, w, b, rows, d, 1e-5f, y);
+            if (kind == 3) vx_layer_norm(x, NULL, NULL, rows, d, 1e-5f, y);
+            double worst = 0;
+            for (int64_t r = 0; r < rows; r++) {
+                const float *xr = x + r * d;
+                double mean = 0, var = 0;
+                if (kind >= 2) {
+                    for (int64_t i = 0; i < d; i++) mean += xr[i];
+                    mean /= d;
+                }
+                for (int64_t i = 0; i < d; i++) var += (xr[i] - mean) * (xr[i] - mean);
+                var = var / d + (kind >= 2 ? 1e-5f : 1e-6f);
+                for (int64_t i = 0; i < d; i++) {
+                    double ref = (xr[i] - mean) / sqrt(var);
+                    if (kind == 0 || kind == 2) ref *= w[i];
+                    if (kind == 2) ref += b[i];
+                    /* relative to the row scale: a sum of d terms and a few roundings */
+                    double err = fabs(y[r * d + i] - ref) / (fabs(ref) + (kind >= 2 ? 1.0 : 1e-3));
+                    if (kind == 2) err = fabs(y[r * d + i] - ref) / (fabs(ref) + 2.5);
+                    worst = fmax(worst, err);
+                }
+            }
+            double tol = (8 + 2.0 * d) * U32;
+            if (d == 1 && kind >= 2) tol = 1e-3; /* var = 0: the output is b (or 0) up to eps effects */
+            CHECK(worst <= tol, "%s norm kind %d d=%lld: rel err %.3g > %.3g", path_name(cur_path), kind, (long long)d, worst, tol);
+        }
+        /* in place */
+        float *xc = malloc(sizeof(float) * (size_t)(rows * d));
+        memcpy(xc, x, sizeof(float) * (size_t)(rows * d));
+        vx_rms_norm(x, w, rows, d, 1e-6f, y);
+        vx_rms_norm(xc, w, rows, d, 1e-6f, xc);
+        CHECK(same_bits(xc, y, rows * d), "%s rms_norm in place differs", path_name(cur_path));
+        free(xc);
+        free(x);
+        free(w);
+        free(b);
+        free(y);
+    }
+    /* softmax: rows of odd length, with -inf entries */
+    static const int64_t sd[] = {1, 5, 17, 64, 3072, 3001};
+    for (size_t s = 0; s < sizeof sd / sizeof sd[0]; s++) {
+        int64_t d = sd[s], rows = 2;
+        float *x = fvec(rows * d, -20, 20), *x0 = malloc(sizeof(float) * (size_t)(rows * d));
+        if (d > 3) x[3] = -INFINITY;
+        memcpy(x0, x, sizeof(float) * (size_t)(rows * d));
+        vx_softmax_rows(x, rows, d);
+        double worst = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            double m = -INFINITY, sum = 0;
+            for (int64_t i = 0; i < d; i++) m = fmax(m, x0[r * d + i]);
+            for (int64_t i = 0; i < d; i++) sum += exp((double)x0[r * d + i] - m);
+            for (int64_t i = 0; i < d; i++) {
+                double ref = exp((double)x0[r * d + i] - m) / sum;
+                worst = fmax(worst, fabs(x[r * d + i] - ref) / (ref + 1e-30));
+            }
+        }
+        CHECK(worst <= (8 + d) * U32 * 2, "%s softmax d=%lld: rel err %.3g", path_name(cur_path), (long long)d, worst);
+        free(x);
+        free(x0);
+    }
+}
+
+/* ------------------------------------------------------------------------------ elementwise */
+/* Test inputs: a sweep over the interesting range plus edge values. */
+static float *elem_inputs(int64_t *n_out, float lo, float hi) {
+    int64_t n = 4099;
+    float *x = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n - 16; i++) x[i] = lo + (hi - lo) * (float)i / (float)(n - 17);
+    float edges[16] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -1e-7f, 0.5f, -0.5f, 1.0f, -1.0f, 3.0f, -3.0f, 1e-3f, -1e-3f, 9.5f, -9.5f};
+    memcpy(x + n - 16, edges, sizeof edges);
+    *n_out = n;
+    return x;
+}
+
+typedef double (*ref_fn)(double);
+static double r_silu(double x) { return x / (1 + exp(-x)); }
+static double r_gelu(double x) { return 0.5 * x * erfc(-x * M_SQRT1_2); }
+static double r_elu(double x) { return x > 0 ? x : expm1(x); }
+static double r_relu(double x) { return x < 0 ? 0 : x; }
+static double r_tanh(double x) { return tanh(x); }
+static double r_sigmoid(double x) { return 1 / (1 + exp(-x)); }
+
+static double ulp_err(float y, double ref) {
+    if (y == ref) return 0;
+    if (isnan(ref)) return isnan(y) ? 0 : INFINITY;
+    double a = fabs(ref);
+    double ulp = a < 0x1p-126 ? 0x1p-149 : ldexp(1.0, ilogb(a) - 23);
+    return fabs((double)y - ref) / ulp;
+}
+
+static void check_elem(const char *name, void (*fn)(const float *, int64_t, float *), ref_fn ref, float lo, float hi,
+                       double max_ulp, double abs_floor) {
+    int64_t n;
+    float *x = elem_inputs(&n, lo, hi);
+    float *y = malloc(sizeof(float) * (size_t)n);
+    fn(x, n, y);
+    double worst = 0;
+    int64_t wi = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double r = ref(x[i]);
+        double e = fabs(y[i] - r) <= abs_floor ? 0 : ulp_err(y[i], r);
+        if (e > worst) { worst = e; wi = i; }
+    }
+    CHECK(worst <= max_ulp, "%s %s: %.1f ulp at x=%.9g (y=%.9g ref=%.9g)", path_name(cur_path), name, worst, x[wi], y[wi],
+          ref(x[wi]));
+    /* An element's value does not depend on where it sits: every suffix gives the same bits. */
+    float *y2 = malloc(sizeof(float) * (size_t)n);
+    for (int64_t off = 1; off < 20; off += 3) {
+        fn(x + off, n - off - (off & 7), y2);
+        CHECK(same_bits(y2, y + off, n - off - (off & 7)), "%s %s: value depends on position (offset %lld)", path_name(cur_path),
+              name, (long long)off);
+    }
+    /* in place */
+    memcpy(y2, x, sizeof(float) * (size_t)n);
+    fn(y2, n, y2);
+    CHECK(same_bits(y2, y, n), "%s %s: in place differs", path_name(cur_path), name);
+    free(y2);
+    free(x);
+    free(y);
+}
+
+static void silu_mul_wrap(const float *x, int64_t n, float *y) {
+    float *one = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) one[i] = 1.0f;
+    vx_silu_mul(x, one, n, y);
+    free(one);
+}
+
+static void test_elementwise(void) {
+    check_elem("silu", vx_silu, r_silu, -30, 30, 4, 1e-37);
+    check_elem("silu_mul", silu_mul_wrap, r_silu, -30, 30, 4, 1e-37);
+    check_elem("silu(far)", vx_silu, r_silu, -100, 100, 4, 1e-37);
+    check_elem("gelu", vx_gelu, r_gelu, -12, 12, 8, 1e-37);
+    check_elem("elu", vx_elu, r_elu, -20, 20, 4, 0);
+    check_elem("relu", vx_relu, r_relu, -5, 5, 0, 0);
+    check_elem("tanh", vx_tanh, r_tanh, -12, 12, 4, 0);
+    check_elem("sigmoid", vx_sigmoid, r_sigmoid, -110, 110, 4, 1e-37);
+
+    /* silu_mul with a real second operand; clamp; add/mul/channels (exact operations) */
+    int64_t n = 1031;
+    float *a = fvec(n, -8, 8), *b = fvec(n, -3, 3), *y = malloc(sizeof(float) * (size_t)n);
+    vx_silu_mul(a, b, n, y);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += ulp_err(y[i], r_silu(a[i]) * b[i]) > 5 && fabs(y[i] - r_silu(a[i]) * b[i]) > 1e-30;
+    CHECK(bad == 0, "%s silu_mul: %d elements off", path_name(cur_path), bad);
+    vx_clamp(a, n, -2.5f, 3.0f, y);
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += y[i] != (a[i] < -2.5f ? -2.5f : a[i] > 3.0f ? 3.0f : a[i]);
+    CHECK(bad == 0, "%s clamp: %d elements off", path_name(cur_path), bad);
+    float nanv[3] = {NAN, -1.0f, 7.0f}, nano[3];
+    vx_clamp(nanv, 3, 0.0f, 1.0f, nano);
+    CHECK(isnan(nano[0]) && nano[1] == 0.0f && nano[2] == 1.0f, "%s clamp: NaN or bounds", path_name(cur_path));
+    vx_relu(nanv, 3, nano);
+    CHECK(isnan(nano[0]) && nano[1] == 0.0f && nano[2] == 7.0f, "%s relu: NaN or values", path_name(cur_path));
+    vx_add(a, b, n, y);
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += y[i] != a[i] + b[i];
+    vx_mul(a, b, n, y);
+    for (int64_t i = 0; i < n; i++) bad += y[i] != a[i] * b[i];
+    CHECK(bad == 0, "%s add/mul: %d elements off", path_name(cur_path), bad);
+    int64_t rows = 7, d = 147;
+    float *x = fvec(rows * d, -4, 4), *s = fvec(d, -2, 2), *yy = malloc(sizeof(float) * (size_t)(rows * d));
+    vx_scale_channels(x, s, rows, d, yy);
+    bad = 0;
+    for (int64_t i = 0; i < rows * d; i++) bad += yy[i] != x[i] * s[i % d];
+    vx_add_channels(x, s, rows, d, yy);
+    for (int64_t i = 0; i < rows * d; i++) bad += yy[i] != x[i] + s[i % d];
+    CHECK(bad == 0, "%s scale/add_channels: %d elements off", path_name(cur_path), bad);
+
+    /* snake: time-major, c = 147 channels, arguments up to ~1e3 rad and a few very large ones */
+    float *al = fvec(d, 0.2f, 30.0f), *ib = fvec(d, 0.1f, 3.0f);
+    for (int64_t i = 0; i < rows * d; i++) x[i] *= 8;
+    x[5] = 3e5f;
+    x[6] = -2e6f;
+    vx_snake_beta(x, al, ib, rows, d, yy);
+    double worst = 0;
+    for (int64_t i = 0; i < rows * d; i++) {
+        float arg = x[i] * al[i % d];
+        double sn = sin((double)arg), ref = x[i] + (double)ib[i % d] * sn * sn;
+        /* error: the float result's rounding plus a few ulps of sin^2 scaled by inv_beta */
+        double tol = 2 * U32 * fabs(ref) + 8 * U32 * ib[i % d] + 1e-30;
+        worst = fmax(worst, fabs(yy[i] - ref) / tol);
+    }
+    CHECK(worst <= 1, "%s snake_beta: err/tol %.3g", path_name(cur_path), worst);
+    free(al);
+    free(ib);
+    free(x);
+    free(s);
+    free(yy);
+    free(a);
+    free(b);
+    free(y);
+}
+
+/* ------------------------------------------------------------------------------ rope, conv, gather */
+static void test_rope_conv_gather(void) {
+    /* rope: d = 128 and an odd half (d = 34) */
+    static const int64_t dd[] = {128, 34, 64, 2};
+    for (size_t s = 0; s < 4; s++) {
+        int64_t n = 5, heads = 3, d = dd[s];
+        float *x = fvec(n * heads * d, -2, 2), *c = fvec(n * d, -1, 1), *sn = fvec(n * d, -1, 1);
+        float *y = malloc(sizeof(float) * (size_t)(n * heads * d));
+        memcpy(y, x, sizeof(float) * (size_t)(n * heads * d));
+        vx_rope(y, n, heads, d, c, sn);
+        int bad = 0;
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t h = 0; h < heads; h++)
+                for (int64_t i = 0; i < d; i++) {
+                    const float *v = x + (r * heads + h) * d;
+                    int64_t half = d / 2;
+                    double ref = i < half ? (double)v[i] * c[r * d + i] - (double)v[i + half] * sn[r * d + i]
+                                          : (double)v[i] * c[r * d + i] + (double)v[i - half] * sn[r * d + i];
+                    bad += fabs(y[(r * heads + h) * d + i] - ref) > 4 * U32 * 4;
+                }
+        CHECK(bad == 0, "%s rope d=%lld: %d elements off", path_name(cur_path), (long long)d, bad);
+        free(x);
+        free(c);
+        free(sn);
+        free(y);
+    }
+    /* im2col: kernel 7, dilation 3, stride 2, 13 channels */
+    {
+        int64_t c = 13, k = 7, dil = 3, st = 2, t_out = 9, t_in = (t_out - 1) * st + (k - 1) * dil + 1;
+        float *x = fvec(t_in * c, -1, 1), *o = malloc(sizeof(float) * (size_t)(t_out * c * k));
+        vx_im2col(x, t_in, c, k, dil, st, t_out, o);
+        int bad = 0;
+        for (int64_t t = 0; t < t_out; t++)
+            for (int64_t ci = 0; ci < c; ci++)
+                for (int64_t j = 0; j < k; j++) bad += o[t * c * k + ci * k + j] != x[(t * st + j * dil) * c + ci];
+        CHECK(bad == 0, "%s im2col: %d elements off", path_name(cur_path), bad);
+        free(x);
+        free(o);
+    }
+    /* depthwise: c = 37 channels, k = 7, dilation 2, with and without bias */
+    for (int withb = 0; withb < 2; withb++) {
+        int64_t c = 37, k = 7, dil = 2, t_out = 19, t_in = t_out + (k - 1) * dil;
+        float *x = fvec(t_in * c, -1, 1), *w = fvec(c * k, -1, 1), *b = withb ? fvec(c, -1, 1) : NULL;
+        float *y = malloc(sizeof(float) * (size_t)(t_out * c));
+        vx_depthwise_conv(x, t_out, c, w, k, dil, b, y);
+        double worst = 0;
+        for (int64_t t = 0; t < t_out; t++)
+            for (int64_t ch = 0; ch < c; ch++) {
+                double ref = b ? b[ch] : 0, mag = fabs(ref);
+                for (int64_t j = 0; j < k; j++) {
+                    ref += (double)w[ch * k + j] * x[(t + j * dil) * c + ch];
+                    mag += fabs((double)w[ch * k + j] * x[(t + j * dil) * c + ch]);
+                }
+                worst = fmax(worst, fabs(y[t * c + ch] - ref) / ((k + 2) * U32 * mag + 1e-30));
+            }
+        CHECK(worst <= 1, "%s depthwise: err/bound %.3g", path_name(cur_path), worst);
+        free(x);
+        free(w);
+        free(b);
+        free(y);
+    }
+    /* gather: exact conversion of every dtype */
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (size_t d = 0; d < 5; d++) {
+        int64_t rows = 11, cols = 96;
+        wmat w = make_w(dts[d], rows, cols);
+        int32_t ids[4] = {3, 0, 10, 3};
+        float *o = malloc(sizeof(float) * 4 * (size_t)cols);
+        vx_gather_rows(&w.m, ids, 4, o);
+        int bad = 0;
+        for (int i = 0; i < 4; i++)
+            for (int64_t k = 0; k < cols; k++) bad += o[i * cols + k] != w.deq[ids[i] * cols + k];
+        CHECK(bad == 0, "%s gather %s: %d elements off", path_name(cur_path), dt_name(dts[d]), bad);
+        free(o);
+        free_w(&w);
+    }
+    /* f16 specials: subnormal, inf, NaN, max */
+    uint16_t hs[6] = {0x0001, 0x03ff, 0x7c00, 0xfc00, 0x7bff, 0x8000};
+    vx_mat hm = {VOX_DTYPE_F16, 1, 6, hs, NULL};
+    float ho[6];
+    int32_t id0 = 0;
+    vx_gather_rows(&hm, &id0, 1, ho);
+    CHECK(ho[0] == 0x1p-24f && ho[1] == 1023 * 0x1p-24f && isinf(ho[2]) && ho[2] > 0 && isinf(ho[3]) && ho[3] < 0 &&
+              ho[4] == 65504.0f && ho[5] == 0.0f && signbit(ho[5]),
+          "%s f16 special values", path_name(cur_path));
+}
+
+/* ------------------------------------------------------------------------------ fft */
+static void test_fft(void) {
+    static const int64_t ns[] = {1, 2, 4, 8, 64, 512, 1024, 8192};
+    for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+        int64_t n = ns[s];
+        vx_rfft *p = NULL;
+        CHECK(vx_rfft_create(n, &p) == VOX_OK, "rfft create %lld", (long long)n);
+        if (!p) continue;
+        float *x = fvec(n, -1, 1), *o = malloc(sizeof(float) * (size_t)(n + 2));
+        vx_rfft_run(p, x, o);
+        double worst = 0;
+        for (int64_t k = 0; k <= n / 2; k++) {
+            long double re = 0, im = 0;
+            for (int64_t t = 0; t < n; t++) {
+                long double a = -2.0L * 3.14159265358979323846264338327950288L * (long double)((k * t) % n) / (long double)n;
+                re += x[t] * cosl(a);
+                im += x[t] * sinl(a);
+            }
+            /* float rounding of the result relative to the spectrum's scale sqrt(n) */
+            double scale = sqrt((double)n);
+            worst = fmax(worst, fmax(fabs(o[2 * k] - (double)re), fabs(o[2 * k + 1] - (double)im)) / scale);
+        }
+        CHECK(worst <= 4 * U32 * sqrt((double)n) + 1e-7, "rfft n=%lld: err %.3g", (long long)n, worst);
+        vx_rfft_free(p);
+        free(x);
+        free(o);
+    }
+    vx_rfft *p = (vx_rfft *)1;
+    CHECK(vx_rfft_create(12, &p) == VOX_ERR_INVALID_ARGUMENT && p == NULL, "rfft rejects n = 12");
+}
+
+/* ------------------------------------------------------------------------------ pool */
+typedef struct cover_ctx {
+    _Atomic int *hits;
+    int64_t grain, n;
+    _Atomic int bad_bounds;
+    _Atomic int no_ftz;
+} cover_ctx;
+
+static void cover_fn(void *c_, int64_t b, int64_t e) {
+    cover_ctx *c = c_;
+    if (b % c->grain != 0 || (e % c->grain != 0 && e != c->n) || b >= e) atomic_fetch_add(&c->bad_bounds, 1);
+    for (int64_t i = b; i < e; i++) atomic_fetch_add(&c->hits[i], 1);
+#if defined(__x86_64__)
+    if ((_mm_getcsr() & 0x8040u) != 0x8040u) atomic_fetch_add(&c->no_ftz, 1);
+#endif
+    /* a little work so that the workers get a share */
+    volatile double s = 0;
+    for (int i = 0; i < 2000; i++) s += i;
+}
+
+typedef struct busy_ctx {
+    _Atomic int entered, release, other_done;
+    pthread_t owner;
+    _Atomic int foreign; /* ranges of the second job run by another thread than its caller */
+    vx_pool *pool;
+} busy_ctx;
+
+static void block_fn(void *c_, int64_t b, int64_t e) {
+    busy_ctx *c = c_;
+    (void)e;
+    if (b == 0) {
+        atomic_store(&c->entered, 1);
+        while (!atomic_load(&c->release)) usleep(100);
+    }
+}
+static void second_fn(void *c_, int64_t b, int64_t e) {
+    busy_ctx *c = c_;
+    (void)b;
+    (void)e;
+    if (!pthread_equal(pthread_self(), c->owner)) atomic_fetch_add(&c->foreign, 1);
+}
+static void *first_job(void *c_) {
+    busy_ctx *c = c_;
+    vx_pool_for(c->pool, 64, 1, block_fn, c);
+    return NULL;
+}
+static void *second_job(void *c_) {
+    busy_ctx *c = c_;
+    c->owner = pthread_self();
+    vx_pool_for(c->pool, 1000, 1, second_fn, c);
+    atomic_store(&c->other_done, 1);
+    return NULL;
+}
+
+static void test_pool(void) {
+    /* coverage, grain alignment and FTZ/DAZ in every range, with 1..3 threads and odd n */
+    static const int64_t ns[] = {1, 7, 100, 1001};
+    static const int64_t grains[] = {1, 3, 16};
+    for (int t = 1; t <= 3; t++)
+        for (size_t a = 0; a < 4; a++)
+            for (size_t g = 0; g < 3; g++) {
+                cover_ctx c = {0};
+                c.n = ns[a];
+                c.grain = grains[g];
+                c.hits = calloc((size_t)c.n, sizeof *c.hits);
+                vx_pool_for(pools[t], c.n, c.grain, cover_fn, &c);
+                int bad = 0;
+                for (int64_t i = 0; i < c.n; i++) bad += atomic_load(&c.hits[i]) != 1;
+                CHECK(bad == 0 && c.bad_bounds == 0, "pool %d threads n=%lld grain=%lld: %d indices not run once, %d bad ranges",
+                      t, (long long)c.n, (long long)c.grain, bad, c.bad_bounds);
+                CHECK(c.no_ftz == 0, "pool %d threads: %d ranges ran without FTZ/DAZ", t, c.no_ftz);
+                free(c.hits);
+            }
+#if defined(__x86_64__)
+    unsigned before = _mm_getcsr();
+    _mm_setcsr(before & ~0x8040u);
+    cover_ctx c = {0};
+    c.n = 10;
+    c.grain = 1;
+    c.hits = calloc(10, sizeof *c.hits);
+    vx_pool_for(pools[2], 10, 1, cover_fn, &c);
+    CHECK((_mm_getcsr() & 0x8040u) == 0, "vx_pool_for does not restore the caller's MXCSR");
+    CHECK(c.no_ftz == 0, "caller ranges without FTZ/DAZ");
+    vx_pool_for(NULL, 10, 1, cover_fn, &c);
+    CHECK(c.no_ftz == 0, "NULL pool: ranges without FTZ/DAZ");
+    free(c.hits);
+    _mm_setcsr(before);
+#endif
+    /* busy rule: while thread A's job blocks in the pool, thread B's job runs entirely on B */
+    {
+        busy_ctx bc = {0};
+        bc.pool = pools[3];
+        pthread_t a, b;
+        pthread_create(&a, NULL, first_job, &bc);
+        while (!atomic_load(&bc.entered)) usleep(100);
+        pthread_create(&b, NULL, second_job, &bc);
+        for (int i = 0; i < 20000 && !atomic_load(&bc.other_done); i++) usleep(100);
+        CHECK(atomic_load(&bc.other_done), "busy pool: a second caller waited for the first job");
+        atomic_store(&bc.release, 1);
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        CHECK(bc.foreign == 0, "busy pool: %d ranges of the second job ran on other threads", bc.foreign);
+    }
+    /* creation options and errors */
+    vx_pool *p = NULL;
+    vx_pool_opts o = {.n_threads = 2, .cpu_affinity = "0-x"};
+    CHECK(vx_pool_create(&o, &p) == VOX_ERR_INVALID_ARGUMENT && !p, "bad affinity list accepted");
+    CHECK(strstr(vox_last_error(), "0-x") != NULL, "affinity error message: %s", vox_last_error());
+    o.cpu_affinity = "3-1";
+    CHECK(vx_pool_create(&o, &p) == VOX_ERR_INVALID_ARGUMENT && !p, "reversed range accepted");
+    o.cpu_affinity = "0,";
+    CHECK(vx_pool_create(&o, &p) == VOX_ERR_INVALID_ARGUMENT && !p, "trailing comma accepted");
+    o.cpu_affinity = "0-1,0";
+    o.nice = 3;
+    o.spin_us = 50;
+    CHECK(vx_pool_create(&o, &p) == VOX_OK && p && vx_pool_size(p) == 2, "pinned, niced pool: %s", vox_last_error());
+    if (p) {
+        cover_ctx c2 = {0};
+        c2.n = 100;
+        c2.grain = 1;
+        c2.hits = calloc(100, sizeof *c2.hits);
+        usleep(2000); /* let the worker fall asleep past spin_us, then wake it */
+        vx_pool_for(p, 100, 1, cover_fn, &c2);
+        int bad = 0;
+        for (int i = 0; i < 100; i++) bad += c2.hits[i] != 1;
+        CHECK(bad == 0, "pinned pool coverage");
+        free(c2.hits);
+        vx_pool_free(p);
+    }
+    o = (vx_pool_opts){.n_threads = 0};
+    p = NULL;
+    CHECK(vx_pool_create(&o, &p) == VOX_OK && p && vx_pool_size(p) >= 1, "default thread count");
+    vx_pool_free(p);
+    o = (vx_pool_opts){.n_threads = 2, .nice = -5};
+    p = NULL;
+    vox_status st = vx_pool_create(&o, &p);
+    if (geteuid() != 0) CHECK(st != VOX_OK && !p, "negative nice without privilege should fail");
+    vx_pool_free(p);
+    /* create/free many times: no leaks or hangs (run under ASan in the sanitizer build) */
+    for (int i = 0; i < 20; i++) {
+        o = (vx_pool_opts){.n_threads = 3, .spin_us = i & 1 ? 0 : 100};
+        p = NULL;
+        if (vx_pool_create(&o, &p) == VOX_OK) {
+            cover_ctx c3 = {0};
+            c3.n = 50;
+            c3.grain = 2;
+            c3.hits = calloc(50, sizeof *c3.hits);
+            vx_pool_for(p, 50, 2, cover_fn, &c3);
+            free(c3.hits);
+            vx_pool_free(p);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ main */
+static int run_child_path(const char *self, const char *env) {
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        setenv("VOX_CPU_PATH", env, 1);
+        execl(self, self, "--print-path", (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    char buf[16] = {0};
+    ssize_t r = read(fd[0], buf, sizeof buf - 1);
+    close(fd[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return r > 0 ? atoi(buf) : -1;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
+        printf("%d\n", (int)vx_cpu()->path);
+        return 0;
+    }
+    const vx_cpu_info *ci = vx_cpu();
+    printf("cpu: %s (avx2 %d fma %d f16c %d avx512f %d bw %d dq %d vl %d vnni %d bf16 %d avxvnni %d amx %d/%d/%d)\n", ci->name,
+           ci->avx2, ci->fma, ci->f16c, ci->avx512f, ci->avx512bw, ci->avx512dq, ci->avx512vl, ci->avx512vnni, ci->avx512bf16,
+           ci->avxvnni, ci->amx_tile, ci->amx_int8, ci->amx_bf16);
+    int best = 0;
+    while (best < 2 && vx_kernels_force_path((vx_cpu_path)(best + 1))) best++;
+    vx_kernels_force_path(ci->path);
+
+    /* VOX_CPU_PATH lowers the path (and cannot raise it above what the CPU has) */
+    if (getenv("VOX_CPU_PATH") == NULL) {
+        static const char *envs[] = {"scalar", "avx2", "avx512", "bogus"};
+        for (int e = 0; e < 4; e++) {
+            int want = e == 3 ? best : (e < best ? e : best);
+            int got = run_child_path("/proc/self/exe", envs[e]);
+            CHECK(got == want, "VOX_CPU_PATH=%s gives path %d, expected %d", envs[e], got, want);
+        }
+    }
+
+    for (int t = 1; t <= 3; t++) {
+        vx_pool_opts o = {.n_threads = t, .spin_us = 200};
+        CHECK(vx_pool_create(&o, &pools[t]) == VOX_OK, "pool of %d: %s", t, vox_last_error());
+    }
+    test_pool();
+    test_fft();
+    for (int p = 0; p <= best; p++) {
+        CHECK(vx_kernels_force_path((vx_cpu_path)p), "cannot select path %d", p);
+        cur_path = p;
+        printf("path %s (%s)\n", path_name(p), vx_kernels_active()->name);
+        fflush(stdout);
+        test_qact_exact();
+        test_linear();
+        test_matmul_nn();
+        test_attention();
+        test_norms();
+        test_elementwise();
+        test_rope_conv_gather();
+    }
+    for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
+    if (fails == 0) printf("kernels: all checks passed\n");
+    return fails != 0;
+}
