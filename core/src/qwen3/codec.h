@@ -42,4 +42,90 @@ vox_status q3_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const
                      vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
                      size_t *n_samples);
 
+/* ------------------------------------------------------------------------------------------------
+ * Internal to core/src/qwen3/codec*.c: the decoder's weights (bound in place from the .tmod; only
+ * small derived tensors are owned) and the stream state. Layout: every activation is time-major,
+ * [time][channels], row-major float32. */
+#define Q3_CODEC_MAX_UP 4       /* upsampling_ratios (2: the 12 Hz codec) */
+#define Q3_CODEC_MAX_BLOCKS 8   /* upsample_rates (4) */
+#define Q3_CODEC_UNITS 3        /* residual units per decoder block, dilations 1, 3, 9 */
+
+/* Causal convolution (stride 1): torch weight [c_out][c_in][k] used in place as [c_out][c_in * k]. */
+typedef struct q3_conv {
+    vx_mat w;
+    const float *b;            /* [c_out] or NULL */
+    int64_t c_in, c_out, k, dilation;
+} q3_conv;
+
+/* Causal transposed convolution (k = stride or 2 * stride): torch weight [c_in][c_out][k] used in
+ * place as [c_in][c_out * k] (x . W gives every output tap of an input step). */
+typedef struct q3_tconv {
+    vx_mat w;
+    const float *b;            /* [c_out] */
+    int64_t c_in, c_out, k, stride;
+} q3_tconv;
+
+/* SnakeBeta with the official init-time transforms precomputed (owned): exp(alpha), 1/(exp(beta)+1e-9). */
+typedef struct q3_snake {
+    float *alpha, *inv_beta;
+    int64_t c;
+} q3_snake;
+
+typedef struct q3_codec_layer {
+    const float *in_norm, *post_norm, *attn_scale, *mlp_scale;
+    vx_mat q, k, v, o, gate, up, down;
+} q3_codec_layer;
+
+typedef struct q3_convnext {
+    q3_tconv up;               /* upsample.I.0 (k = stride) */
+    float *dw_w;               /* upsample.I.1.dwconv [c][7] as float32 (owned) */
+    const float *dw_b, *ln_w, *ln_b, *pw1_b, *pw2_b, *gamma;
+    vx_mat pw1, pw2;
+} q3_convnext;
+
+typedef struct q3_codec_block {
+    q3_snake act;              /* decoder.B.block.0 */
+    q3_tconv up;               /* decoder.B.block.1 (k = 2 r) */
+    q3_snake act1[Q3_CODEC_UNITS], act2[Q3_CODEC_UNITS];
+    q3_conv conv1[Q3_CODEC_UNITS], conv2[Q3_CODEC_UNITS];
+} q3_codec_block;
+
+struct q3_codec {
+    /* config (decoder_config) */
+    int64_t n_q, codebook_size, codebook_dim, hidden, latent, head_dim, n_heads, n_kv_heads, intermediate,
+        n_layers, window, decoder_dim, n_up, n_blocks, spf;
+    int64_t up_ratio[Q3_CODEC_MAX_UP], rate[Q3_CODEC_MAX_BLOCKS];
+    float rms_eps, attn_scale;
+    /* quantizer: codebook i = embedding_sum / max(cluster_usage, 1e-5) (computed per lookup: the same
+     * single float32 division as the official init) */
+    vx_mat *cb_sum;            /* [n_q] of [codebook_size][codebook_dim / 2] */
+    const float **cb_usage;    /* [n_q] of [codebook_size] */
+    vx_mat proj_first, proj_rest; /* 1x1 convs [codebook_dim][codebook_dim / 2] */
+    q3_conv pre_conv;
+    /* pre_transformer */
+    vx_mat in_proj, out_proj;
+    const float *in_proj_b, *out_proj_b, *norm;
+    q3_codec_layer *layers;
+    float *inv_freq;           /* [head_dim / 2] (owned) */
+    /* upsample and vocoder */
+    q3_convnext up[Q3_CODEC_MAX_UP];
+    q3_conv dec0, final_conv;
+    q3_codec_block blocks[Q3_CODEC_MAX_BLOCKS];
+    q3_snake final_act;
+};
+
+/* Start over: the state of a fresh stream (zeros, position 0); keeps the scratch buffers. */
+void q3_stream_reset(q3_stream *s);
+/* Frames consumed so far (the RoPE position of the next frame). */
+int64_t q3_stream_position(const q3_stream *s);
+/* Samples [skip, skip + capacity) of the official decode of codes[n][groups] (reference mode, see
+ * q3_codec_decode_reference) into pcm; decodes only the pieces that reach that range. */
+vox_status q3_codec_decode_reference_range(const q3_codec *codec, vx_pool *pool, const int32_t *codes, int64_t n,
+                                           int64_t skip, float *pcm, int64_t capacity);
+
+/* Kernels the codec needs beyond kernels.h (codec_ops.c). */
+/* y[n][m] = x[n][k] . W[k][m] for W stored [k, m] in f32 / f16 / bf16 (transposed convolutions;
+ * f32 goes to vx_matmul_nn_f32). Each element: one thread, sum over k in order. */
+void q3_matmul_nn(vx_pool *pool, const vx_mat *w, const float *x, int64_t n, float *y);
+
 #endif
