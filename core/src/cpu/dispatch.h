@@ -71,6 +71,8 @@ void vx_kernels_init_scalar(vx_kernels *t);
 #ifdef VOX_X86
 void vx_kernels_init_avx2(vx_kernels *t);   /* after init_scalar */
 void vx_kernels_init_avx512(vx_kernels *t); /* after init_avx2 */
+void vx_linear_q_init_avx2(vx_kernels *t);   /* the q8/q4 entries of a table */
+void vx_linear_q_init_avx512(vx_kernels *t); /* needs AVX-512 VNNI */
 #endif
 
 /* The active table (chosen once from vx_cpu()->path). */

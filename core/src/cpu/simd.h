@@ -1,0 +1,170 @@
+/* Internal: a thin vector abstraction over AVX2 (8 float lanes) and AVX-512 (16 float lanes), so the
+ * float kernels (simd_math.h, simd_elementwise.h, simd_linear.h) are written once and compiled per
+ * ISA. Include only from *_avx2.c / *_avx512.c after defining VX_SIMD_WIDTH (8 or 16).
+ *
+ * Every operation is a plain IEEE operation of the ISA (FMA where v_fma is written); nothing depends
+ * on a lane's position, so a value computed in a partial (masked) vector at the end of an array is the
+ * same as in a full one: that is how elementwise kernels keep "an element's value does not depend on
+ * its position". v_hsum adds lanes in one fixed tree (i + i+8, i + i+4, i + i+2, i + i+1) used by every
+ * reduction of a path. */
+#ifndef VOX_CPU_SIMD_H
+#define VOX_CPU_SIMD_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#define V_INLINE static inline __attribute__((always_inline))
+
+#if VX_SIMD_WIDTH == 16
+#  define VL 16
+typedef __m512 vf;
+typedef __m512i vi;
+typedef __mmask16 vm;
+#  define VX_SUFFIX(name) name##_avx512
+
+V_INLINE vm v_tailmask(int64_t n) { return (vm)((1u << n) - 1u); } /* n in [0, VL) */
+V_INLINE vf v_load(const float *p) { return _mm512_loadu_ps(p); }
+V_INLINE void v_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+V_INLINE vf v_load_part(const float *p, int64_t n) { return _mm512_maskz_loadu_ps(v_tailmask(n), p); }
+V_INLINE void v_store_part(float *p, vf v, int64_t n) { _mm512_mask_storeu_ps(p, v_tailmask(n), v); }
+V_INLINE vf v_set1(float a) { return _mm512_set1_ps(a); }
+V_INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
+V_INLINE vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+V_INLINE vf v_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+V_INLINE vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+V_INLINE vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+V_INLINE vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }   /* a * b + c */
+V_INLINE vf v_fnma(vf a, vf b, vf c) { return _mm512_fnmadd_ps(a, b, c); } /* c - a * b */
+V_INLINE vf v_fms(vf a, vf b, vf c) { return _mm512_fmsub_ps(a, b, c); }   /* a * b - c */
+/* max/min return the SECOND operand when either is NaN (x86 semantics), as in the AVX2 version */
+V_INLINE vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+V_INLINE vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+V_INLINE vf v_abs(vf a) { return _mm512_abs_ps(a); }
+V_INLINE vf v_neg(vf a) { return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int)0x80000000u))); }
+V_INLINE vf v_signbit(vf a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int)0x80000000u))); }
+V_INLINE vf v_xor(vf a, vf b) { return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b))); }
+V_INLINE vf v_round(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+V_INLINE vf v_floor(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+V_INLINE vm v_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+V_INLINE vm v_le(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+V_INLINE vm v_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+V_INLINE vm v_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+V_INLINE vm v_isnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+V_INLINE vm v_mor(vm a, vm b) { return (vm)(a | b); }
+V_INLINE int v_any(vm m) { return m != 0; }
+V_INLINE vf v_sel(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b); } /* m ? b : a */
+V_INLINE vi v_cvt_i(vf a) { return _mm512_cvtps_epi32(a); }                  /* round to nearest even */
+V_INLINE vf v_cvt_f(vi a) { return _mm512_cvtepi32_ps(a); }
+V_INLINE vi vi_set1(int32_t a) { return _mm512_set1_epi32(a); }
+V_INLINE vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
+V_INLINE vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
+V_INLINE vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
+V_INLINE vi vi_srai1(vi a) { return _mm512_srai_epi32(a, 1); }
+V_INLINE vi vi_sll23(vi a) { return _mm512_slli_epi32(a, 23); }
+V_INLINE vi vi_sll30(vi a) { return _mm512_slli_epi32(a, 30); }
+V_INLINE vi v_bits(vf a) { return _mm512_castps_si512(a); }
+V_INLINE vf v_frombits(vi a) { return _mm512_castsi512_ps(a); }
+V_INLINE vm vi_eq(vi a, vi b) { return _mm512_cmpeq_epi32_mask(a, b); }
+/* weights: 16 f16 / bf16 values widened to float (exact) */
+V_INLINE vf v_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+V_INLINE vf v_load_f16_part(const uint16_t *p, int64_t n) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(v_tailmask(n), p));
+}
+V_INLINE vf v_load_bf16(const uint16_t *p) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+}
+V_INLINE vf v_load_bf16_part(const uint16_t *p, int64_t n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(v_tailmask(n), p)), 16));
+}
+V_INLINE float v_hsum(vf a) {
+    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
+V_INLINE float v_hmax(vf a) { return _mm512_reduce_max_ps(a); } /* exact in any order */
+
+#elif VX_SIMD_WIDTH == 8
+#  define VL 8
+typedef __m256 vf;
+typedef __m256i vi;
+typedef __m256 vm; /* all-ones lanes */
+#  define VX_SUFFIX(name) name##_avx2
+
+V_INLINE __m256i v_tailmask_i(int64_t n) {
+    static const int32_t tbl[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256((const __m256i *)(tbl + 8 - n));
+}
+V_INLINE vf v_load(const float *p) { return _mm256_loadu_ps(p); }
+V_INLINE void v_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+V_INLINE vf v_load_part(const float *p, int64_t n) { return _mm256_maskload_ps(p, v_tailmask_i(n)); }
+V_INLINE void v_store_part(float *p, vf v, int64_t n) { _mm256_maskstore_ps(p, v_tailmask_i(n), v); }
+V_INLINE vf v_set1(float a) { return _mm256_set1_ps(a); }
+V_INLINE vf v_zero(void) { return _mm256_setzero_ps(); }
+V_INLINE vf v_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+V_INLINE vf v_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+V_INLINE vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+V_INLINE vf v_div(vf a, vf b) { return _mm256_div_ps(a, b); }
+V_INLINE vf v_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+V_INLINE vf v_fnma(vf a, vf b, vf c) { return _mm256_fnmadd_ps(a, b, c); }
+V_INLINE vf v_fms(vf a, vf b, vf c) { return _mm256_fmsub_ps(a, b, c); }
+V_INLINE vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+V_INLINE vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+V_INLINE vf v_abs(vf a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
+V_INLINE vf v_neg(vf a) { return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u))); }
+V_INLINE vf v_signbit(vf a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u))); }
+V_INLINE vf v_xor(vf a, vf b) { return _mm256_xor_ps(a, b); }
+V_INLINE vf v_round(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+V_INLINE vf v_floor(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+V_INLINE vm v_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+V_INLINE vm v_le(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+V_INLINE vm v_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+V_INLINE vm v_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+V_INLINE vm v_isnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+V_INLINE vm v_mor(vm a, vm b) { return _mm256_or_ps(a, b); }
+V_INLINE int v_any(vm m) { return _mm256_movemask_ps(m) != 0; }
+V_INLINE vf v_sel(vm m, vf a, vf b) { return _mm256_blendv_ps(a, b, m); }
+V_INLINE vi v_cvt_i(vf a) { return _mm256_cvtps_epi32(a); }
+V_INLINE vf v_cvt_f(vi a) { return _mm256_cvtepi32_ps(a); }
+V_INLINE vi vi_set1(int32_t a) { return _mm256_set1_epi32(a); }
+V_INLINE vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
+V_INLINE vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
+V_INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
+V_INLINE vi vi_srai1(vi a) { return _mm256_srai_epi32(a, 1); }
+V_INLINE vi vi_sll23(vi a) { return _mm256_slli_epi32(a, 23); }
+V_INLINE vi vi_sll30(vi a) { return _mm256_slli_epi32(a, 30); }
+V_INLINE vi v_bits(vf a) { return _mm256_castps_si256(a); }
+V_INLINE vf v_frombits(vi a) { return _mm256_castsi256_ps(a); }
+V_INLINE vm vi_eq(vi a, vi b) { return _mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)); }
+V_INLINE vf v_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+V_INLINE vf v_load_f16_part(const uint16_t *p, int64_t n) {
+    uint16_t t[8] = {0};
+    for (int64_t i = 0; i < n; i++) t[i] = p[i];
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t));
+}
+V_INLINE vf v_load_bf16(const uint16_t *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+V_INLINE vf v_load_bf16_part(const uint16_t *p, int64_t n) {
+    uint16_t t[8] = {0};
+    for (int64_t i = 0; i < n; i++) t[i] = p[i];
+    return v_load_bf16(t);
+}
+V_INLINE float v_hsum(vf a) {
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
+V_INLINE float v_hmax(vf a) {
+    __m128 q = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    q = _mm_max_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_max_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
+#else
+#  error "define VX_SIMD_WIDTH as 8 (AVX2) or 16 (AVX-512) before including simd.h"
+#endif
+
+#endif

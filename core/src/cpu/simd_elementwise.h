@@ -1,0 +1,291 @@
+/* Internal: elementwise kernels, normalizations, softmax, RoPE, depthwise convolution and attention on
+ * the simd.h abstraction; included once by kernels_avx2.c and kernels_avx512.c.
+ *
+ * Orders of operations (per path, fixed):
+ *  - elementwise: the scalar definition's operations, with simd_math.h in place of libm; array tails
+ *    use masked vectors of the same function, so an element's value never depends on its position.
+ *  - reductions over a row (norms, attention dot products): lane j accumulates elements j, j+VL,
+ *    ... with FMA, then v_hsum's fixed tree; the row length alone decides the order.
+ *  - softmax and attention sum their exponentials in index (key) order, as kernels.h states. */
+#ifndef VOX_CPU_SIMD_ELEMENTWISE_H
+#define VOX_CPU_SIMD_ELEMENTWISE_H
+
+#include "cpu/dispatch.h"
+#include "cpu/simd_math.h"
+
+/* y[i] = EXPR(v) over x[0..n) where v is the loaded vector (and u the vector of a second input). */
+#define VX_MAP1(x, n, y, EXPR)                                                     \
+    do {                                                                           \
+        int64_t i_ = 0;                                                            \
+        for (; i_ + VL <= (n); i_ += VL) {                                         \
+            vf v = v_load((x) + i_);                                               \
+            v_store((y) + i_, (EXPR));                                             \
+        }                                                                          \
+        if (i_ < (n)) {                                                            \
+            vf v = v_load_part((x) + i_, (n)-i_);                                  \
+            v_store_part((y) + i_, (EXPR), (n)-i_);                                \
+        }                                                                          \
+    } while (0)
+#define VX_MAP2(x, x2, n, y, EXPR)                                                 \
+    do {                                                                           \
+        int64_t i_ = 0;                                                            \
+        for (; i_ + VL <= (n); i_ += VL) {                                         \
+            vf v = v_load((x) + i_), u = v_load((x2) + i_);                        \
+            v_store((y) + i_, (EXPR));                                             \
+        }                                                                          \
+        if (i_ < (n)) {                                                            \
+            vf v = v_load_part((x) + i_, (n)-i_), u = v_load_part((x2) + i_, (n)-i_); \
+            v_store_part((y) + i_, (EXPR), (n)-i_);                                \
+        }                                                                          \
+    } while (0)
+
+static void e_add(const float *a, const float *b, int64_t n, float *y) { VX_MAP2(a, b, n, y, v_add(v, u)); }
+static void e_mul(const float *a, const float *b, int64_t n, float *y) { VX_MAP2(a, b, n, y, v_mul(v, u)); }
+static void e_scale_channels(const float *x, const float *s, int64_t rows, int64_t d, float *y) {
+    for (int64_t r = 0; r < rows; r++) VX_MAP2(x + r * d, s, d, y + r * d, v_mul(v, u));
+}
+static void e_add_channels(const float *x, const float *b, int64_t rows, int64_t d, float *y) {
+    for (int64_t r = 0; r < rows; r++) VX_MAP2(x + r * d, b, d, y + r * d, v_add(v, u));
+}
+static void e_silu(const float *x, int64_t n, float *y) { VX_MAP1(x, n, y, v_mul(v, v_sigmoid(v))); }
+static void e_silu_mul(const float *g, const float *up, int64_t n, float *y) {
+    VX_MAP2(g, up, n, y, v_mul(v_mul(v, v_sigmoid(v)), u));
+}
+static void e_gelu(const float *x, int64_t n, float *y) { VX_MAP1(x, n, y, v_mul(v, v_gelu_factor(v))); }
+static void e_elu(const float *x, int64_t n, float *y) {
+    VX_MAP1(x, n, y, v_sel(v_gt(v, v_zero()), v_expm1(v_min(v, v_zero())), v));
+}
+/* (x < 0) ? 0 : x, so NaN passes (as the scalar definition) */
+static void e_relu(const float *x, int64_t n, float *y) { VX_MAP1(x, n, y, v_sel(v_lt(v, v_zero()), v, v_zero())); }
+static void e_tanh(const float *x, int64_t n, float *y) { VX_MAP1(x, n, y, v_tanh(v)); }
+static void e_sigmoid(const float *x, int64_t n, float *y) { VX_MAP1(x, n, y, v_sigmoid(v)); }
+static void e_clamp(const float *x, int64_t n, float lo, float hi, float *y) {
+    vf vlo = v_set1(lo), vhi = v_set1(hi);
+    VX_MAP1(x, n, y, v_sel(v_lt(v, vlo), v_sel(v_gt(v, vhi), v, vhi), vlo)); /* x < lo ? lo : x > hi ? hi : x */
+}
+static void e_snake_beta(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y) {
+    for (int64_t r = 0; r < t; r++) {
+        const float *xr = x + r * c;
+        float *yr = y + r * c;
+        int64_t i = 0;
+        for (; i + VL <= c; i += VL) {
+            vf v = v_load(xr + i), s = v_sin(v_mul(v, v_load(alpha + i)));
+            v_store(yr + i, v_add(v, v_mul(v_load(inv_beta + i), v_mul(s, s))));
+        }
+        if (i < c) {
+            int64_t m = c - i;
+            vf v = v_load_part(xr + i, m), s = v_sin(v_mul(v, v_load_part(alpha + i, m)));
+            v_store_part(yr + i, v_add(v, v_mul(v_load_part(inv_beta + i, m), v_mul(s, s))), m);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ reductions */
+static float e_sum_squares(const float *x, int64_t d, float center) {
+    vf acc = v_zero(), c = v_set1(center);
+    int64_t i = 0;
+    for (; i + VL <= d; i += VL) {
+        vf v = v_sub(v_load(x + i), c);
+        acc = v_fma(v, v, acc);
+    }
+    if (i < d) { /* masked lanes: 0 - 0, adding nothing */
+        float cb[VL];
+        for (int j = 0; j < VL; j++) cb[j] = center;
+        vf v = v_sub(v_load_part(x + i, d - i), v_load_part(cb, d - i));
+        acc = v_fma(v, v, acc);
+    }
+    return v_hsum(acc);
+}
+
+static float e_sum(const float *x, int64_t d) {
+    vf acc = v_zero();
+    int64_t i = 0;
+    for (; i + VL <= d; i += VL) acc = v_add(acc, v_load(x + i));
+    if (i < d) acc = v_add(acc, v_load_part(x + i, d - i));
+    return v_hsum(acc);
+}
+
+static void e_rms_norm(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d;
+        float inv = 1.0f / sqrtf(e_sum_squares(xr, d, 0.0f) / (float)d + eps);
+        vf vi_ = v_set1(inv);
+        if (w)
+            VX_MAP2(xr, w, d, yr, v_mul(u, v_mul(v, vi_)));
+        else
+            VX_MAP1(xr, d, yr, v_mul(v, vi_));
+    }
+}
+
+static void e_layer_norm(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d;
+        float mean = e_sum(xr, d) / (float)d;
+        float inv = 1.0f / sqrtf(e_sum_squares(xr, d, mean) / (float)d + eps);
+        vf vm_ = v_set1(mean), vi_ = v_set1(inv);
+        int64_t i = 0;
+        for (; i < d; i += VL) {
+            int64_t m = d - i < VL ? d - i : VL;
+            vf v = m == VL ? v_load(xr + i) : v_load_part(xr + i, m);
+            v = v_mul(v_sub(v, vm_), vi_);
+            if (w) v = v_mul(v, m == VL ? v_load(w + i) : v_load_part(w + i, m));
+            if (b) v = v_add(v, m == VL ? v_load(b + i) : v_load_part(b + i, m));
+            if (m == VL)
+                v_store(yr + i, v);
+            else
+                v_store_part(yr + i, v, m);
+        }
+    }
+}
+
+static void e_softmax_rows(float *x, int64_t rows, int64_t d) {
+    for (int64_t r = 0; r < rows; r++) {
+        float *xr = x + r * d;
+        float m = -INFINITY;
+        for (int64_t i = 0; i < d; i++) m = xr[i] > m ? xr[i] : m;
+        if (!isfinite(m)) m = 0.0f;
+        vf vmx = v_set1(m);
+        VX_MAP1(xr, d, xr, v_exp(v_sub(v, vmx)));
+        float sum = 0.0f;
+        for (int64_t i = 0; i < d; i++) sum += xr[i]; /* index order, as kernels.h states */
+        vf vs = v_set1(sum);
+        VX_MAP1(xr, d, xr, v_div(v, vs));
+    }
+}
+
+/* ------------------------------------------------------------------------------ rope */
+static void e_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin) {
+    int64_t half = d / 2;
+    for (int64_t r = 0; r < n; r++) {
+        const float *c = cos + r * d, *s = sin + r * d;
+        for (int64_t h = 0; h < heads; h++) {
+            float *v = x + (r * heads + h) * d;
+            for (int64_t i = 0; i < half; i += VL) {
+                int64_t m = half - i < VL ? half - i : VL;
+                vf a, b, c0, c1, s0, s1;
+                if (m == VL) {
+                    a = v_load(v + i), b = v_load(v + i + half);
+                    c0 = v_load(c + i), c1 = v_load(c + i + half), s0 = v_load(s + i), s1 = v_load(s + i + half);
+                } else {
+                    a = v_load_part(v + i, m), b = v_load_part(v + i + half, m);
+                    c0 = v_load_part(c + i, m), c1 = v_load_part(c + i + half, m);
+                    s0 = v_load_part(s + i, m), s1 = v_load_part(s + i + half, m);
+                }
+                /* the scalar definition's roundings: two products, then the sum */
+                vf lo = v_sub(v_mul(a, c0), v_mul(b, s0)), hi = v_add(v_mul(b, c1), v_mul(a, s1));
+                if (m == VL) {
+                    v_store(v + i, lo);
+                    v_store(v + i + half, hi);
+                } else {
+                    v_store_part(v + i, lo, m);
+                    v_store_part(v + i + half, hi, m);
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ depthwise conv */
+#define DW_MAXK 64
+static void e_depthwise_conv(const float *x, int64_t t_out, int64_t c, const float *w, int64_t k, int64_t dilation,
+                             const float *b, float *y) {
+    if (k > DW_MAXK) {
+        /* no real model has such kernels; the scalar definition handles them */
+        vx_kernels s;
+        vx_kernels_init_scalar(&s);
+        s.depthwise_conv(x, t_out, c, w, k, dilation, b, y);
+        return;
+    }
+    _Alignas(64) float wt[DW_MAXK * VL];
+    for (int64_t c0 = 0; c0 < c; c0 += VL) {
+        int64_t m = c - c0 < VL ? c - c0 : VL;
+        /* this channel block's taps, transposed to [j][lane] */
+        for (int64_t j = 0; j < k; j++)
+            for (int64_t l = 0; l < VL; l++) wt[j * VL + l] = l < m ? w[(c0 + l) * k + j] : 0.0f;
+        vf bias = b ? (m == VL ? v_load(b + c0) : v_load_part(b + c0, m)) : v_zero();
+        for (int64_t t = 0; t < t_out; t++) {
+            vf acc = bias;
+            const float *xt = x + t * c + c0;
+            for (int64_t j = 0; j < k; j++) {
+                vf xv = m == VL ? v_load(xt + j * dilation * c) : v_load_part(xt + j * dilation * c, m);
+                acc = v_fma(v_load(wt + j * VL), xv, acc);
+            }
+            if (m == VL)
+                v_store(y + t * c + c0, acc);
+            else
+                v_store_part(y + t * c + c0, acc, m);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ attention */
+static float e_dot(const float *a, const float *b, int64_t d) {
+    vf acc = v_zero();
+    int64_t i = 0;
+    for (; i + VL <= d; i += VL) acc = v_fma(v_load(a + i), v_load(b + i), acc);
+    if (i < d) acc = v_fma(v_load_part(a + i, d - i), v_load_part(b + i, d - i), acc);
+    return v_hsum(acc);
+}
+
+#define ATT_BLOCK 1024
+/* Scores of a block of keys, their exponentials (vector exp, position-independent), the sum in key
+ * order, and the weighted sum of values into out (FMA, key order). Blocks only bound the stack: a
+ * query's result is the same whatever the block boundaries, since every step is per key. */
+static void e_attention_one(const float *q, const float *k, const float *val, int64_t kstride, int64_t j0, int64_t j1,
+                            int64_t d, float scale, float *out) {
+    _Alignas(64) float s[ATT_BLOCK];
+    int64_t nk = j1 - j0;
+    float m = -INFINITY;
+    int one_block = nk <= ATT_BLOCK;
+    for (int64_t j = j0; j < j1; j++) {
+        float sc = e_dot(q, k + j * kstride, d) * scale;
+        if (one_block) s[j - j0] = sc;
+        m = sc > m ? sc : m;
+    }
+    if (!isfinite(m)) m = 0.0f;
+    vf vmx = v_set1(m);
+    for (int64_t t = 0; t < d; t++) out[t] = 0.0f;
+    float sum = 0.0f;
+    for (int64_t b0 = j0; b0 < j1; b0 += ATT_BLOCK) {
+        int64_t nb = j1 - b0 < ATT_BLOCK ? j1 - b0 : ATT_BLOCK;
+        if (!one_block)
+            for (int64_t j = 0; j < nb; j++) s[j] = e_dot(q, k + (b0 + j) * kstride, d) * scale;
+        VX_MAP1(s, nb, s, v_exp(v_sub(v, vmx)));
+        for (int64_t j = 0; j < nb; j++) {
+            sum += s[j];
+            const float *vj = val + (b0 + j) * kstride;
+            vf p = v_set1(s[j]);
+            int64_t t = 0;
+            for (; t + VL <= d; t += VL) v_store(out + t, v_fma(p, v_load(vj + t), v_load(out + t)));
+            if (t < d) v_store_part(out + t, v_fma(p, v_load_part(vj + t, d - t), v_load_part(out + t, d - t)), d - t);
+        }
+    }
+    vf vs = v_set1(sum);
+    VX_MAP1(out, d, out, v_div(v, vs));
+}
+
+static void fill_elementwise(vx_kernels *t) {
+    t->attention_one = e_attention_one;
+    t->rms_norm = e_rms_norm;
+    t->layer_norm = e_layer_norm;
+    t->softmax_rows = e_softmax_rows;
+    t->add = e_add;
+    t->mul = e_mul;
+    t->scale_channels = e_scale_channels;
+    t->add_channels = e_add_channels;
+    t->silu = e_silu;
+    t->silu_mul = e_silu_mul;
+    t->gelu = e_gelu;
+    t->elu = e_elu;
+    t->relu = e_relu;
+    t->tanh = e_tanh;
+    t->sigmoid = e_sigmoid;
+    t->snake_beta = e_snake_beta;
+    t->clamp = e_clamp;
+    t->rope = e_rope;
+    t->depthwise_conv = e_depthwise_conv;
+}
+
+#endif
