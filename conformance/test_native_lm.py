@@ -276,15 +276,16 @@ def test_stop_rules(variant, lm_env, native, record):
 
 
 def test_guard(native, lm_env):
-    """max_new_tokens = 0: the guard (64 + 8 per text token, capped by the generation config) ends a
-    generation that never samples EOS; with repetition off and EOS unlikely the tiny model runs into it."""
+    """max_new_tokens = 0: the guard, 64 + 8 steps per text token (capped by the generation config's
+    max_new_tokens), ends a generation that never samples EOS; the tiny model's greedy run never does."""
     env = lm_env("custom06")
     case = replace(env["cases"][0], text="Hi")
     nat = native("custom06")
     n_text = len(env["model"].tokenizer.encode(tk.assistant_text(case.text))) - 8
-    codes, chunks = run_session(nat, case, chunk_frames=64, top_k=1, subtalker_top_k=1, max_new_tokens=0)
-    assert codes.shape[0] <= 64 + 8 * n_text - 1
-    assert chunks[-1].is_last
+    codes, chunks = run_session(nat, case, chunk_frames=64, do_sample=False, subtalker_do_sample=False,
+                                max_new_tokens=0)
+    assert codes.shape[0] == 64 + 8 * n_text - 1
+    assert chunks[-1].is_last and sum(c.n_frames for c in chunks) == codes.shape[0]
 
 
 # ----------------------------------------------------------------------------- determinism and streaming
