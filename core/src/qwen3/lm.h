@@ -19,6 +19,25 @@
 #define Q3_GUARD_BASE 64
 #define Q3_GUARD_PER_TOKEN 8
 
+/* Sessions (lm_session.c, generate.c, prompt.c):
+ *  - Text: the template "<|im_start|>assistant\n" + text is tokenized up to
+ *    q3_tokenizer_stable_prefix while text is still fed, completely at vox_session_end; the prompt
+ *    slices the ids as the official generate does (role [:3], text [3:-5]).
+ *  - A pull first builds the prompt and runs the prefill (batched, Q3_CHUNK_ROWS rows per forward,
+ *    cancellation checked between them). It needs the first text token (streaming text), the
+ *    reference-length part of the ICL text stream (streaming ICL), or the whole text
+ *    (non_streaming_text); until then it returns VOX_CHUNK_NEED_TEXT.
+ *  - Frames: group 0 from the talker (processed + Philox codebook 0), groups 1..15 from the code
+ *    predictor (codebooks 1..15); the frame is fed back to the talker lazily, when the next frame
+ *    is asked for, because that step needs the frame's trailing text token: a frame whose trailing
+ *    token has not arrived yet makes the pull return the frames it has (or VOX_CHUNK_NEED_TEXT).
+ *  - Chunks hold chunk_frames frames (fewer when the text runs out or generation ends). After a
+ *    full chunk the next group-0 code is sampled ahead (when its text is there) so that the chunk
+ *    before EOS / the limit carries is_last = 1; otherwise the stop is reported by VOX_CHUNK_END.
+ *    Reference decoder mode returns all audio in one is_last chunk.
+ *  - Sampling is keyed by (seed, frame, codebook) and every kernel is thread-count invariant, so
+ *    codes and audio do not depend on the thread count, chunk_frames or how the text was split. */
+
 vox_status q3_lm_load(const q3_model *m, q3_lm **out);
 void q3_lm_free(q3_lm *lm);
 

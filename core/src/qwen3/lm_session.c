@@ -64,7 +64,7 @@ void q3_session_free(vox_session *s) {
     const char *prof = getenv("VOX_PROFILE");
     if (prof && prof[0] && strcmp(prof, "0") != 0) {
         const double f = q->tot_frames > 0 ? (double)q->tot_frames : 1.0;
-        const double audio_ms = (double)q->tot_samples / 24.0;
+        const double audio_ms = (double)q->tot_samples * 1000.0 / (double)q3_codec_sample_rate(q->m->codec);
         const double total = q->tot_prefill + q->tot_talker + q->tot_pred + q->tot_dec;
         fprintf(stderr,
                 "vox profile: %lld frames, prompt %lld rows; prefill %.1f ms; per frame: talker %.2f ms, predictor "
