@@ -37,10 +37,11 @@ typedef struct vx_kernels {
     /* y[i][c] for i in [i0, i1), c in [c0, c1) of vx_matmul_nn_f32. */
     void (*matmul_nn)(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1,
                       int64_t c0, int64_t c1);
-    /* One (query, head) of vx_attention: q, out point at [d]; k, v at the first key of the KV head,
-     * keys kstride floats apart; keys [j0, j1) are visible. */
-    void (*attention_one)(const float *q, const float *k, const float *v, int64_t kstride, int64_t j0, int64_t j1,
-                          int64_t d, float scale, float *out);
+    /* One query and the `group` query heads that share a KV head (grouped-query attention): q, out
+     * point at [group][d]; k, v at the first key of the KV head, keys kstride floats apart; keys
+     * [j0, j1) are visible. Each head's result is independent of the others and of the group size. */
+    void (*attention_heads)(const float *q, int64_t group, const float *k, const float *v, int64_t kstride, int64_t j0,
+                            int64_t j1, int64_t d, float scale, float *out);
 
     void (*rms_norm)(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y);
     void (*layer_norm)(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y);

@@ -216,16 +216,18 @@ typedef struct attn_job {
     float scale;
 } attn_job;
 
+/* Tasks: (query, KV head) pairs; each computes the query heads sharing that KV head together, so the
+ * keys and values are read once for the group. */
 static void attn_tasks(void *ctx, int64_t t0, int64_t t1) {
     const attn_job *j = ctx;
     int64_t group = j->hq / j->hkv;
     for (int64_t t = t0; t < t1; t++) {
-        int64_t i = t / j->hq, h = t % j->hq;
+        int64_t i = t / j->hkv, kv = t % j->hkv;
         int64_t pos = j->nk - j->nq + i;
         int64_t lo = j->window > 0 && pos - j->window + 1 > 0 ? pos - j->window + 1 : 0;
-        int64_t kv = h / group;
-        j->k->attention_one(j->q + (i * j->hq + h) * j->d, j->kc + kv * j->d, j->v + kv * j->d, j->hkv * j->d, lo,
-                            pos + 1, j->d, j->scale, j->out + (i * j->hq + h) * j->d);
+        int64_t h = kv * group;
+        j->k->attention_heads(j->q + (i * j->hq + h) * j->d, group, j->kc + kv * j->d, j->v + kv * j->d, j->hkv * j->d,
+                              lo, pos + 1, j->d, j->scale, j->out + (i * j->hq + h) * j->d);
     }
 }
 
@@ -235,9 +237,9 @@ void vx_attention(vx_pool *pool, const float *q, int64_t nq, int64_t hq, const f
     uint32_t fp = vx_fp_fast();
     attn_job j = {vx_kernels_active(), q, k, v, out, nq, hq, nk, hkv, d, window, scale};
     if (nq * hq * nk * d < SERIAL_MACS)
-        attn_tasks(&j, 0, nq * hq);
+        attn_tasks(&j, 0, nq * hkv);
     else
-        vx_pool_for(pool, nq * hq, 1, attn_tasks, &j);
+        vx_pool_for(pool, nq * hkv, 1, attn_tasks, &j);
     vx_fp_restore(fp);
 }
 

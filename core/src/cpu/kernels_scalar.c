@@ -167,6 +167,11 @@ static void attention_one(const float *q, const float *k, const float *v, int64_
     for (int64_t t = 0; t < d; t++) out[t] /= sum;
 }
 
+static void attention_heads(const float *q, int64_t group, const float *k, const float *v, int64_t kstride, int64_t j0,
+                            int64_t j1, int64_t d, float scale, float *out) {
+    for (int64_t h = 0; h < group; h++) attention_one(q + h * d, k, v, kstride, j0, j1, d, scale, out + h * d);
+}
+
 /* ------------------------------------------------------------------------------ normalization */
 static void rms_norm(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y) {
     for (int64_t r = 0; r < rows; r++) {
@@ -323,7 +328,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->qact_quantize = qact_quantize;
     t->linear_quant = linear_quant;
     t->matmul_nn = matmul_nn;
-    t->attention_one = attention_one;
+    t->attention_heads = attention_heads;
     t->rms_norm = rms_norm;
     t->layer_norm = layer_norm;
     t->softmax_rows = softmax_rows;

@@ -185,7 +185,7 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
             __m128 s2;
             if (two) {
                 wv = _mm256_loadu_si256((const __m256i *)wr);
-                s2 = _mm_castpd_ps(_mm_load_sd((const double *)sr));
+                s2 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)sr)); /* unaligned-safe 8-byte load */
             } else {
                 wv = _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)wr));
                 s2 = _mm_load_ss(sr);

@@ -13,6 +13,8 @@
 #include "cpu/dispatch.h"
 #include "cpu/simd_math.h"
 
+#include <string.h>
+
 /* y[i] = EXPR(v) over x[0..n) where v is the loaded vector (and u the vector of a second input). */
 #define VX_MAP1(x, n, y, EXPR)                                                     \
     do {                                                                           \
@@ -221,53 +223,129 @@ static void e_depthwise_conv(const float *x, int64_t t_out, int64_t c, const flo
 }
 
 /* ------------------------------------------------------------------------------ attention */
-static float e_dot(const float *a, const float *b, int64_t d) {
-    vf acc = v_zero();
-    int64_t i = 0;
-    for (; i + VL <= d; i += VL) acc = v_fma(v_load(a + i), v_load(b + i), acc);
-    if (i < d) acc = v_fma(v_load_part(a + i, d - i), v_load_part(b + i, d - i), acc);
-    return v_hsum(acc);
+/* Scores of keys [j, j + m) (m <= VL): lane-split dot products over d, reduced by v_hsum_batch
+ * (bit-identical to v_hsum per key), times scale. A key's score is the same whatever group it is
+ * computed in. Always VL keys so the accumulators stay in registers; lanes past m repeat key j. */
+V_INLINE vf att_scores(const float *q, const float *k, int64_t kstride, int64_t j, int64_t m, int64_t d, float scale) {
+    const float *kr[VL];
+    for (int u = 0; u < VL; u++) kr[u] = k + (j + (u < m ? u : 0)) * kstride;
+    vf acc[VL];
+    for (int u = 0; u < VL; u++) acc[u] = v_zero();
+    int64_t t = 0;
+    for (; t + VL <= d; t += VL) {
+        vf qv = v_load(q + t);
+#pragma GCC unroll 16
+        for (int u = 0; u < VL; u++) acc[u] = v_fma(qv, v_load(kr[u] + t), acc[u]);
+    }
+    if (t < d) {
+        vf qv = v_load_part(q + t, d - t);
+#pragma GCC unroll 16
+        for (int u = 0; u < VL; u++) acc[u] = v_fma(qv, v_load_part(kr[u] + t, d - t), acc[u]);
+    }
+    return v_mul(v_hsum_batch(acc), v_set1(scale));
 }
 
-#define ATT_BLOCK 1024
-/* Scores of a block of keys, their exponentials (vector exp, position-independent), the sum in key
- * order, and the weighted sum of values into out (FMA, key order). Blocks only bound the stack: a
- * query's result is the same whatever the block boundaries, since every step is per key. */
-static void e_attention_one(const float *q, const float *k, const float *val, int64_t kstride, int64_t j0, int64_t j1,
-                            int64_t d, float scale, float *out) {
-    _Alignas(64) float s[ATT_BLOCK];
-    int64_t nk = j1 - j0;
-    float m = -INFINITY;
-    int one_block = nk <= ATT_BLOCK;
-    for (int64_t j = j0; j < j1; j++) {
-        float sc = e_dot(q, k + j * kstride, d) * scale;
-        if (one_block) s[j - j0] = sc;
-        m = sc > m ? sc : m;
-    }
-    if (!isfinite(m)) m = 0.0f;
-    vf vmx = v_set1(m);
-    for (int64_t t = 0; t < d; t++) out[t] = 0.0f;
-    float sum = 0.0f;
-    for (int64_t b0 = j0; b0 < j1; b0 += ATT_BLOCK) {
-        int64_t nb = j1 - b0 < ATT_BLOCK ? j1 - b0 : ATT_BLOCK;
-        if (!one_block)
-            for (int64_t j = 0; j < nb; j++) s[j] = e_dot(q, k + (b0 + j) * kstride, d) * scale;
-        VX_MAP1(s, nb, s, v_exp(v_sub(v, vmx)));
-        for (int64_t j = 0; j < nb; j++) {
-            sum += s[j];
-            const float *vj = val + (b0 + j) * kstride;
-            vf p = v_set1(s[j]);
-            int64_t t = 0;
-            for (; t + VL <= d; t += VL) v_store(out + t, v_fma(p, v_load(vj + t), v_load(out + t)));
-            if (t < d) v_store_part(out + t, v_fma(p, v_load_part(vj + t, d - t), v_load_part(out + t, d - t)), d - t);
+#define ATT_SCORES 4096 /* scores kept on the stack for a group of heads (a multiple of VL) */
+#define ATT_DCHUNK 8     /* output vectors per head kept in registers while sweeping the keys */
+#define ATT_HEADS 8      /* heads processed together (bounded by the stack and registers) */
+
+/* out_h (+)= sum over keys [0, nb) of p_h[j] v[j] for the heads of a group (FMA, key order): each value
+ * row is loaded once for every head; d goes in register chunks. */
+static void att_accumulate(const float *p, int64_t pstride, int64_t nh, const float *val, int64_t kstride, int64_t nb,
+                           int64_t d, int first, float *out) {
+    for (int64_t t0 = 0; t0 < d; t0 += ATT_DCHUNK * VL) {
+        int64_t dc = d - t0 < ATT_DCHUNK * VL ? d - t0 : ATT_DCHUNK * VL;
+        int nv = (int)((dc + VL - 1) / VL);
+        int64_t tail = dc - (int64_t)(nv - 1) * VL;
+        /* two heads at a time when their accumulators fit in the registers */
+        int64_t hstep = VL == 16 || nv <= ATT_DCHUNK / 2 ? 2 : 1;
+        for (int64_t h0 = 0; h0 < nh; h0 += hstep) {
+            int64_t hh = nh - h0 < hstep ? nh - h0 : hstep;
+            vf acc[2][ATT_DCHUNK];
+            for (int64_t h = 0; h < hh; h++)
+                for (int c = 0; c < nv; c++) {
+                    const float *o = out + (h0 + h) * d + t0 + c * VL;
+                    acc[h][c] = first ? v_zero() : (c == nv - 1 ? v_load_part(o, tail) : v_load(o));
+                }
+            for (int64_t j = 0; j < nb; j++) {
+                const float *vj = val + j * kstride + t0;
+                vf vv[ATT_DCHUNK];
+                for (int c = 0; c < nv - 1; c++) vv[c] = v_load(vj + c * VL);
+                vv[nv - 1] = tail == VL ? v_load(vj + (nv - 1) * VL) : v_load_part(vj + (nv - 1) * VL, tail);
+                for (int64_t h = 0; h < hh; h++) {
+                    vf pj = v_set1(p[(h0 + h) * pstride + j]);
+                    for (int c = 0; c < nv; c++) acc[h][c] = v_fma(pj, vv[c], acc[h][c]);
+                }
+            }
+            for (int64_t h = 0; h < hh; h++) {
+                float *o = out + (h0 + h) * d + t0;
+                for (int c = 0; c < nv - 1; c++) v_store(o + c * VL, acc[h][c]);
+                v_store_part(o + (nv - 1) * VL, acc[h][nv - 1], tail);
+            }
         }
     }
-    vf vs = v_set1(sum);
-    VX_MAP1(out, d, out, v_div(v, vs));
+}
+
+/* Up to ATT_HEADS heads sharing the keys: per head the scores, their max, the exponentials (vector
+ * exp, position-independent), their sum in key order, and the weighted sum of values. Keys beyond the
+ * score buffer go block by block, recomputing scores after the max pass. Every step is per (head,
+ * key), so a head's result depends neither on the blocking nor on the other heads. */
+static void att_heads(const float *q, int64_t nh, const float *k, const float *val, int64_t kstride, int64_t j0,
+                      int64_t j1, int64_t d, float scale, float *out) {
+    _Alignas(64) float s[ATT_SCORES];
+    const int64_t bk = ATT_SCORES / nh / VL * VL; /* keys per block */
+    const int64_t nk = j1 - j0;
+    const int one_block = nk <= bk;
+    float mx[ATT_HEADS], sum[ATT_HEADS];
+    for (int64_t h = 0; h < nh; h++) {
+        vf vmax = v_set1(-INFINITY);
+        for (int64_t j = 0; j < nk; j += VL) {
+            int64_t m = nk - j < VL ? nk - j : VL;
+            float tmp[VL];
+            v_store(tmp, att_scores(q + h * d, k, kstride, j0 + j, m, d, scale));
+            if (one_block) memcpy(s + h * bk + j, tmp, sizeof(float) * (size_t)m);
+            for (int64_t u = m; u < VL; u++) tmp[u] = -INFINITY;
+            vmax = v_max(vmax, v_load(tmp));
+        }
+        mx[h] = v_hmax(vmax);
+        if (!isfinite(mx[h])) mx[h] = 0.0f;
+        sum[h] = 0.0f;
+    }
+    for (int64_t b0 = 0; b0 < nk; b0 += bk) {
+        int64_t nb = nk - b0 < bk ? nk - b0 : bk;
+        for (int64_t h = 0; h < nh; h++) {
+            float *sh = s + h * bk;
+            if (!one_block)
+                for (int64_t j = 0; j < nb; j += VL) {
+                    int64_t m = nb - j < VL ? nb - j : VL;
+                    float tmp[VL];
+                    v_store(tmp, att_scores(q + h * d, k, kstride, j0 + b0 + j, m, d, scale));
+                    memcpy(sh + j, tmp, sizeof(float) * (size_t)m);
+                }
+            vf vmx = v_set1(mx[h]);
+            VX_MAP1(sh, nb, sh, v_exp(v_sub(v, vmx)));
+            float sm = sum[h];
+            for (int64_t j = 0; j < nb; j++) sm += sh[j]; /* key order, as kernels.h states */
+            sum[h] = sm;
+        }
+        att_accumulate(s, bk, nh, val + (j0 + b0) * kstride, kstride, nb, d, b0 == 0, out);
+    }
+    for (int64_t h = 0; h < nh; h++) {
+        vf vs = v_set1(sum[h]);
+        VX_MAP1(out + h * d, d, out + h * d, v_div(v, vs));
+    }
+}
+
+static void e_attention_heads(const float *q, int64_t group, const float *k, const float *val, int64_t kstride, int64_t j0,
+                              int64_t j1, int64_t d, float scale, float *out) {
+    for (int64_t h = 0; h < group; h += ATT_HEADS) {
+        int64_t nh = group - h < ATT_HEADS ? group - h : ATT_HEADS;
+        att_heads(q + h * d, nh, k, val, kstride, j0, j1, d, scale, out + h * d);
+    }
 }
 
 static void fill_elementwise(vx_kernels *t) {
-    t->attention_one = e_attention_one;
+    t->attention_heads = e_attention_heads;
     t->rms_norm = e_rms_norm;
     t->layer_norm = e_layer_norm;
     t->softmax_rows = e_softmax_rows;

@@ -34,7 +34,7 @@
 #  define NN_NV 2
 #endif
 #define LF_GEMV_NR 8
-#define LF_KC 512 /* floats of a row per K block (multiple of 16) */
+#define LF_KC 1024 /* floats of a row per K block (multiple of 16) */
 #define NN_MR 6
 #define NN_KC 128
 
