@@ -12,7 +12,7 @@ import os
 import sys
 
 # Order here is the order in `vox --help`.
-COMMANDS = ["build", "inspect", "verify"]
+COMMANDS = ["say", "voice", "build", "inspect", "verify", "bench", "devices"]
 
 
 class UsageError(Exception):

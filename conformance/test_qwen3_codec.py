@@ -189,7 +189,7 @@ def build_odd_decoder():
     hidden == heads x head_dim, so they would not notice those mixed up; the real codec has
     latent 1024, hidden 512, 16 x 64."""
     import torch
-    from fixtures.qwen3_tiny import _randomize
+    from vox.verify.qwen3.checkpoints import randomize
     from qwen_tts.core.tokenizer_12hz.configuration_qwen3_tts_tokenizer_v2 import Qwen3TTSTokenizerV2DecoderConfig
     from qwen_tts.core.tokenizer_12hz.modeling_qwen3_tts_tokenizer_v2 import Qwen3TTSTokenizerV2Decoder
 
@@ -200,7 +200,7 @@ def build_odd_decoder():
     cfg._attn_implementation = "sdpa"
     torch.manual_seed(3)
     off = Qwen3TTSTokenizerV2Decoder(cfg).eval()
-    _randomize(off, torch)
+    randomize(off, torch)
     tensors = {"speech_tokenizer.decoder." + k: v.detach().numpy().copy() for k, v in off.state_dict().items()}
     ck = Checkpoint(config={}, speech_tokenizer_config={"decoder_config": cfg.to_dict()}, generation_config={},
                     tokenizer_files={}, tensors=tensors, source="odd decoder")

@@ -1,0 +1,153 @@
+"""The C ABI and the Python library around it: engines, voices, .tvoice interop, limits, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import vox
+from vox._native import ffi, lib, string
+from vox.formats import tvoice
+
+
+def test_abi_version_and_devices():
+    assert lib.vox_abi_version() == lib.VOX_ABI_VERSION
+    d = vox.devices()
+    assert d["cpu"]["threads"] >= 1 and d["memory_bytes"] > 0 and isinstance(d["gpus"], list)
+    assert d["cpu"]["kernels"]
+
+
+def test_engine_info(qwen3_tmod):
+    with vox.Engine(qwen3_tmod("custom17", "bf16", "q8"), threads=1) as eng:
+        i = eng.info
+        assert (i["family"], i["variant"], i["size"]) == ("qwen3_tts", "custom_voice", "1b7")
+        assert eng.sample_rate == 24000 and i["threads"] == 1
+        assert i["precision"] == {"dtype": "bf16", "quant": "q8", "codec_dtype": "f32"}
+        assert "eric" in eng.speakers and "auto" in eng.languages and "sichuan_dialect" not in eng.languages
+        assert eng.capabilities["speakers"] and eng.capabilities["instruct"] and not eng.capabilities["clone"]
+        assert eng.stats()["weights_bytes"] > 0
+    with vox.Engine(qwen3_tmod("custom06")) as eng:
+        assert not eng.capabilities["instruct"]  # the official 0b6 CustomVoice ignores instructions
+
+
+def test_voices_follow_the_variant(qwen3_tmod, tmp_path):
+    with vox.Engine(qwen3_tmod("custom06")) as eng:
+        v = eng.speaker_voice("ERIC", instruct="calmly")  # speaker names are case-insensitive, as the official
+        assert v.info["speaker"] == "eric" and v.mode == "speaker"
+        with pytest.raises(vox.NotFound, match="unknown speaker"):
+            eng.speaker_voice("nobody")
+        with pytest.raises(vox.VoxError, match="VoiceDesign"):
+            eng.design_voice("deep")
+        with pytest.raises(vox.VoxError, match="Base model"):
+            eng.clone_voice((np.zeros(24000, np.float32), 24000), "text")
+        v.save(tmp_path / "eric.tvoice")
+    with vox.Engine(qwen3_tmod("design17")) as eng:
+        d = eng.design_voice("A bright, fast voice.")
+        assert d.mode == "design" and d.info["instruct"] == "A bright, fast voice."
+        with pytest.raises(vox.VoxError, match="CustomVoice"):
+            eng.speaker_voice("eric")
+        with pytest.raises(vox.VoxError):  # a speaker voice for a VoiceDesign model
+            eng.load_voice(tmp_path / "eric.tvoice")
+
+
+def test_tvoice_c_and_python_agree(qwen3_tmod, tmp_path):
+    """A voice written by the C core reads back through the Python reader and the other way round."""
+    path = qwen3_tmod("custom17", "bf16")
+    with vox.Engine(path) as eng:
+        eng.speaker_voice("dylan", "Speak slowly.").save(tmp_path / "c.tvoice")
+        py = tvoice.read_voice(tmp_path / "c.tvoice")
+        assert (py.mode, py.speaker, py.instruct, py.variant) == ("speaker", "dylan", "Speak slowly.", "custom_voice")
+        tvoice.write_voice(tmp_path / "py.tvoice", py)
+        back = eng.load_voice(tmp_path / "py.tvoice")
+        assert back.info["speaker"] == "dylan" and back.info["instruct"] == "Speak slowly."
+
+
+def test_tvoice_with_tensors_round_trips_through_c(qwen3_tmod, tmp_path):
+    """An ICL voice written by Python (embedding, codes, tokens, source) loads in C and saves identically."""
+    path = qwen3_tmod("base06")
+    with vox.Engine(path) as eng:
+        mid, dim = eng.info["model_id"], 32
+        rng = np.random.default_rng(1)
+        v = tvoice.Voice(mode="icl", model_id=mid, variant="base", name="x", ref_text="hello there",
+                         speaker_embedding=rng.standard_normal(dim).astype(np.float32),
+                         ref_codes=rng.integers(0, 2048, (7, 16)).astype(np.int64),
+                         ref_text_tokens=np.array([151644, 77091, 198, 9707, 151645, 198], np.int64),
+                         source_wav=rng.standard_normal(500).astype(np.float32), source_sample_rate=16000,
+                         defaults={"seed": 3})
+        tvoice.write_voice(tmp_path / "a.tvoice", v)
+        cv = eng.load_voice(tmp_path / "a.tvoice")
+        assert np.array_equal(cv.speaker_embedding, v.speaker_embedding)
+        assert np.array_equal(cv.ref_codes, v.ref_codes)
+        assert cv.info["defaults"] == {"seed": 3} and cv.info["source_rate"] == 16000
+        cv.save(tmp_path / "b.tvoice")
+        assert tvoice.read_voice(tmp_path / "b.tvoice") == v
+
+
+def test_voice_of_other_weights_is_refused(qwen3_tmod, tmp_path):
+    with vox.Engine(qwen3_tmod("custom17")) as eng:
+        eng.speaker_voice("aiden").save(tmp_path / "a.tvoice")
+    with vox.Engine(qwen3_tmod("custom06")) as eng:  # other weights, same variant
+        with pytest.raises(vox.FormatError, match="other weights"):
+            eng.load_voice(tmp_path / "a.tvoice")
+
+
+def test_session_limit_is_out_of_memory(qwen3_tmod):
+    path = str(qwen3_tmod("custom06")).encode()
+    p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
+    p.max_sessions = 1
+    e = ffi.new("vox_engine **")
+    assert lib.vox_engine_create(path, p, e) == lib.VOX_OK
+    v = ffi.new("vox_voice **")
+    assert lib.vox_voice_speaker(e[0], b"aiden", ffi.NULL, v) == lib.VOX_OK
+    s1, s2 = ffi.new("vox_session **"), ffi.new("vox_session **")
+    st1 = lib.vox_session_create(e[0], v[0], ffi.NULL, s1)
+    if st1 == lib.VOX_OK:
+        assert lib.vox_session_create(e[0], v[0], ffi.NULL, s2) == lib.VOX_ERR_LIMIT
+        assert "max_sessions" in string(lib.vox_last_error())
+        lib.vox_session_free(s1[0])
+    lib.vox_voice_free(v[0])
+    lib.vox_engine_free(e[0])
+    with vox.Engine(path.decode(), resources=vox.Resources(max_sessions=1)) as eng:
+        voice = eng.speaker_voice("aiden")
+        try:
+            s = eng.session(voice)
+        except vox.VoxError as exc:  # the family may not synthesize in this build
+            assert "not in this build" in str(exc)
+            return
+        with pytest.raises(vox.OutOfMemory):
+            eng.session(voice)
+        s.close()
+
+
+def test_bad_arguments_are_errors_not_crashes(qwen3_tmod, tmp_path):
+    out = ffi.new("vox_engine **")
+    assert lib.vox_engine_create(ffi.NULL, ffi.NULL, out) == lib.VOX_ERR_INVALID_ARGUMENT
+    assert lib.vox_engine_create(str(tmp_path / "none.tmod").encode(), ffi.NULL, out) == lib.VOX_ERR_IO
+    p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
+    p.struct_size = 3
+    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_INVALID_ARGUMENT
+    assert "struct_size" in string(lib.vox_last_error())
+    p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
+    p.device = ffi.new("char[]", b"vulkan:7")
+    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_UNSUPPORTED
+    with pytest.raises(FileNotFoundError):
+        vox.Engine(tmp_path / "missing.tmod")
+    bad = tmp_path / "bad.tmod"
+    bad.write_bytes(b"VOXM" + b"\0" * 100)
+    with pytest.raises(vox.FormatError, match="bad.tmod"):
+        vox.Engine(bad)
+    lib.vox_engine_free(ffi.NULL)
+    lib.vox_voice_free(ffi.NULL)
+    lib.vox_session_free(ffi.NULL)
+    lib.vox_session_cancel(ffi.NULL)
+    assert json.loads(string(lib.vox_engine_info(ffi.NULL))) == {}
+
+
+def test_default_params_come_from_the_model(qwen3_tmod):
+    with vox.Engine(qwen3_tmod("custom06")) as eng:
+        p = lib.vox_synth_default_params(eng._h, ffi.NULL)
+        assert p.struct_size == ffi.sizeof("vox_synth_params")
+        assert (p.top_k, p.chunk_frames, p.decoder, p.decoder_context) == (50, 4, lib.VOX_DECODER_STREAM, 50)
+        assert abs(p.temperature - 0.9) < 1e-6 and abs(p.repetition_penalty - 1.05) < 1e-6
