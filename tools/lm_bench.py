@@ -1,5 +1,8 @@
-"""Time the native language model and decoder of a CustomVoice .tmod (e.g. from tools/qwen3_fullsize.py):
-ms per frame for the talker, the code predictor and the decoder, and the real-time factor.
+"""Time the native language model and decoder of a Qwen3-TTS .tmod (e.g. a full-size random-weight model
+from `python -m vox.bench.qwen3_models`, converted with `vox build --quant q8`): ms per frame for the
+talker, the code predictor and the decoder, and the real-time factor (VOX_PROFILE=1 prints the same
+per session). Base models speak with a random x-vector voice, CustomVoice models with their first
+speaker, VoiceDesign models with a short description.
 
     python tools/lm_bench.py MODEL.tmod [--threads 2] [--frames 40] [--runs 2]
 """
@@ -8,6 +11,30 @@ from __future__ import annotations
 
 import argparse
 import time
+
+
+def bench_voice(eng):
+    import os
+    import tempfile
+
+    import numpy as np
+
+    from vox.formats.tvoice import Voice, write_voice
+
+    caps = eng.capabilities
+    if caps.get("speakers"):
+        return eng.speaker_voice(eng.speakers[0])
+    if caps.get("design"):
+        return eng.design_voice("A calm voice.")
+    from vox.formats.tmod import TmodFile
+
+    dim = int(TmodFile(eng.model_path).manifest["config"]["talker_config"]["hidden_size"])
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "x.tvoice")
+        v = Voice(mode="xvector", model_id=eng.info["model_id"], variant="base", name="bench",
+                  speaker_embedding=np.random.default_rng(0).standard_normal(dim).astype(np.float32) * 0.05)
+        write_voice(path, v)
+        return eng.load_voice(path)
 
 
 def main(argv=None) -> int:
@@ -23,7 +50,7 @@ def main(argv=None) -> int:
     import vox
 
     with vox.Engine(a.model, threads=a.threads) as eng:
-        voice = eng.speaker_voice(eng.speakers[0])
+        voice = bench_voice(eng)
         print(f"{eng!r}, {eng.info['threads']} threads, cpu {eng.info['cpu']}")
         for r in range(a.runs):
             s0 = eng.stats()
