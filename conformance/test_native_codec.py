@@ -301,14 +301,15 @@ def test_invalid_input(env):
     assert _raw_decode(eng, cbuf, 6, ffi.NULL, 0, 7, 0, 4, ffi.NULL, 0, n) == lib.VOX_ERR_INVALID_ARGUMENT
     ref = np.ascontiguousarray(e.refs["ref_en_24k.wav"], dtype=np.int32)
     rbuf = ffi.from_buffer("int32_t[]", ref)
-    for mode, context, full in ((S, 50, eng.decode(codes, ref, "stream", 50, 4)),
-                                (R, 0, eng.decode(codes, ref, "reference"))):
+    for mode, context, chunk, full in ((S, 50, 4, eng.decode(codes, ref, "stream", 50, 4)),
+                                       (S, 50, 1 << 30, eng.decode(codes, ref, "stream", 50, 4)),
+                                       (R, 0, 4, eng.decode(codes, ref, "reference"))):
         for cap in (0, 1, 1919, 1920, 4000, len(full) - 1, len(full), len(full) + 100):
             pcm = np.full(len(full) + 200, 7.0, np.float32)
             n[0] = 0
-            st = _raw_decode(eng, cbuf, 6, rbuf, len(ref), mode, context, 4,
+            st = _raw_decode(eng, cbuf, 6, rbuf, len(ref), mode, context, chunk,
                              ffi.from_buffer("float[]", pcm) if cap else ffi.NULL, cap, n)
             assert st == lib.VOX_OK and n[0] == len(full), (mode, cap, n[0])
             k = min(cap, len(full))
-            assert np.array_equal(pcm[:k], full[:k]) and np.all(pcm[k:] == 7.0), (mode, cap)
+            assert np.array_equal(pcm[:k], full[:k]) and np.all(pcm[k:] == 7.0), (mode, chunk, cap)
     assert len(eng.decode(codes, ref, "reference")) == 6 * SPF + (81 * SPF - cd.reference_cut(81, 87, 87 * SPF))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -58,7 +59,7 @@ _add_checkout_tolerances()
 
 # ----------------------------------------------------------------------------- the native side
 def _tool_path() -> Path:
-    lib = Path(vox._native._find(vox._native._LIBNAMES.get(__import__("sys").platform, "libvox.so")))
+    lib = Path(vox._native._find(vox._native._LIBNAMES.get(sys.platform, "libvox.so")))
     p = lib.parent / "test_voice"
     if not p.is_file():
         pytest.fail(f"{p}: the C test program test_voice is not built next to {lib} (build with VOX_BUILD_TESTS=ON)")
@@ -466,3 +467,59 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     if has_tokenizer(e1):
         v1, v2 = e1.clone_voice((wav, sr), text), e2.clone_voice((wav, sr), text)
         assert np.array_equal(v1.ref_codes, v2.ref_codes) and np.array_equal(v1.ref_codes, c1)
+    # several voices cloned at once on one engine (the pool is shared; the codebook tables are built once)
+    from concurrent.futures import ThreadPoolExecutor
+
+    e3 = engine("base06", threads=2)
+    kw = {"ref_text": text} if has_tokenizer(e3) else {"x_vector_only": True}
+    with ThreadPoolExecutor(3) as ex:
+        voices = list(ex.map(lambda _: e3.clone_voice((wav, sr), **kw), range(3)))
+    for v in voices[1:]:
+        assert np.array_equal(v.speaker_embedding, voices[0].speaker_embedding)
+        assert (v.ref_codes is None and voices[0].ref_codes is None) or np.array_equal(v.ref_codes, voices[0].ref_codes)
+
+
+def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
+    """An ICL voice's transcript tokens: the ids of "<|im_start|>assistant\\n{ref_text}<|im_end|>\\n" as the
+    official processor gives them (create_voice_clone_prompt's ref_ids), read back from the saved voice."""
+    import unicodedata
+
+    from vox.formats.tvoice import read_voice
+
+    eng = engine("base06")
+    if not has_tokenizer(eng):
+        pytest.skip("this build has no native tokenizer: ICL voices cannot be made")
+    tts, _ = model("base06")
+    wav, sr, long_text = ref_audio("ref_long_24k.wav")
+    wav = wav[:24000]
+    texts = [long_text, "Hello.", "你好，世界！今天天气很好。", "  Ça coûte 3,50 € — d'accord?\n<|im_end|> x  ",
+             "1234567 numbers, 'quotes' and ünïcödé"]
+    ours, off = [], []
+    for i, text in enumerate(texts):
+        text = unicodedata.normalize("NFC", text)
+        path = tmp_path / f"v{i}.tvoice"
+        eng.clone_voice((wav, sr), text).save(path)
+        ours.append(read_voice(path).ref_text_tokens.astype(np.int64))
+        off.append(tts._tokenize_texts([tts._build_ref_text(text)])[0][0].numpy().astype(np.int64))
+    lens = [len(o) for o in off]
+    record(Row("qwen3.text_tokens", f"base06 ICL voices' ref_text_tokens, {len(texts)} transcripts",
+               float(np.mean([np.array_equal(a, b) for a, b in zip(ours, off)])), backend=CPU,
+               note=f"{sum(lens)} ids ({min(lens)} to {max(lens)} per transcript); whole-sequence equality"))
+
+
+@pytest.mark.parametrize("codec_dtype", ["bf16", "f16"])
+def test_codec_dtypes(record, engine, qwen3_tmod, ref_audio, codec_dtype):
+    """The voice encoder on bf16 / f16 weights (`vox build --codec-dtype`): it runs, and the rows report
+    how far it drifts from the f32 model (the docs' reason for the f32 default)."""
+    wav, sr, text = ref_audio("ref_en_24k.wav")
+    base = engine("base17")
+    with vox.Engine(qwen3_tmod("base17", "bf16", "q8", codec_dtype), threads=2) as eng:
+        kw = {"ref_text": text} if has_tokenizer(eng) else {"x_vector_only": True}
+        a, b = base.clone_voice((wav, sr), **kw), eng.clone_voice((wav, sr), **kw)
+    subj = f"base17 ref_en_24k.wav, codec {codec_dtype} (talker bf16 + q8)"
+    rows = [measure("qwen3.native_codec_dtype_embedding", b.speaker_embedding, a.speaker_embedding, subj, backend=CPU)]
+    if a.ref_codes is not None:
+        per = np.mean(a.ref_codes == b.ref_codes, axis=0)
+        rows.append(measure("qwen3.native_codec_dtype_codes", b.ref_codes, a.ref_codes, subj, backend=CPU,
+                            note=f"semantic codebook {per[0]:.3f}, last codebook {per[-1]:.3f}"))
+    record(rows)

@@ -220,6 +220,8 @@ class Session:
         """Raw talker logits [frames + 1, vocab] and predictor logits [frames, groups - 1, codebook] with
         the given codes instead of sampling (verification)."""
         codes = np.ascontiguousarray(codes, dtype=np.int32)
+        if codes.ndim != 2:
+            raise ValueError(f"codes must be [frames, groups], got shape {list(codes.shape)}")
         t, g = codes.shape
         tl = np.empty((t + 1, vocab), dtype=np.float32)
         pl = np.empty((t, g - 1, codebook), dtype=np.float32)
@@ -407,6 +409,12 @@ class Engine:
         """Codes [frames, groups] -> audio with the model's codec decoder (see vox.h, vox_engine_decode)."""
         codes = np.ascontiguousarray(codes, dtype=np.int32)
         ref = None if ref_codes is None else np.ascontiguousarray(ref_codes, dtype=np.int32)
+        groups = int(self.info.get("code_groups", 16))
+        for name, c in (("codes", codes), ("ref_codes", ref)):
+            if c is not None and (c.ndim != 2 or c.shape[1] != groups):
+                raise ValueError(f"{name} must be [frames, {groups}], got shape {list(c.shape)}")
+        if mode not in ("stream", "reference"):
+            raise ValueError(f"mode must be 'stream' or 'reference', not {mode!r}")
         m = lib.VOX_DECODER_STREAM if mode == "stream" else lib.VOX_DECODER_REFERENCE
         n = ffi.new("size_t *")
         args = (ffi.from_buffer("int32_t[]", codes) if codes.size else ffi.NULL, codes.shape[0],

@@ -13,7 +13,9 @@
  *   test_voice embed MODEL.tmod IN.f32 OUT.f32 [THREADS]    speaker embedding of 24 kHz audio
  *   test_voice encode MODEL.tmod IN.f32 CODES.i32 LATENT.f32 [THREADS]
  *                                                           codes [frames][16], latent [T][hidden];
- *                                                           prints {"frames", "latent_frames", "margin"} */
+ *                                                           prints {"frames", "latent_frames", "margin"}
+ *   test_voice bench MODEL.tmod IN.f32 SR THREADS RUNS      timings (ms, best of RUNS) of vox_voice_clone
+ *                                                           (x-vector) and of the parts an ICL clone runs */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -139,6 +141,42 @@ static int tool(int argc, char **argv) {
                (long long)t, (long long)g, margin);
         free(x), free(latent), free(codes), free(c2), vox_engine_free(e);
         return rc;
+    }
+    if (!strcmp(cmd, "bench") && argc >= 7) {
+        float *x = read_f32(argv[3], &n), *w24 = NULL;
+        int sr = atoi(argv[4]), runs = atoi(argv[6]);
+        vox_engine *e = open_engine(argv[2], atoi(argv[5]));
+        if (!x || !e) return die("engine");
+        const q3_venc *v = venc_of(e);
+        double best[4] = {1e30, 1e30, 1e30, 1e30};
+        int64_t n24 = n, frames = 0;
+        for (int r = 0; r < runs; r++) {
+            double t0 = vx_now_ms();
+            vox_clone_params cp = vox_clone_default_params();
+            cp.x_vector_only = 1;
+            vox_voice *voice = NULL;
+            if (vox_voice_clone(e, x, (size_t)n, 1, sr, &cp, &voice) != VOX_OK) return die("clone");
+            double t1 = vx_now_ms();
+            vox_voice_free(voice);
+            free(w24), w24 = NULL;
+            if (sr != 24000 && q3_resample_pool(e->pool, x, n, sr, 24000, &w24, &n24) != VOX_OK) return die("resample");
+            double t2 = vx_now_ms();
+            float emb[8192];
+            if (q3_speaker_embedding(v, e->pool, w24 ? w24 : x, n24, emb) != VOX_OK) return die("embed");
+            double t3 = vx_now_ms();
+            int32_t *codes = NULL;
+            if (q3_encode_codes(v, e->pool, w24 ? w24 : x, n24, &codes, &frames) != VOX_OK) return die("codes");
+            double t4 = vx_now_ms();
+            free(codes);
+            double d[4] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3};
+            for (int i = 0; i < 4; i++) best[i] = d[i] < best[i] ? d[i] : best[i];
+        }
+        printf("{\"clone_xvector_ms\": %.1f, \"resample_ms\": %.1f, \"embedding_ms\": %.1f, \"codes_ms\": %.1f, "
+               "\"icl_total_ms\": %.1f, \"frames\": %lld, \"threads\": %d, \"cpu\": \"%s\"}\n",
+               best[0], best[1], best[2], best[3], best[1] + best[2] + best[3], (long long)frames,
+               vx_pool_size(e->pool), vx_cpu()->name);
+        free(x), free(w24), vox_engine_free(e);
+        return 0;
     }
     fprintf(stderr, "test_voice: unknown command or missing arguments (see the file's header)\n");
     return 2;

@@ -464,14 +464,26 @@ vox_status q3_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const
         if (a0 >= capacity) break; /* nothing more fits: the rest need not be decoded */
         if (a1 <= capacity) {
             st = q3_stream_push(s, e->pool, codes + f * (size_t)nq, (int64_t)k, pcm + a0);
-        } else {
-            if (!tmp && !(tmp = malloc(k * (size_t)spf * sizeof *tmp))) {
+            continue;
+        }
+        /* the chunk that crosses the end of the buffer: in pieces of at most TAIL frames (the same
+         * bits as one push), the piece that crosses it through a scratch buffer */
+        enum { TAIL = 16 };
+        for (size_t g = f; g < f + k && st == VOX_OK; g += TAIL) {
+            const size_t kk = f + k - g < TAIL ? f + k - g : TAIL, b0 = g * (size_t)spf, b1 = b0 + kk * (size_t)spf;
+            if (b0 >= capacity) break;
+            if (b1 <= capacity) {
+                st = q3_stream_push(s, e->pool, codes + g * (size_t)nq, (int64_t)kk, pcm + b0);
+                continue;
+            }
+            if (!tmp && !(tmp = malloc((size_t)TAIL * (size_t)spf * sizeof *tmp))) {
                 st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
                 break;
             }
-            st = q3_stream_push(s, e->pool, codes + f * (size_t)nq, (int64_t)k, tmp);
-            if (st == VOX_OK) memcpy(pcm + a0, tmp, (capacity - a0) * sizeof *tmp);
+            st = q3_stream_push(s, e->pool, codes + g * (size_t)nq, (int64_t)kk, tmp);
+            if (st == VOX_OK) memcpy(pcm + b0, tmp, (capacity - b0) * sizeof *tmp);
         }
+        break;
     }
     free(tmp);
     q3_stream_free(s);

@@ -38,8 +38,10 @@
 #include "codec.h"
 
 #define Q3_STREAM_MAX_FRAMES 16
-/* im2col tile budget (floats): a convolution's column matrix is built and multiplied in row tiles */
-#define COL_BUDGET (2 << 20)
+/* im2col tile budget (floats, 1 MB: stays in L2): a convolution's column matrix is built and
+ * multiplied in row tiles */
+#define COL_BUDGET (1 << 18)
+#define COL_MIN_ROWS 64
 
 struct q3_stream {
     const q3_codec *c;
@@ -82,7 +84,7 @@ static int64_t vocoder_receptive_frames(const q3_codec *c) {
         e -= 6; /* ConvNeXt dwconv */
         e = floordiv(e, c->up_ratio[i]);
     }
-    return -e + 1; /* +1: margin */
+    return -e; /* exact: core/tests/test_codec.c fails with one frame less */
 }
 
 /* ------------------------------------------------------------------------------ parallel helpers */
@@ -123,6 +125,10 @@ static void im2col_range(void *ctx, int64_t r0, int64_t r1) {
               j->col + r0 * j->c * j->k);
 }
 
+/* Rows per im2col tile of a convolution with `cols` = c_in * k columns: an L2-sized tile, but at
+ * least the rows the linear kernel blocks together anyway (no extra weight traffic). */
+static int64_t col_tile(int64_t cols) { return imax(COL_MIN_ROWS, COL_BUDGET / cols); }
+
 /* Causal conv (stride 1) over xp = [(k-1)*dilation context rows; t rows] (time-major, c_in wide):
  * y[t][c_out]. */
 static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t t, float *col, float *y) {
@@ -130,7 +136,7 @@ static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t
         vx_linear(pool, &cv->w, cv->b, xp, t, y);
         return;
     }
-    const int64_t cols = cv->c_in * cv->k, tile = imax(1, COL_BUDGET / cols);
+    const int64_t cols = cv->c_in * cv->k, tile = col_tile(cols);
     for (int64_t r = 0; r < t; r += tile) {
         const int64_t n = imin(tile, t - r);
         col_job j = {.x = xp + r * cv->c_in, .col = col, .c = cv->c_in, .k = cv->k, .dil = cv->dilation};
@@ -285,7 +291,7 @@ static vox_status ensure_vocoder(q3_stream *s, int64_t k) {
     }
     act = imax(act, (6 + t) * L);
     sig = imax(sig, t * c->decoder_dim);
-    col = imax(col, imin(t, imax(1, COL_BUDGET / (7 * L))) * 7 * L);
+    col = imax(col, imin(t, col_tile(7 * L)) * 7 * L);
     for (int64_t b = 0; b < c->n_blocks; b++) {
         const int64_t cin = c->decoder_dim >> b, cout = cin / 2, r = c->rate[b];
         tmp = imax(tmp, t * cin);
@@ -295,12 +301,12 @@ static vox_status ensure_vocoder(q3_stream *s, int64_t k) {
         act = imax(act, (6 * DIL[Q3_CODEC_UNITS - 1] + t) * cout);
         tmp = imax(tmp, t * cout);
         tmp2 = imax(tmp2, t * cout);
-        col = imax(col, imin(t, imax(1, COL_BUDGET / (7 * cout))) * 7 * cout);
+        col = imax(col, imin(t, col_tile(7 * cout)) * 7 * cout);
     }
     const int64_t last = c->decoder_dim >> c->n_blocks;
     act = imax(act, (6 + t) * last);
     tmp = imax(tmp, t);
-    col = imax(col, imin(t, imax(1, COL_BUDGET / (7 * last))) * 7 * last);
+    col = imax(col, imin(t, col_tile(7 * last)) * 7 * last);
     float *p[5] = {0};
     const int64_t n[5] = {sig, act, tmp, tmp2, col};
     for (int i = 0; i < 5; i++) {

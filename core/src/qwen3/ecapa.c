@@ -171,6 +171,14 @@ int64_t q3_ecapa_min_frames(const q3_ecapa *e) {
     return mx + 1;
 }
 
+/* xt[c][t] = x[t][c] (blocked, so that both sides stay in cache). */
+static void transpose(const float *x, int64_t t, int64_t c, float *xt) {
+    for (int64_t r0 = 0; r0 < t; r0 += 32)
+        for (int64_t q0 = 0; q0 < c; q0 += 32)
+            for (int64_t r = r0; r < t && r < r0 + 32; r++)
+                for (int64_t q = q0; q < c && q < q0 + 32; q++) xt[q * t + r] = x[r * c + q];
+}
+
 /* TDNN: conv1d 'same' with reflect padding (left = total / 2), then ReLU. x [t][c_in] -> y [t][c_out]. */
 static vox_status tdnn(vx_pool *pool, const conv_w *c, const float *x, int64_t t, float *y) {
     int64_t total = c->dilation * (c->k - 1), left = total / 2;
@@ -189,7 +197,7 @@ static vox_status tdnn(vx_pool *pool, const conv_w *c, const float *x, int64_t t
         st = q3_conv1d(pool, &c->w, c->b, c->k, c->dilation, 1, xp, t + total, y, t);
         free(xp);
     }
-    if (st == VOX_OK) vx_relu(y, t * c->c_out, y);
+    if (st == VOX_OK) q3_par_map(pool, vx_relu, y, t * c->c_out, y);
     return st;
 }
 
@@ -226,7 +234,14 @@ static vox_status se_res2net(const q3_ecapa *e, vx_pool *pool, int i, const floa
             st = vox_set_error(VOX_ERR_UNSUPPORTED, "speaker encoder: more than 4096 channels");
             goto done;
         }
-        for (int64_t q = 0; q < c; q++) mean[q] = q3_np_sum(h + q, t, c) / (float)t;
+        float *ht = malloc((size_t)(t * c) * sizeof *ht);
+        if (!ht) {
+            st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (speaker encoder)");
+            goto done;
+        }
+        transpose(h, t, c, ht);
+        for (int64_t q = 0; q < c; q++) mean[q] = q3_np_sum(ht + q * t, t, 1) / (float)t;
+        free(ht);
         vx_linear(NULL, &b->se1.w, b->se1.b, mean, 1, z);
         vx_relu(z, e->se_channels, z);
         vx_linear(NULL, &b->se2.w, b->se2.b, z, 1, g);
@@ -239,16 +254,17 @@ done:
     return st;
 }
 
-/* Weighted statistics over time per channel: mean = sum_t w x, std = sqrt(max(sum_t w (x - mean)^2, 1e-12)).
- * w: [t][c] or a single weight (w_one) for every frame. */
-static void statistics(const float *x, int64_t t, int64_t c, const float *w, float w_one, float *mean, float *std,
+/* Weighted statistics over time per channel of channel-major xt [c][t]: mean = sum_t w x,
+ * std = sqrt(max(sum_t w (x - mean)^2, 1e-12)); w: [c][t], or one weight (w_one) for every frame. */
+static void statistics(const float *xt, int64_t t, int64_t c, const float *w, float w_one, float *mean, float *std,
                        float *col) {
     for (int64_t q = 0; q < c; q++) {
-        for (int64_t r = 0; r < t; r++) col[r] = (w ? w[r * c + q] : w_one) * x[r * c + q];
+        const float *xq = xt + q * t, *wq = w ? w + q * t : NULL;
+        for (int64_t r = 0; r < t; r++) col[r] = (wq ? wq[r] : w_one) * xq[r];
         float mu = q3_np_sum(col, t, 1);
         for (int64_t r = 0; r < t; r++) {
-            float d = x[r * c + q] - mu;
-            col[r] = (w ? w[r * c + q] : w_one) * (d * d);
+            float d = xq[r] - mu;
+            col[r] = (wq ? wq[r] : w_one) * (d * d);
         }
         float var = q3_np_sum(col, t, 1);
         mean[q] = mu;
@@ -271,27 +287,30 @@ vox_status q3_ecapa_forward(const q3_ecapa *e, vx_pool *pool, const float *mel, 
     float *hs = malloc((size_t)(t * cat) * sizeof *hs), *xm = malloc((size_t)(t * cl) * sizeof *xm);
     float *att = malloc((size_t)(t * cl) * sizeof *att), *col = malloc((size_t)t * sizeof *col);
     float *stats = malloc((size_t)(4 * cl) * sizeof *stats);
-    float *blk_in = NULL, *blk_a = NULL;
+    float *blk_in = NULL, *blk_a = NULL, *xt = NULL;
     if (!a || !b || !hs || !xm || !att || !col || !stats) {
         st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (speaker encoder, %lld frames)", (long long)t);
         goto done;
     }
     if ((st = tdnn(pool, &e->block0, mel, t, a)) != VOX_OK) goto done;
-    int64_t off = 0, c_prev = e->channels[0];
+    int64_t off = 0;
     for (int i = 1; i < n - 1; i++) {
         int64_t c = e->channels[i];
-        (void)c_prev;
         if ((st = se_res2net(e, pool, i, a, t, b)) != VOX_OK) goto done;
         for (int64_t r = 0; r < t; r++) memcpy(hs + r * cat + off, b + r * c, (size_t)c * sizeof *hs);
         off += c;
         float *tmp = a;
         a = b, b = tmp;
-        c_prev = c;
     }
     if ((st = tdnn(pool, &e->mfa, hs, t, xm)) != VOX_OK) goto done;
-    /* attentive statistics pooling */
+    /* attentive statistics pooling, on channel-major copies (the reductions run over time) */
+    if (!(xt = malloc((size_t)(t * cl) * sizeof *xt))) {
+        st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (speaker encoder)");
+        goto done;
+    }
+    transpose(xm, t, cl, xt);
     float *mean = stats, *std = stats + cl;
-    statistics(xm, t, cl, NULL, 1.0f / (float)t, mean, std, col);
+    statistics(xt, t, cl, NULL, 1.0f / (float)t, mean, std, col);
     {
         int64_t blk = 256, ac = e->att_channels;
         blk_in = malloc((size_t)(blk * 3 * cl) * sizeof *blk_in);
@@ -314,17 +333,19 @@ vox_status q3_ecapa_forward(const q3_ecapa *e, vx_pool *pool, const float *mel, 
             vx_linear(pool, &e->asp_conv.w, e->asp_conv.b, blk_a, nr, att + r0 * cl);
         }
     }
-    /* softmax over time, per channel */
+    /* softmax over time, per channel: att [t][cl] -> attt [cl][t] (reusing xm) */
+    float *attt = xm;
+    transpose(att, t, cl, attt);
     for (int64_t q = 0; q < cl; q++) {
-        float mx = -INFINITY;
-        for (int64_t r = 0; r < t; r++) mx = att[r * cl + q] > mx ? att[r * cl + q] : mx;
-        for (int64_t r = 0; r < t; r++) col[r] = expf(att[r * cl + q] - mx);
+        float *aq = attt + q * t, mx = -INFINITY;
+        for (int64_t r = 0; r < t; r++) mx = aq[r] > mx ? aq[r] : mx;
+        for (int64_t r = 0; r < t; r++) col[r] = expf(aq[r] - mx);
         float sum = q3_np_sum(col, t, 1);
-        for (int64_t r = 0; r < t; r++) att[r * cl + q] = col[r] / sum;
+        for (int64_t r = 0; r < t; r++) aq[r] = col[r] / sum;
     }
-    statistics(xm, t, cl, att, 0, stats + 2 * cl, stats + 3 * cl, col);
+    statistics(xt, t, cl, attt, 0, stats + 2 * cl, stats + 3 * cl, col);
     vx_linear(NULL, &e->fc.w, e->fc.b, stats + 2 * cl, 1, emb);
 done:
-    free(a), free(b), free(hs), free(xm), free(att), free(col), free(stats), free(blk_in), free(blk_a);
+    free(a), free(b), free(hs), free(xm), free(att), free(col), free(stats), free(blk_in), free(blk_a), free(xt);
     return st;
 }

@@ -5,7 +5,9 @@
  *                (ELU, conv k3 dim -> dim/2 dilated, ELU, conv k1 -> dim, + x), ELU, MimiConv1d(dim -> 2 dim,
  *                k 2r, stride r); ELU, MimiConv1d(-> hidden, k3). Every MimiConv1d is causal: P = K - stride
  *                zeros on the left, and E zeros on the right that complete the last stride (E = 0 for
- *                stride 1), so a layer fed L frames gives ceil(L / stride).
+ *                stride 1), so a layer fed L frames gives ceil(L / stride). (The official computes E in
+ *                float32, which is exact below 2^24 input samples, 11.6 minutes at 24 kHz; here it is
+ *                integer arithmetic, so beyond that the last frames could differ.)
  *                Because every convolution is causal, the SEANet runs block by block over the recording
  *                (each convolution keeps the input frames its next outputs need, the strided ones their
  *                incomplete stride; at the end each strided layer in turn appends its E zeros): the
@@ -271,7 +273,7 @@ static vox_status sconv_push(sconv *s, vx_pool *pool, const float *x, int64_t n,
     if (st != VOX_OK) return st;
     float *dst = s->buf + s->n_buf * cv->c_in;
     if (!x) memset(dst, 0, (size_t)(add * cv->c_in) * sizeof *dst);
-    else if (elu) vx_elu(x, n * cv->c_in, dst);
+    else if (elu) q3_par_map(pool, vx_elu, x, n * cv->c_in, dst);
     else memcpy(dst, x, (size_t)(n * cv->c_in) * sizeof *dst);
     s->n_buf += add;
     if (x) s->n_in += n;
@@ -289,6 +291,21 @@ static vox_status sconv_push(sconv *s, vx_pool *pool, const float *x, int64_t n,
     s->n_buf -= drop;
     *y = out, *ny = n_out;
     return VOX_OK;
+}
+
+typedef struct add_job {
+    float *y;
+    const float *x;
+} add_job;
+static void add_range(void *ctx, int64_t b, int64_t e) {
+    add_job *j = ctx;
+    vx_add(j->y + b, j->x + b, e - b, j->y + b);
+}
+/* y += x, split over the pool */
+static void add_par(vx_pool *pool, float *y, const float *x, int64_t n) {
+    add_job j = {y, x};
+    if (n < (1 << 15)) add_range(&j, 0, n);
+    else vx_pool_for(pool, n, 1 << 13, add_range, &j);
 }
 
 typedef struct seanet {
@@ -316,7 +333,7 @@ static vox_status seanet_run(seanet *s, int from, float *x, int64_t n) {
             if (st == VOX_OK) st = sconv_push(&s->conv2[i], s->pool, h, nh, true, &y, &ny);
             free(h);
             if (st == VOX_OK && ny != n) st = vox_set_error(VOX_ERR_INTERNAL, "SEANet residual block out of step");
-            if (st == VOX_OK) vx_add(y, x, n * op->conv2.c_out, y);
+            if (st == VOX_OK) add_par(s->pool, y, x, n * op->conv2.c_out);
         }
         free(x);
         x = y, n = ny;
@@ -415,7 +432,7 @@ static vox_status transformer(const q3_mimi *mm, vx_pool *pool, float *x, int64_
             for (int64_t j = 0; j < h; j++) x[r * h + j] = x[r * h + j] + ly->scale1[j] * a[r * h + j];
         vx_layer_norm(x, ly->ln2_w, ly->ln2_b, t, h, c->norm_eps, a);
         vx_linear(pool, &ly->fc1, NULL, a, t, f);
-        vx_gelu(f, t * ff, f);
+        q3_par_map(pool, vx_gelu, f, t * ff, f);
         vx_linear(pool, &ly->fc2, NULL, f, t, a);
         for (int64_t r = 0; r < t; r++)
             for (int64_t j = 0; j < h; j++) x[r * h + j] = x[r * h + j] + ly->scale2[j] * a[r * h + j];

@@ -5,7 +5,8 @@
  *      leftmost-longest, as tokenizers' AddedVocabulary does (all of Qwen's have normalized,
  *      lstrip, rstrip and single_word false; other values are refused as unsupported);
  *   2. the text between them is split by the pre-tokenizer regex (pretok.c: "qwen2" or
- *      "mistral_fix", from the manifest);
+ *      "mistral_fix", as the manifest's tokenizer.pre_tokenizer says; a manifest without it gets
+ *      what the official loader would pick for its config, as the reference does);
  *   3. each pre-token's bytes go through the byte-level BPE (bpe.c); a small cache keeps the tokens
  *      of recent short pre-tokens.
  * NFC normalization is the caller's job (the Python layer applies it); the text must be UTF-8.
@@ -200,18 +201,63 @@ static vox_status file_tensor(const q3_model *m, const vox_json *tok, const char
     return VOX_OK;
 }
 
+/* vox.reference.qwen3.tokenizer.official_regex: the regex the official loader ends up with for a local
+ * checkpoint directory whose config.json is `config` (transformers 4.57.3 _patch_mistral_regex with
+ * fix_mistral_regex=True): the Qwen2 regex when transformers_version <= 4.57.2 and model_type is set
+ * and not a Mistral one, or when transformers_version >= 5; the mistral_fix regex otherwise. */
+static int official_kind(const vox_json *config, const char *path) {
+    const vox_json *ver = vox_json_get(config, "transformers_version"), *type = vox_json_get(config, "model_type");
+    if (!ver || ver->type == VOX_JSON_NULL || (ver->type == VOX_JSON_STRING && !ver->str_len))
+        return Q3_PRETOK_MISTRAL_FIX;
+    if (ver->type != VOX_JSON_STRING) {
+        vox_set_error(VOX_ERR_FORMAT, "%s: manifest: config.transformers_version is not a string", path);
+        return -1;
+    }
+    /* release numbers: the leading digits of each dot-separated part, up to the first part without any */
+    long v[16];
+    size_t n = 0;
+    for (const char *p = ver->str; n < 16;) {
+        if (*p < '0' || *p > '9') break;
+        long x = 0;
+        while (*p >= '0' && *p <= '9') x = x < 100000000 ? x * 10 + (*p++ - '0') : (p++, x);
+        v[n++] = x;
+        while (*p && *p != '.') p++;
+        if (!*p) break;
+        p++;
+    }
+    static const long v4572[3] = {4, 57, 2}, v5[3] = {5, 0, 0};
+    int c4572 = 0, c5 = 0; /* Python tuple comparison of v with (4, 57, 2) and (5, 0, 0) */
+    for (size_t i = 0; i < 3 && !c4572; i++) c4572 = i >= n ? -1 : v[i] < v4572[i] ? -1 : v[i] > v4572[i] ? 1 : 0;
+    if (!c4572) c4572 = n > 3 ? 1 : 0;
+    for (size_t i = 0; i < 3 && !c5; i++) c5 = i >= n ? -1 : v[i] < v5[i] ? -1 : v[i] > v5[i] ? 1 : 0;
+    if (!c5) c5 = n > 3 ? 1 : 0;
+    if (c4572 <= 0) {
+        static const char *const mistral[] = {"mistral", "mistral3", "voxtral", "ministral", "pixtral"};
+        bool is_mistral = false;
+        for (size_t i = 0; i < 5 && type && type->type == VOX_JSON_STRING; i++)
+            is_mistral |= vox_json_is_string(type, mistral[i]);
+        if (type && type->type != VOX_JSON_NULL && !is_mistral) return Q3_PRETOK_QWEN2;
+    } else if (c5 >= 0) {
+        return Q3_PRETOK_QWEN2;
+    }
+    return Q3_PRETOK_MISTRAL_FIX;
+}
+
 vox_status q3_tokenizer_load(const q3_model *m, q3_tokenizer **out) {
     *out = NULL;
     const char *path = vox_model_path(m->file);
     const vox_json *tok = vox_json_get(m->manifest, "tokenizer");
     if (!tok || tok->type != VOX_JSON_OBJECT || !vox_json_is_string(vox_json_get(tok, "type"), "qwen2_bpe"))
         return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: tokenizer.type must be \"qwen2_bpe\"", path);
+    /* the regex the converter recorded; without one, the official loader's choice for the config */
     const vox_json *pre = vox_json_get(tok, "pre_tokenizer");
-    int kind = pre && pre->type == VOX_JSON_STRING ? q3_pretok_kind_from_name(pre->str) : -1;
-    if (kind < 0)
+    int kind;
+    if (!pre) {
+        if ((kind = official_kind(m->config, path)) < 0) return VOX_ERR_FORMAT;
+    } else if (pre->type != VOX_JSON_STRING || (kind = q3_pretok_kind_from_name(pre->str)) < 0) {
         return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: tokenizer.pre_tokenizer must be \"qwen2\" or "
-                             "\"mistral_fix\" (a file converted before it was recorded: convert the model again)",
-                             path);
+                             "\"mistral_fix\"", path);
+    }
     const char *vocab = NULL, *merges = NULL, *config = NULL;
     size_t nv = 0, nm = 0, nc = 0;
     vox_status st;

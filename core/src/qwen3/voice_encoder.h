@@ -92,6 +92,8 @@ vox_status q3_bind_conv(const q3_model *m, const char *name, int64_t c_out, int6
  * im2col in bounded blocks of rows. */
 vox_status q3_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, int64_t k, int64_t dilation, int64_t stride,
                      const float *x, int64_t t_in, float *y, int64_t t_out);
+/* y = fn(x) for an elementwise kernel (vx_elu, vx_relu, ...), split over the pool in blocks of 8192. */
+void q3_par_map(vx_pool *pool, void (*fn)(const float *, int64_t, float *), const float *x, int64_t n, float *y);
 /* numpy's pairwise float32 sum of x[0], x[stride], ... (n terms): np.add.reduce along an axis. */
 float q3_np_sum(const float *x, int64_t n, int64_t stride);
 

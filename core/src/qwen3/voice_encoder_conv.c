@@ -36,6 +36,35 @@ vox_status q3_bind_conv(const q3_model *m, const char *name, int64_t c_out, int6
 /* im2col scratch is bounded to about this many floats (the rows of one block). */
 #define IM2COL_FLOATS (1 << 21)
 
+typedef struct im2col_job {
+    const float *x;
+    int64_t t_in, c_in, k, dilation, stride, cols;
+    float *out;
+} im2col_job;
+
+static void im2col_range(void *ctx, int64_t b, int64_t e) {
+    const im2col_job *j = ctx;
+    vx_im2col(j->x + b * j->stride * j->c_in, j->t_in - b * j->stride, j->c_in, j->k, j->dilation, j->stride, e - b,
+              j->out + b * j->cols);
+}
+
+typedef struct map_job {
+    void (*fn)(const float *, int64_t, float *);
+    const float *x;
+    float *y;
+} map_job;
+
+static void map_range(void *ctx, int64_t b, int64_t e) {
+    const map_job *j = ctx;
+    j->fn(j->x + b, e - b, j->y + b);
+}
+
+void q3_par_map(vx_pool *pool, void (*fn)(const float *, int64_t, float *), const float *x, int64_t n, float *y) {
+    map_job j = {fn, x, y};
+    if (n < (1 << 15)) fn(x, n, y);
+    else vx_pool_for(pool, n, 1 << 13, map_range, &j);
+}
+
 vox_status q3_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, int64_t k, int64_t dilation, int64_t stride,
                      const float *x, int64_t t_in, float *y, int64_t t_out) {
     if (t_out <= 0) return VOX_OK;
@@ -52,7 +81,9 @@ vox_status q3_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, int64_t 
     for (int64_t t0 = 0; t0 < t_out; t0 += block) {
         int64_t n = t_out - t0 < block ? t_out - t0 : block;
         const float *xs = x + t0 * stride * c_in;
-        vx_im2col(xs, t_in - t0 * stride, c_in, k, dilation, stride, n, cols);
+        im2col_job j = {xs, t_in - t0 * stride, c_in, k, dilation, stride, w->cols, cols};
+        if (n * w->cols < (1 << 15)) im2col_range(&j, 0, n);
+        else vx_pool_for(pool, n, 16, im2col_range, &j);
         vx_linear(pool, w, bias, cols, n, y + t0 * w->rows);
     }
     free(cols);
