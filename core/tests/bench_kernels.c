@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #  include <immintrin.h>
@@ -38,7 +39,7 @@ static uint32_t rnd(void) {
 static float frand(void) { return (float)(rnd() & 0xffffff) / 8388608.0f - 1.0f; }
 
 static double min_time = 0.3;
-static int quick;
+static int quick, hot_only;
 
 /* Best of batches (each long enough to time reliably): the machine may be shared, and the minimum is
  * the most reproducible statistic under interference. */
@@ -153,42 +154,77 @@ static void lin_run(void *c_, int iter) {
 static vx_pool *pools[9];
 static int thread_list[8] = {1, 2}, n_threads = 2;
 
+static size_t l3_bytes(void) {
+    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return v > 0 ? (size_t)v : (size_t)32 << 20;
+}
+
+/* Copies of one random matrix (filled once, then memcpy'd: filling hundreds of MB element by element
+ * would dominate the run). */
+static vx_mat *make_copies(vox_dtype dt, int64_t rows, int64_t cols, int copies) {
+    vx_mat *mats = malloc(sizeof(vx_mat) * (size_t)copies);
+    mats[0] = make_mat(dt, rows, cols);
+    size_t n = (size_t)(rows * cols);
+    size_t vb = dt == VOX_DTYPE_Q8 ? n : dt == VOX_DTYPE_Q4 ? n / 2 : weight_bytes(dt, rows, cols);
+    for (int i = 1; i < copies; i++) {
+        mats[i] = mats[0];
+        void *d = aligned_alloc(64, (vb + 63) & ~(size_t)63);
+        memcpy(d, mats[0].data, vb);
+        mats[i].data = d;
+        if (mats[0].scales) {
+            float *sc = aligned_alloc(64, ((n / 32 * 4) + 63) & ~(size_t)63);
+            memcpy(sc, mats[0].scales, n / 32 * 4);
+            mats[i].scales = sc;
+        }
+    }
+    return mats;
+}
+
+/* One GEMV/GEMM shape in three regimes: hot (one matrix: in L2 when it fits), llc (copies filling
+ * about half the L3: the code predictor's case on a big-L3 server), dram (copies > 3x the L3). */
+static void bench_linear_case(vox_dtype dt, int64_t rows, int64_t cols, int64_t n) {
+    size_t wb = weight_bytes(dt, rows, cols), l3 = l3_bytes();
+    int llc = (int)(l3 / 2 / wb), dram = (int)(3 * l3 / wb) + 1;
+    if (dram < 2) dram = 2;
+    if (hot_only) llc = 0, dram = 1;
+    if (llc > dram) llc = dram;
+    vx_mat *mats = make_copies(dt, rows, cols, dram);
+    float *x = malloc(sizeof(float) * (size_t)(cols * n)), *y = malloc(sizeof(float) * (size_t)(rows * n));
+    for (int64_t i = 0; i < cols * n; i++) x[i] = frand();
+    for (int t = 0; t < n_threads; t++) {
+        lin_ctx hot = {pools[thread_list[t]], mats, 1, x, y, n}, lc = {pools[thread_list[t]], mats, llc, x, y, n},
+                cold = {pools[thread_list[t]], mats, dram, x, y, n};
+        double th = time_it(lin_run, &hot), tl = llc >= 2 ? time_it(lin_run, &lc) : 0, tc = hot_only ? th : time_it(lin_run, &cold);
+        char lbuf[32] = "-";
+        if (llc >= 2) snprintf(lbuf, sizeof lbuf, "%.1f", (double)wb / tl / 1e9);
+        printf("| %s | %lldx%lld | %lld | %.1f | %d | %.1f | %.1f | %s | %.1f | %.1f | %.1f |\n", dt_name(dt), (long long)rows,
+               (long long)cols, (long long)n, (double)wb / 1e6, thread_list[t], th * 1e6, (double)wb / th / 1e9, lbuf,
+               (double)wb / tc / 1e9, tc * 1e6, 2.0 * (double)(rows * cols) * (double)n / th / 1e9);
+        fflush(stdout);
+    }
+    for (int i = 0; i < dram; i++) free_mat(&mats[i]);
+    free(mats);
+    free(x);
+    free(y);
+}
+
+static void linear_header(void) {
+    printf("| dtype | rows x cols | n | MB | thr | hot us | hot GB/s | llc GB/s | dram GB/s | dram us | hot GFLOP/s |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
 static void bench_gemv(void) {
     static const int64_t shapes[][2] = {
         {1024, 1024}, {3072, 1024}, {1024, 3072}, /* 0.6B talker / predictor: attention, MLP up/gate, down */
-        {2048, 1024},                             /* predictor heads / q,k,v projections */
-        {3072, 1024},                             /* codec head */
+        {2048, 1024},                             /* predictor heads, q/k/v projections; (3072x1024: codec head) */
         {6144, 2048}, {2048, 6144},               /* 1.7B talker MLP */
     };
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
-    printf("\n## GEMV (n = 1): weight GB/s and GFLOP/s; hot = same matrix each call, cold = weights from DRAM\n\n");
-    printf("| dtype | rows x cols | MB | thr | hot us | hot GB/s | cold us | cold GB/s | cold GFLOP/s |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
+    printf("\n## GEMV (n = 1): GB/s of weights; hot = one matrix again and again (cache-resident when it fits),\n"
+           "## llc = matrices filling ~half the L3 (%zu MB), dram = > 3x the L3\n\n", l3_bytes() >> 20);
+    linear_header();
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            if (s == 4) continue; /* same shape as 3072x1024 */
-            int64_t rows = shapes[s][0], cols = shapes[s][1];
-            size_t wb = weight_bytes(dts[d], rows, cols);
-            int copies = (int)((96u << 20) / wb) + 1;
-            if (copies < 2) copies = 2;
-            if (quick && copies > 4) copies = 4;
-            vx_mat *mats = malloc(sizeof(vx_mat) * (size_t)copies);
-            for (int i = 0; i < copies; i++) mats[i] = make_mat(dts[d], rows, cols);
-            float *x = malloc(sizeof(float) * (size_t)cols), *y = malloc(sizeof(float) * (size_t)rows);
-            for (int64_t i = 0; i < cols; i++) x[i] = frand();
-            for (int t = 0; t < n_threads; t++) {
-                lin_ctx hot = {pools[thread_list[t]], mats, 1, x, y, 1}, cold = {pools[thread_list[t]], mats, copies, x, y, 1};
-                double th = time_it(lin_run, &hot), tc = time_it(lin_run, &cold);
-                printf("| %s | %lldx%lld | %.1f | %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", dt_name(dts[d]), (long long)rows,
-                       (long long)cols, (double)wb / 1e6, thread_list[t], th * 1e6, (double)wb / th / 1e9, tc * 1e6,
-                       (double)wb / tc / 1e9, 2.0 * (double)rows * (double)cols / tc / 1e9);
-                fflush(stdout);
-            }
-            for (int i = 0; i < copies; i++) free_mat(&mats[i]);
-            free(mats);
-            free(x);
-            free(y);
-        }
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) bench_linear_case(dts[d], shapes[s][0], shapes[s][1], 1);
 }
 
 static void bench_gemm(void) {
@@ -471,7 +507,9 @@ static void bench_accuracy(void) {
 
 int main(int argc, char **argv) {
     const char *only = NULL;
-    for (int i = 1; i < argc; i++) {
+    const char *cases[32];
+    int n_cases = 0;
+    for (int i = 1; n_cases < 32 && i < argc; i++) {
         if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             const char *p = argv[++i];
             vx_cpu_path path = strcmp(p, "scalar") == 0 ? VX_PATH_SCALAR : strcmp(p, "avx2") == 0 ? VX_PATH_AVX2 : VX_PATH_AVX512;
@@ -484,11 +522,16 @@ int main(int argc, char **argv) {
             for (char *s = strtok(argv[++i], ","); s && n_threads < 8; s = strtok(NULL, ",")) thread_list[n_threads++] = atoi(s);
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
+        } else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) {
+            cases[n_cases++] = argv[++i];
+        } else if (strcmp(argv[i], "--hot-only") == 0) {
+            hot_only = 1;
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
             min_time = 0.05;
         } else {
-            fprintf(stderr, "usage: %s [--path scalar|avx2|avx512] [--threads 1,2] [--only gemv,gemm,nn,misc,acc,peak] [--quick]\n",
+            fprintf(stderr, "usage: %s [--path scalar|avx2|avx512] [--threads 1,2] [--only gemv,gemm,nn,misc,acc,peak] [--quick]\n"
+                    "          [--case DTYPE:ROWSxCOLS:N ...] [--hot-only]   (e.g. q8:1024x1024:1; only those cases)\n",
                     argv[0]);
             return 2;
         }
@@ -506,6 +549,23 @@ int main(int argc, char **argv) {
         vx_pool_create(&o, &pools[1]);
     }
     printf("# vox kernel benchmarks: CPU %s, kernels %s\n", vx_cpu()->name, vx_kernels_active()->name);
+    if (n_cases) {
+        printf("\n");
+        linear_header();
+        for (int c = 0; c < n_cases; c++) {
+            char dt[8];
+            long long r, k, n;
+            if (sscanf(cases[c], "%7[a-z0-9]:%lldx%lld:%lld", dt, &r, &k, &n) != 4) {
+                fprintf(stderr, "bad case %s\n", cases[c]);
+                return 2;
+            }
+            vox_dtype d = strcmp(dt, "f32") == 0 ? VOX_DTYPE_F32 : strcmp(dt, "f16") == 0 ? VOX_DTYPE_F16
+                        : strcmp(dt, "bf16") == 0 ? VOX_DTYPE_BF16 : strcmp(dt, "q8") == 0 ? VOX_DTYPE_Q8 : VOX_DTYPE_Q4;
+            bench_linear_case(d, r, k, n);
+        }
+        for (int i = 0; i < 9; i++) vx_pool_free(pools[i]);
+        return 0;
+    }
 #define RUN(name, fn) \
     if (!only || strstr(only, name)) fn()
     RUN("peak", bench_peak);

@@ -57,9 +57,17 @@ int vx_kernels_force_path(vx_cpu_path path) {
 /* ------------------------------------------------------------------------------ linear */
 /* Tasks: blocks of LIN_TASK_N x rows by LIN_TASK_R weight rows (for n <= LIN_TASK_N all x rows are in
  * every task, so each weight row is read once per call: the memory-bound decode case). */
-#define LIN_TASK_N 64
-#define LIN_TASK_R 64
+#ifndef LIN_TASK_N
+#  define LIN_TASK_N 64
+#endif
+#ifndef LIN_TASK_R
+#  define LIN_TASK_R 64
+#endif
 #define LIN_ROW_GRAIN 16
+/* f32 weights (column order, packed weight panels): bigger x blocks amortize the packing. */
+#ifndef LIN_TASK_N_F32
+#  define LIN_TASK_N_F32 192
+#endif
 
 typedef struct linear_job {
     const vx_kernels *k;
@@ -100,7 +108,7 @@ static void linear_run(vx_pool *pool, linear_job *j) {
     } else if (j->n <= LIN_TASK_N) {
         vx_pool_for(pool, rows, LIN_ROW_GRAIN, linear_rows, j);
     } else {
-        j->nb = LIN_TASK_N;
+        j->nb = j->w->dtype == VOX_DTYPE_F32 ? LIN_TASK_N_F32 : LIN_TASK_N;
         j->rb = LIN_TASK_R;
         j->n_rb = (rows + j->rb - 1) / j->rb;
         int64_t n_ib = (j->n + j->nb - 1) / j->nb;
@@ -172,8 +180,12 @@ void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x
 }
 
 /* ------------------------------------------------------------------------------ matmul (W [k, m]) */
-#define NN_TASK_N 96
-#define NN_TASK_C 256
+#ifndef NN_TASK_N
+#  define NN_TASK_N 96
+#endif
+#ifndef NN_TASK_C
+#  define NN_TASK_C 256
+#endif
 
 typedef struct nn_job {
     const vx_kernels *k;

@@ -23,6 +23,13 @@
 #define Q_MR 2
 #define Q_NR 2
 #define GEMV_NR 4
+/* GEMV look-ahead in row groups, as in linear_q_avx512.c */
+#ifndef VX_GEMV_PF
+#  define VX_GEMV_PF 1
+#endif
+#ifndef VX_GEMV_HINT
+#  define VX_GEMV_HINT _MM_HINT_T2
+#endif
 
 static size_t pad64(size_t b) { return (b + 63) & ~(size_t)63; }
 
@@ -137,6 +144,8 @@ V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
         }
 #pragma GCC unroll 4
         for (int r = 0; r < NR; r++) {
+            if (VX_GEMV_PF && MR == 1)
+                _mm_prefetch((const char *)(a->w + (r + VX_GEMV_PF * NR) * a->wrow + 32 * b), VX_GEMV_HINT);
             __m256i wv = _mm256_loadu_si256((const __m256i *)(a->w + r * a->wrow + 32 * b));
             __m256 sw = _mm256_broadcast_ss(a->sw + r * a->srow + b);
 #pragma GCC unroll 2
@@ -180,6 +189,7 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
 #pragma GCC unroll 4
         for (int r = 0; r < NR; r++) {
             const unsigned char *wr = a->w + r * a->wrow + 16 * b;
+            if (VX_GEMV_PF && MR == 1) _mm_prefetch((const char *)(wr + VX_GEMV_PF * NR * a->wrow), VX_GEMV_HINT);
             const float *sr = a->sw + r * a->srow + b;
             __m256i wv;
             __m128 s2;

@@ -27,7 +27,19 @@
 #define Q8_NR 3
 #define Q4_MR 3
 #define Q4_NR 3
-#define GEMV_NR 8
+#ifndef GEMV_NR
+#  define GEMV_NR 8
+#endif
+/* GEMV look-ahead, in row groups: while a group of weight rows is multiplied, the same offsets of
+ * the group VX_GEMV_PF groups further are prefetched. Rows are short (1-6 KB) and streamed several at
+ * a time, which hardware prefetchers ramp up on too late: without this a GEMV from DRAM runs at a
+ * fraction of the bandwidth. (Prefetches never fault, so running past the matrix is harmless.) */
+#ifndef VX_GEMV_PF
+#  define VX_GEMV_PF 1
+#endif
+#ifndef VX_GEMV_HINT
+#  define VX_GEMV_HINT _MM_HINT_T2
+#endif
 
 /* ------------------------------------------------------------------------------ quantization */
 /* One 32-block: the dispatch.h definition (bit-identical to vx_quantize_block_q8); q gets 32 bytes. */
@@ -140,6 +152,7 @@ V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
         }
 #pragma GCC unroll 8
         for (int r = 0; r < NR; r++) {
+            if (VX_GEMV_PF && MR == 1) _mm_prefetch((const char *)(a->w + (r + VX_GEMV_PF * NR) * a->wrow + 32 * b), VX_GEMV_HINT);
             __m512i wv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(wm, a->w + r * a->wrow + 32 * b), flip);
             __m512 sw = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, a->sw + r * a->srow + b));
 #pragma GCC unroll 4
@@ -182,6 +195,7 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
         }
 #pragma GCC unroll 8
         for (int r = 0; r < NR; r++) {
+            if (VX_GEMV_PF && MR == 1) _mm_prefetch((const char *)(a->w + (r + VX_GEMV_PF * NR) * a->wrow + 16 * b), VX_GEMV_HINT);
             __m512i wv = _mm512_maskz_loadu_epi8(wm, a->w + r * a->wrow + 16 * b);
             __m512i lo = _mm512_and_si512(wv, low), hi = _mm512_and_si512(_mm512_srli_epi16(wv, 4), low);
             __m512 sw = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, a->sw + r * a->srow + b));

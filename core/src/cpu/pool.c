@@ -413,7 +413,12 @@ void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *
     }
     run_chunks(pool);
     atomic_fetch_or(&pool->state, CLOSED_BIT);
-    while ((atomic_load(&pool->state) & ACTIVE_MASK) != 0) VX_PAUSE();
+    /* Wait for the workers still inside; yield now and then in case one was descheduled (more
+     * threads than free CPUs), so it can finish instead of us burning its time slice. */
+    for (unsigned i = 1; (atomic_load(&pool->state) & ACTIVE_MASK) != 0; i++) {
+        VX_PAUSE();
+        if ((i & 1023) == 0) sched_yield();
+    }
     atomic_store(&pool->busy, 0);
     vx_fp_restore(fp);
 }

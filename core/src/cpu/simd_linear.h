@@ -1,22 +1,34 @@
-/* Internal: vx_linear for f32/f16/bf16 weights and vx_matmul_nn_f32 on the simd.h abstraction;
- * included once by kernels_avx2.c and kernels_avx512.c.
+/* Internal: vx_linear and vx_matmul_nn_f32 on the simd.h abstraction; included once by kernels_avx2.c
+ * and kernels_avx512.c.
  *
- * linear (y = x W^T, W [rows, cols] row-major, used in place): "dot form". Output (i, r) keeps a
- * vector accumulator whose lane j sums x[i][k] * w[r][k] for k = j, j + VL, j + 2 VL, ... in order,
- * one FMA each (the last, partial vector of a row is masked: absent lanes add 0 * 0); then v_hsum's
- * fixed tree and + bias[r]. f16/bf16 weights are widened to f32 exactly (vcvtph2ps / a 16-bit shift),
- * so bf16 and f16 weights get exact f32 products, not bf16 dot products.
- * That order depends only on cols, so kernels tile freely:
+ * Two fixed orders of operations, chosen by the weight's dtype (never by n):
+ *
+ * f32 weights, "column order": output (i, r) is ONE FMA chain over k = 0, 1, ..., cols-1 in order,
+ * y = fma(x[i][k], w[r][k], y) starting from 0, then + bias[r]; vectorized across r. This is the
+ * order of a classic register-blocked GEMM, which runs near the FMA peak:
+ *  - GEMM (n >= 2): per K block, a panel of LC_NR weight rows is transposed into [k][r] (packed once,
+ *    reused by every x row of the task), and tiles of LC_MR x rows by LC_NR weight rows accumulate with
+ *    broadcast x values; partial sums live in y between K blocks (storing and reloading a float is
+ *    exact, so the chain is unchanged);
+ *  - GEMV (n = 1): 16 x 16 (AVX2: 8 x 8) blocks of W are transposed in registers on the fly, two row
+ *    groups interleaved so two FMA chains overlap; the transposes cost ~4 floats/cycle, well above
+ *    the memory rate of f32 weights.
+ *
+ * f16/bf16 weights, "dot order": output (i, r) keeps a vector accumulator whose lane j sums
+ * x[i][k] * w[r][k] for k = j, j + VL, j + 2 VL, ... in order, one FMA each (the last, partial vector
+ * of a row is masked: absent lanes add 0 * 0); then v_hsum's fixed tree and + bias[r]. Weights are
+ * widened to f32 exactly (vcvtph2ps / a 16-bit shift), so bf16 and f16 weights get exact f32 products,
+ * not bf16 dot products. Used because GEMV on 2-byte weights must stay memory-bound (no transposes):
  *  - GEMV (one x row): 8 weight rows at a time, each streamed once, the x vector shared;
  *  - small n: register tiles of MR x rows by NR weight rows, each weight load used MR times;
  *  - large n and long rows: K is cut in blocks of LF_KC and the vector accumulators of the task's
- *    outputs are parked in a per-thread buffer between blocks (storing and reloading a vector is
- *    exact, so the FMA sequence per lane is unchanged), which keeps a weight micro-panel in L1 and the
- *    activation block in L2. Without that buffer (out of memory) the same tiles run over whole rows.
+ *    outputs are parked in a per-thread buffer between blocks (exact, as above).
  *
- * matmul_nn (y = x W, W [k, m]): "outer form". Output (i, c) is one FMA chain over kk = 0..k-1 in
- * order, vectorized across c (MR rows by NV vectors of columns per tile). Between K blocks the
- * partial sums live in y itself, again exactly. */
+ * GEMVs prefetch the next row group at the offsets being read (VX_GEMV_PF): rows are short and read
+ * several at a time, which hardware prefetchers pick up too late.
+ *
+ * matmul_nn (y = x W, W [k, m]): column order too (one FMA chain over kk in order, vectorized across
+ * c); W is already [k][m], so tiles read it directly, partial sums in y between K blocks. */
 #ifndef VOX_CPU_SIMD_LINEAR_H
 #define VOX_CPU_SIMD_LINEAR_H
 
@@ -33,10 +45,23 @@
 #  define LF_NR 4
 #  define NN_NV 2
 #endif
-#define LF_GEMV_NR 8
-#define LF_KC 1024 /* floats of a row per K block (multiple of 16) */
+#ifndef LF_GEMV_NR
+#  define LF_GEMV_NR 8
+#endif
+/* GEMV look-ahead in row groups (see linear_q_avx512.c): prefetch the same offsets VX_GEMV_PF groups on. */
+#ifndef VX_GEMV_PF
+#  define VX_GEMV_PF 1
+#endif
+#ifndef VX_GEMV_HINT
+#  define VX_GEMV_HINT _MM_HINT_T2
+#endif
+#ifndef LF_KC
+#  define LF_KC 1024 /* floats of a row per K block (multiple of 16) */
+#endif
 #define NN_MR 6
-#define NN_KC 128
+#ifndef NN_KC
+#  define NN_KC 128
+#endif
 
 enum { DT_F32 = 0, DT_F16 = 1, DT_BF16 = 2 };
 
@@ -63,6 +88,8 @@ V_INLINE void lf_ukr(const int dt, const int MR, const int NR, const float *x, i
         for (int i = 0; i < MR; i++) xv[i] = v_load(x + i * ldx + k);
 #pragma GCC unroll 8
         for (int r = 0; r < NR; r++) {
+            if (VX_GEMV_PF && MR == 1)
+                _mm_prefetch(wb + (r + VX_GEMV_PF * NR) * wrow_bytes + (size_t)k * (dt == DT_F32 ? 4 : 2), VX_GEMV_HINT);
             vf wv = lf_wload(dt, wb + r * wrow_bytes, k);
 #pragma GCC unroll 4
             for (int i = 0; i < MR; i++) acc[i * NR + r] = v_fma(xv[i], wv, acc[i * NR + r]);
@@ -170,10 +197,166 @@ V_INLINE void lf_range(const int dt, const vx_mat *w, const float *bias, const f
     }
 }
 
+/* ------------------------------------------------------------------------------ f32: column order */
+#if VL == 16
+#  define LC_NV 4 /* weight-row vectors per GEMM tile: LC_NR = 64 rows */
+#else
+#  define LC_NV 2 /* 16 rows */
+#endif
+#define LC_NR (LC_NV * VL)
+#define LC_MR 6
+#ifndef LC_KC
+#  define LC_KC 128 /* the packed panel (LC_KC x LC_NR floats) stays in L1 */
+#endif
+
+/* P[kk][LC_NR] = w[r + j][k0 + kk] for j < nr (0 beyond), kk < kn. */
+static void lc_pack(const float *w, int64_t cols, int64_t r, int64_t nr, int64_t k0, int64_t kn, float *P) {
+    for (int64_t j0 = 0; j0 < LC_NR; j0 += VL) {
+        for (int64_t kk = 0; kk < kn; kk += VL) {
+            int64_t kv = kn - kk < VL ? kn - kk : VL;
+            vf t[VL];
+            for (int u = 0; u < VL; u++) {
+                const float *src = w + (r + j0 + u) * cols + k0 + kk;
+                t[u] = j0 + u >= nr ? v_zero() : kv == VL ? v_load(src) : v_load_part(src, kv);
+            }
+            v_transpose(t);
+            for (int64_t c = 0; c < kv; c++) v_store(P + (kk + c) * LC_NR + j0, t[c]);
+        }
+    }
+}
+
+/* y[i][0..nr) (+)= sum over kk < kn of x[i][kk] P[kk][..] for MR rows; first: start from 0, else from
+ * the partial sums in y; last: add the bias. */
+V_INLINE void lc_tile(const int MR, const int NV, const float *x, int64_t ldx, const float *P, int64_t kn, float *y,
+                      int64_t ldy, int64_t nr, int first, int last, const float *bias) {
+    vf acc[LC_MR][LC_NV];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            int64_t cnt = nr - v * VL;
+            const float *src = y + i * ldy + v * VL;
+            acc[i][v] = first || cnt <= 0 ? v_zero() : cnt >= VL ? v_load(src) : v_load_part(src, cnt);
+        }
+    for (int64_t kk = 0; kk < kn; kk++) {
+        vf wv[LC_NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) wv[v] = v_load(P + kk * LC_NR + v * VL);
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            vf xb = v_set1(x[i * ldx + kk]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) acc[i][v] = v_fma(xb, wv[v], acc[i][v]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) {
+        int64_t cnt = nr - v * VL;
+        if (cnt <= 0) break;
+        vf b = v_zero();
+        if (last && bias) b = cnt >= VL ? v_load(bias + v * VL) : v_load_part(bias + v * VL, cnt);
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            vf o = last && bias ? v_add(acc[i][v], b) : acc[i][v];
+            if (cnt >= VL) v_store(y + i * ldy + v * VL, o);
+            else v_store_part(y + i * ldy + v * VL, o, cnt);
+        }
+    }
+}
+
+V_INLINE void lc_tile_any(int mr, int nv, const float *x, int64_t ldx, const float *P, int64_t kn, float *y, int64_t ldy,
+                          int64_t nr, int first, int last, const float *bias) {
+#define LC_NV_CASES(MR)                                                                              \
+    if (nv >= LC_NV) lc_tile(MR, LC_NV, x, ldx, P, kn, y, ldy, nr, first, last, bias);                \
+    else if (nv == 3) lc_tile(MR, 3 < LC_NV ? 3 : 1, x, ldx, P, kn, y, ldy, nr, first, last, bias);   \
+    else if (nv == 2) lc_tile(MR, 2 < LC_NV ? 2 : 1, x, ldx, P, kn, y, ldy, nr, first, last, bias);   \
+    else lc_tile(MR, 1, x, ldx, P, kn, y, ldy, nr, first, last, bias);
+    switch (mr) {
+    case 6: LC_NV_CASES(6) break;
+    case 5: LC_NV_CASES(5) break;
+    case 4: LC_NV_CASES(4) break;
+    case 3: LC_NV_CASES(3) break;
+    case 2: LC_NV_CASES(2) break;
+    default: LC_NV_CASES(1) break;
+    }
+#undef LC_NV_CASES
+}
+
+static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1, int64_t r0,
+                    int64_t r1) {
+    const int64_t cols = w->cols, rows = w->rows;
+    const float *wd = (const float *)w->data;
+    _Alignas(64) float P[LC_KC * LC_NR];
+    for (int64_t r = r0; r < r1; r += LC_NR) {
+        int64_t nr = r1 - r < LC_NR ? r1 - r : LC_NR;
+        int nv = (int)((nr + VL - 1) / VL); /* a tail group computes only the vectors it has */
+        for (int64_t k0 = 0; k0 < cols; k0 += LC_KC) {
+            int64_t kn = cols - k0 < LC_KC ? cols - k0 : LC_KC;
+            int first = k0 == 0, last = k0 + kn == cols;
+            lc_pack(wd, cols, r, nr, k0, kn, P);
+            for (int64_t i = i0; i < i1; i += LC_MR) {
+                const float *xi = x + i * cols + k0;
+                float *yi = y + i * rows + r;
+                const float *b = bias ? bias + r : NULL;
+                int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
+                lc_tile_any(mr, nv, xi, cols, P, kn, yi, rows, nr, first, last, b);
+            }
+        }
+    }
+}
+
+/* One group of VL weight rows (row pointers rp, clamped to valid rows) over k in [k, k + kv):
+ * transpose the block and continue the group's FMA chain. */
+V_INLINE vf lc_gemv_block(const float *const *rp, const float *x, int64_t k, int64_t kv, vf acc) {
+    vf t[VL];
+    if (kv == VL) {
+#pragma GCC unroll 16
+        for (int u = 0; u < VL; u++) t[u] = v_load(rp[u] + k);
+        v_transpose(t);
+#pragma GCC unroll 16
+        for (int c = 0; c < VL; c++) acc = v_fma(v_set1(x[k + c]), t[c], acc);
+    } else {
+        for (int u = 0; u < VL; u++) t[u] = v_load_part(rp[u] + k, kv);
+        v_transpose(t);
+        for (int64_t c = 0; c < kv; c++) acc = v_fma(v_set1(x[k + c]), t[c], acc);
+    }
+    return acc;
+}
+
+static void lc_gemv(const vx_mat *w, const float *bias, const float *x, float *y, int64_t r0, int64_t r1) {
+    const int64_t cols = w->cols;
+    const float *wd = (const float *)w->data;
+    for (int64_t r = r0; r < r1; r += 2 * VL) {
+        int64_t nr = r1 - r < 2 * VL ? r1 - r : 2 * VL;
+        const float *rp[2 * VL];
+        for (int u = 0; u < 2 * VL; u++) rp[u] = wd + (r + (u < nr ? u : nr - 1)) * cols;
+        vf acc0 = v_zero(), acc1 = v_zero();
+        for (int64_t k = 0; k < cols; k += VL) {
+            int64_t kv = cols - k < VL ? cols - k : VL;
+            if (VX_GEMV_PF)
+                for (int u = 0; u < 2 * VL; u++)
+                    _mm_prefetch((const char *)(rp[u] + VX_GEMV_PF * 2 * VL * cols + k), VX_GEMV_HINT);
+            acc0 = lc_gemv_block(rp, x, k, kv, acc0);
+            if (nr > VL) acc1 = lc_gemv_block(rp + VL, x, k, kv, acc1);
+        }
+        for (int g = 0; g < 2; g++) {
+            int64_t cnt = nr - g * VL;
+            if (cnt <= 0) break;
+            vf o = g ? acc1 : acc0;
+            if (bias) o = v_add(o, cnt >= VL ? v_load(bias + r + g * VL) : v_load_part(bias + r + g * VL, cnt));
+            if (cnt >= VL) v_store(y + r + g * VL, o);
+            else v_store_part(y + r + g * VL, o, cnt);
+        }
+    }
+}
+
 static void lf_linear_float(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1,
                             int64_t r0, int64_t r1) {
     switch (w->dtype) {
-    case VOX_DTYPE_F32: lf_range(DT_F32, w, bias, x, y, i0, i1, r0, r1); break;
+    case VOX_DTYPE_F32:
+        if (i1 - i0 == 1) lc_gemv(w, bias, x + i0 * w->cols, y + i0 * w->rows, r0, r1);
+        else lc_gemm(w, bias, x, y, i0, i1, r0, r1);
+        break;
     case VOX_DTYPE_F16: lf_range(DT_F16, w, bias, x, y, i0, i1, r0, r1); break;
     case VOX_DTYPE_BF16: lf_range(DT_BF16, w, bias, x, y, i0, i1, r0, r1); break;
     default: break;

@@ -9,6 +9,35 @@
 
 #include "model.h"
 
+/* The default guard (vox_synth_params.max_new_tokens = 0): talker steps at most
+ *     min(Q3_GUARD_BASE + Q3_GUARD_PER_TOKEN * n_text, generation max_new_tokens (8192 if absent))
+ * where n_text is the number of text tokens of the utterance (the template's role and end tokens,
+ * the ICL reference text and the instruction not counted), i.e. at most ~5 s plus 0.64 s per token,
+ * about twice the slowest natural speech. Steps N give at most N - 1 frames (as the official
+ * max_new_tokens). While text is still being fed (before vox_session_end) the guard cannot bind:
+ * a frame needs its trailing text token, so frames never outrun the text. */
+#define Q3_GUARD_BASE 64
+#define Q3_GUARD_PER_TOKEN 8
+
+/* Sessions (lm_session.c, generate.c, prompt.c):
+ *  - Text: the template "<|im_start|>assistant\n" + text is tokenized up to
+ *    q3_tokenizer_stable_prefix while text is still fed, completely at vox_session_end; the prompt
+ *    slices the ids as the official generate does (role [:3], text [3:-5]).
+ *  - A pull first builds the prompt and runs the prefill (batched, Q3_CHUNK_ROWS rows per forward,
+ *    cancellation checked between them). It needs the first text token (streaming text), the
+ *    reference-length part of the ICL text stream (streaming ICL), or the whole text
+ *    (non_streaming_text); until then it returns VOX_CHUNK_NEED_TEXT.
+ *  - Frames: group 0 from the talker (processed + Philox codebook 0), groups 1..15 from the code
+ *    predictor (codebooks 1..15); the frame is fed back to the talker lazily, when the next frame
+ *    is asked for, because that step needs the frame's trailing text token: a frame whose trailing
+ *    token has not arrived yet makes the pull return the frames it has (or VOX_CHUNK_NEED_TEXT).
+ *  - Chunks hold chunk_frames frames (fewer when the text runs out or generation ends). After a
+ *    full chunk the next group-0 code is sampled ahead (when its text is there) so that the chunk
+ *    before EOS / the limit carries is_last = 1; otherwise the stop is reported by VOX_CHUNK_END.
+ *    Reference decoder mode returns all audio in one is_last chunk.
+ *  - Sampling is keyed by (seed, frame, codebook) and every kernel is thread-count invariant, so
+ *    codes and audio do not depend on the thread count, chunk_frames or how the text was split. */
+
 vox_status q3_lm_load(const q3_model *m, q3_lm **out);
 void q3_lm_free(q3_lm *lm);
 

@@ -1,0 +1,283 @@
+/* The family's sessions: pulling audio chunks (text as it arrives, frames in chunks, the stream or
+ * reference decoder), cancellation, statistics, codes, and the verification entry points (prompt,
+ * teacher forcing). */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "codec.h"
+#include "lm_internal.h"
+
+static void sess_free(q3_sess *q) {
+    if (!q) return;
+    q3_stream_free(q->stream);
+    free(q->instr_ids), free(q->tmpl), free(q->ids), free(q->S), free(q->semb), free(q->twork), free(q->prompt);
+    q3_kv_free(&q->kv);
+    q3_kv_free(&q->pkv);
+    q3_scratch_free(&q->tsc);
+    q3_scratch_free(&q->psc);
+    free(q->x), free(q->hid), free(q->hidden), free(q->logits), free(q->scores), free(q->ftmp);
+    free(q->pin), free(q->px), free(q->pout), free(q->plogits);
+    q3_sample_work_free(&q->swt);
+    q3_sample_work_free(&q->swp);
+    free(q->codes), free(q->seen), free(q->distinct), free(q->pcm);
+    free(q);
+}
+
+vox_status q3_session_init(vox_session *s) {
+    const q3_model *m = s->engine->impl;
+    if (!m->lm) return vox_set_error(VOX_ERR_UNSUPPORTED, "this model has no language model");
+    q3_sess *q = calloc(1, sizeof *q);
+    if (!q) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    q->s = s;
+    q->m = m;
+    q->lm = m->lm;
+    q->pool = s->engine->pool;
+    const vox_synth_params *p = &s->params;
+    q->talker_sp = (q3_sampler){p->do_sample != 0, p->temperature, p->top_k, p->top_p};
+    q->pred_sp = (q3_sampler){p->subtalker_do_sample != 0, p->subtalker_temperature, p->subtalker_top_k,
+                              p->subtalker_top_p};
+    vox_status st;
+    if ((st = q3_sess_alloc(q)) || (st = q3_sess_resolve(q))) {
+        sess_free(q);
+        return st;
+    }
+    s->impl = q;
+    return VOX_OK;
+}
+
+static void report(q3_sess *q) {
+    vox_engine_stats *d = &q->delta;
+    q->tot_prefill += d->prefill_ms, q->tot_talker += d->talker_ms, q->tot_pred += d->predictor_ms;
+    q->tot_dec += d->decoder_ms, q->tot_frames += (int64_t)d->frames_generated;
+    q->tot_samples += (int64_t)d->samples_produced;
+    vx_stats_add(q->s->engine, d);
+    memset(d, 0, sizeof *d);
+}
+
+void q3_session_free(vox_session *s) {
+    q3_sess *q = s->impl;
+    if (!q) return;
+    report(q);
+    const char *prof = getenv("VOX_PROFILE");
+    if (prof && prof[0] && strcmp(prof, "0") != 0) {
+        const double f = q->tot_frames > 0 ? (double)q->tot_frames : 1.0;
+        const double audio_ms = (double)q->tot_samples * 1000.0 / (double)q3_codec_sample_rate(q->m->codec);
+        const double total = q->tot_prefill + q->tot_talker + q->tot_pred + q->tot_dec;
+        fprintf(stderr,
+                "vox profile: %lld frames, prompt %lld rows; prefill %.1f ms; per frame: talker %.2f ms, predictor "
+                "%.2f ms, decoder %.2f ms; total %.1f ms for %.1f ms of audio (RTF %.3f)\n",
+                (long long)q->tot_frames, (long long)q->n_prompt, q->tot_prefill, q->tot_talker / f, q->tot_pred / f,
+                q->tot_dec / f, total, audio_ms, audio_ms > 0 ? total / audio_ms : 0.0);
+    }
+    sess_free(q);
+    s->impl = NULL;
+}
+
+static vox_status ensure_pcm(q3_sess *q, size_t n) {
+    if (n <= q->pcm_cap) return VOX_OK;
+    float *p = realloc(q->pcm, n * sizeof *p);
+    if (!p) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    q->pcm = p;
+    q->pcm_cap = n;
+    return VOX_OK;
+}
+
+/* text and prefill: VOX_OK with *need_text set when the prompt cannot be built yet */
+static vox_status prepare(q3_sess *q, int *need_text) {
+    vox_status st;
+    *need_text = 0;
+    if ((st = q3_sess_update_text(q))) return st;
+    if (q->prefilled) return VOX_OK;
+    if (!q3_sess_can_prefill(q)) {
+        *need_text = 1;
+        return VOX_OK;
+    }
+    if ((st = q3_sess_build_prompt(q))) return st;
+    double t0 = vx_now_ms();
+    st = q3_prefill(q);
+    q->delta.prefill_ms += vx_now_ms() - t0;
+    return st;
+}
+
+static vox_status decode_stream(q3_sess *q, int64_t first, int64_t n, vox_chunk *out) {
+    const q3_codec *codec = q->m->codec;
+    vox_status st;
+    const int64_t spf = q3_codec_samples_per_frame(codec), G = q->lm->n_groups;
+    double t0 = vx_now_ms();
+    if (!q->stream) {
+        if ((st = q3_stream_create(codec, &q->stream))) return st;
+        int64_t ctx = q->s->params.decoder_context;
+        if (ctx < 0 || ctx > q->n_ref) ctx = q->n_ref;
+        if (ctx > 0 && (st = q3_stream_prime(q->stream, q->pool, q->ref_codes + (q->n_ref - ctx) * G, ctx))) return st;
+    }
+    if ((st = ensure_pcm(q, (size_t)(n * spf)))) return st;
+    if ((st = q3_stream_push(q->stream, q->pool, q->codes + first * G, n, q->pcm))) return st;
+    q->delta.decoder_ms += vx_now_ms() - t0;
+    out->kind = VOX_CHUNK_AUDIO;
+    out->samples = q->pcm;
+    out->n_samples = (size_t)(n * spf);
+    out->sample_rate = q3_codec_sample_rate(codec);
+    out->first_frame = (uint32_t)first;
+    out->n_frames = (uint32_t)n;
+    q->delta.samples_produced += out->n_samples;
+    return VOX_OK;
+}
+
+/* The official scheme: reference + generated codes decoded together, the reference part cut. */
+static vox_status decode_reference(q3_sess *q, vox_chunk *out) {
+    const q3_codec *codec = q->m->codec;
+    const int64_t spf = q3_codec_samples_per_frame(codec), G = q->lm->n_groups;
+    const int64_t nr = q->mode == Q3_ICL ? q->n_ref : 0, total = nr + q->n_frames;
+    vox_status st;
+    double t0 = vx_now_ms();
+    int32_t *all = malloc((size_t)(total * G) * sizeof *all);
+    if (!all) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    if (nr) memcpy(all, q->ref_codes, (size_t)(nr * G) * sizeof *all);
+    memcpy(all + nr * G, q->codes, (size_t)(q->n_frames * G) * sizeof *all);
+    const int64_t ns = total * spf;
+    if ((st = ensure_pcm(q, (size_t)ns)) || (st = q3_codec_decode_reference(codec, q->pool, all, total, q->pcm))) {
+        free(all);
+        return st;
+    }
+    free(all);
+    const int64_t cut = nr ? q3_reference_cut(nr, total, ns) : 0;
+    q->delta.decoder_ms += vx_now_ms() - t0;
+    out->kind = VOX_CHUNK_AUDIO;
+    out->samples = q->pcm + cut;
+    out->n_samples = (size_t)(ns - cut);
+    out->sample_rate = q3_codec_sample_rate(codec);
+    out->first_frame = 0;
+    out->n_frames = (uint32_t)q->n_frames;
+    out->is_last = 1;
+    q->delta.samples_produced += out->n_samples;
+    return VOX_OK;
+}
+
+static vox_status pull(q3_sess *q, vox_chunk *out) {
+    vox_status st;
+    int need_text;
+    if (q->spent) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the session was used for teacher forcing");
+    if (q->finished) {
+        out->kind = VOX_CHUNK_END;
+        return VOX_OK;
+    }
+    if ((st = prepare(q, &need_text))) return st;
+    if (need_text) {
+        out->kind = VOX_CHUNK_NEED_TEXT;
+        return VOX_OK;
+    }
+    const int reference = q->s->params.decoder == VOX_DECODER_REFERENCE;
+    const int64_t first = q->n_frames, want = reference ? INT64_MAX : q->s->params.chunk_frames;
+    int r = Q3_FRAME;
+    while (q->n_frames - first < want) {
+        if (atomic_load(&q->s->cancelled)) return vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
+        r = q3_next_frame(q, &st);
+        if (r == Q3_ERROR) return st;
+        if (r != Q3_FRAME) break;
+    }
+    if (r == Q3_FRAME && (r = q3_peek(q, &st)) == Q3_ERROR) return st; /* is this chunk the last? */
+    if (reference) {
+        if (r == Q3_NEED_TEXT) {
+            out->kind = VOX_CHUNK_NEED_TEXT;
+            return VOX_OK;
+        }
+        q->finished = 1;
+        if (q->n_frames == 0) {
+            out->kind = VOX_CHUNK_END;
+            return VOX_OK;
+        }
+        return decode_reference(q, out);
+    }
+    const int64_t n = q->n_frames - first;
+    if (n == 0) {
+        if (r == Q3_STOP) {
+            q->finished = 1;
+            out->kind = VOX_CHUNK_END;
+        } else {
+            out->kind = VOX_CHUNK_NEED_TEXT;
+        }
+        return VOX_OK;
+    }
+    if ((st = decode_stream(q, first, n, out))) return st;
+    if (r == Q3_STOP) {
+        out->is_last = 1;
+        q->finished = 1;
+    }
+    return VOX_OK;
+}
+
+vox_status q3_session_pull(vox_session *s, vox_chunk *out) {
+    q3_sess *q = s->impl;
+    uint32_t fp = vx_fp_fast();
+    vox_status st = pull(q, out);
+    vx_fp_restore(fp);
+    report(q);
+    if (st != VOX_OK) memset(out, 0, sizeof *out);
+    return st;
+}
+
+vox_status q3_session_codes(const vox_session *s, const int32_t **codes, size_t *n_frames, size_t *n_groups) {
+    const q3_sess *q = s->impl;
+    static const int32_t none[1] = {0};
+    *codes = q->codes ? q->codes : none;
+    *n_frames = (size_t)q->n_frames;
+    *n_groups = (size_t)q->lm->n_groups;
+    return VOX_OK;
+}
+
+vox_status q3_session_prompt(vox_session *s, const float **embeds, size_t *n_rows, size_t *dim) {
+    q3_sess *q = s->impl;
+    vox_status st;
+    uint32_t fp = vx_fp_fast();
+    if (!(st = q3_sess_update_text(q))) st = q3_sess_build_prompt(q);
+    vx_fp_restore(fp);
+    if (st) return st;
+    *embeds = q->prompt;
+    *n_rows = (size_t)q->n_prompt;
+    *dim = (size_t)q->lm->talker.hidden;
+    return VOX_OK;
+}
+
+static vox_status teacher_force(q3_sess *q, const int32_t *codes, size_t n_frames, float *tl, float *pl) {
+    const q3_lm *lm = q->lm;
+    const int64_t G = lm->n_groups, V = lm->vocab, PV = lm->pvocab;
+    vox_status st;
+    if (q->spent || q->prefilled || q->n_frames)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "teacher forcing needs a fresh session");
+    for (size_t i = 0; i < n_frames * (size_t)G; i++)
+        if (codes[i] < 0 || codes[i] >= (i % (size_t)G ? PV : V))
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "code %d (frame %zu, group %zu) is out of range", codes[i],
+                                 i / (size_t)G, i % (size_t)G);
+    q->spent = 1;
+    if ((st = q3_sess_update_text(q)) || (st = q3_sess_build_prompt(q))) return st;
+    if ((st = q3_kv_init(&q->kv, &lm->talker, q->n_prompt + (int64_t)n_frames + 1)) || (st = q3_prefill(q))) return st;
+    memcpy(tl, q->logits, (size_t)V * sizeof *tl);
+    int32_t *frame = malloc((size_t)G * sizeof *frame);
+    if (!frame) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t f = 0; f < n_frames; f++) {
+        if (atomic_load(&q->s->cancelled)) {
+            free(frame);
+            return vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
+        }
+        memcpy(frame, codes + f * (size_t)G, (size_t)G * sizeof *frame);
+        q->n_frames = (int64_t)f;
+        q3_predict(q, frame, 1, pl + f * (size_t)((G - 1) * PV));
+        q3_talker_step(q, frame, q3_trailing(q, (int64_t)f));
+        memcpy(tl + (f + 1) * (size_t)V, q->logits, (size_t)V * sizeof *tl);
+    }
+    free(frame);
+    q->n_frames = 0;
+    return VOX_OK;
+}
+
+vox_status q3_session_teacher_force(vox_session *s, const int32_t *codes, size_t n_frames, float *talker_logits,
+                                    float *predictor_logits) {
+    q3_sess *q = s->impl;
+    uint32_t fp = vx_fp_fast();
+    vox_status st = teacher_force(q, codes, n_frames, talker_logits, predictor_logits);
+    vx_fp_restore(fp);
+    return st;
+}
