@@ -18,7 +18,6 @@ clear errors.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,28 +27,9 @@ import vox
 from vox._native import ffi, lib
 from vox.reference.common.checkpoint import Checkpoint
 from vox.reference.qwen3 import codec_decoder as cd
-from vox.verify import tolerance as tol
 from vox.verify.qwen3 import codec
 from vox.verify.tolerance import Row, measure
 
-
-def _merge_this_trees_table():
-    """Entries appended to this tree's verify/tolerances.toml, when the installed vox package reads
-    the table from another checkout (an editable install of the main tree): add the missing keys."""
-    local = Path(__file__).resolve().parent.parent / "verify" / "tolerances.toml"
-    if not local.exists() or local.resolve() == Path(tol.TABLE_PATH).resolve():
-        return
-    saved = tol.TABLE_PATH
-    try:
-        tol.TABLE_PATH = local
-        extra = tol._load()
-    finally:
-        tol.TABLE_PATH = saved
-    for k, v in extra.items():
-        tol.TABLE.setdefault(k, v)
-
-
-_merge_this_trees_table()
 
 SPF = 1920
 VS_REF = "qwen3.native_decoder_vs_reference"

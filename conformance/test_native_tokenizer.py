@@ -28,7 +28,6 @@ import time
 import unicodedata
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 

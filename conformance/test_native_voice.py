@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -30,31 +29,12 @@ from vox.reference.qwen3 import resample as ref_resample
 from vox.reference.qwen3 import voice as ref_voice
 from vox.reference.qwen3.mimi_encoder import MimiEncoder
 from vox.verify import metrics
-from vox.verify import tolerance
 from vox.verify.qwen3 import voice as V
 from vox.verify.tolerance import Row, measure
 
 BASES = ["base06", "base17"]
 CPU = "cpu"
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _add_checkout_tolerances() -> None:
-    """The table is the installed vox's (vox.verify); a checkout whose vox is installed from another
-    checkout (a git worktree) may have appended entries the installed table lacks: add those (never
-    replacing an installed entry, so no limit can be loosened this way)."""
-    path = ROOT / "verify" / "tolerances.toml"
-    if not path.is_file() or path.resolve() == tolerance.TABLE_PATH.resolve():
-        return
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
-    for group, entries in raw.items():
-        for key, e in entries.items():
-            if isinstance(e, dict) and "metric" in e:
-                tolerance.TABLE.setdefault(f"{group}.{key}", e)
-
-
-_add_checkout_tolerances()
 
 
 # ----------------------------------------------------------------------------- the native side

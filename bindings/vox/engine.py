@@ -22,8 +22,7 @@ import os
 import time
 import unicodedata
 import weakref
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import numpy as np
