@@ -145,7 +145,26 @@ class _NFCStream:
         return unicodedata.normalize("NFC", out)
 
 
-class Session:
+class _Closing:
+    """Context manager and finalizer around close()."""
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Session(_Closing):
     """One utterance: feed() text (whole or in pieces), pull audio chunks; end() when the text is done.
 
     ready() yields the chunks that can be made from the text so far; iterating the session yields the
@@ -233,20 +252,9 @@ class Session:
             lib.vox_session_free(self._h)
             self._h = None
 
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
-class Engine:
+class Engine(_Closing):
     """A model loaded for synthesis: its weights mapped from the .tmod, its own thread pool.
 
     Engine(model, device="cpu", resources=None, threads=None). Use as a context manager, or close()."""
@@ -433,17 +441,6 @@ class Engine:
             lib.vox_engine_free(self._h)
             self._h = None
 
-    def __enter__(self) -> "Engine":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self) -> str:
         i = self.info
