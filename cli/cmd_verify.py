@@ -32,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--ref-text", help="transcript of --ref-audio")
     p.add_argument("--max-new-tokens", type=int, default=24,
                    help="frames of the official generation the logits are compared on (default 24)")
+    p.add_argument("--no-native", action="store_true", help="check only the reference, not the native core")
     p.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
     p.set_defaults(func=run)
 
@@ -45,7 +46,7 @@ def run(args) -> int:
     say = (lambda s: print(f"vox verify: {s}", file=sys.stderr)) if not args.json else (lambda s: None)
     try:
         rows = verify(args.model, args.official, ref_audio=args.ref_audio, ref_text=args.ref_text,
-                      max_new_tokens=args.max_new_tokens, say=say)
+                      max_new_tokens=args.max_new_tokens, native=not args.no_native, say=say)
     except OfficialUnavailable as e:
         raise ValueError(str(e)) from None
     failed = [r for r in rows if not r.passed]

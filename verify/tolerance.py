@@ -67,7 +67,8 @@ class Row:
         status = "PASS" if self.passed else "FAIL"
         if self.entry.get("report_only"):
             status = "INFO"
-        return f"{status}  {self.check:<34} {self.subject:<44} {self.entry['metric']} {self.value:.3g} ({self.limit})"
+        return (f"{status}  {self.backend:<9} {self.check:<34} {self.subject:<44} {self.entry['metric']} "
+                f"{self.value:.3g} ({self.limit})")
 
 
 def evaluate(check: str, value: float) -> tuple[bool, str]:

@@ -8,7 +8,7 @@ The checks, in order (each a list of tolerance-table rows):
                for a bf16/f16/q8/q4 .tmod the format tolerance (mean KL, top-5) on its own weights
   codec        decoder audio in stream and reference modes vs the official decoder
 
-The reference computes every number vox compares; the native engine joins these rows as it lands.
+  native       the C core on the same .tmod, stage by stage against the official code (vox.verify.qwen3.native)
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..tolerance import Row
 from . import codec, official, talker, voice
+from . import native as native_rows
 from .signals import TEXT as SYNTH_TEXT, speech_like
 
 
@@ -86,7 +87,7 @@ def load_recording(path: str | None, text: str | None) -> tuple[str, np.ndarray,
 
 
 def verify(model_path: str, official_dir: str, *, ref_audio: str | None = None, ref_text: str | None = None,
-           max_new_tokens: int = 24, say: Callable[[str], None] = print) -> list[Row]:
+           max_new_tokens: int = 24, native: bool = True, say: Callable[[str], None] = print) -> list[Row]:
     from vox.formats.tmod import read_checkpoint
     from vox.reference.common.checkpoint import Checkpoint
 
@@ -123,4 +124,15 @@ def verify(model_path: str, official_dir: str, *, ref_audio: str | None = None, 
                                    note=f"{precision['dtype']} + {precision['quant']}")
     say("codec: decoder audio, stream and reference modes")
     rows += codec.standard_rows(tts, codec_ck, vc.ref_codes if vc is not None else None, label=label)
+
+    if native:
+        import vox
+
+        say("native core: voice, prompts, teacher-forced logits, greedy codes, decoder")
+        with vox.Engine(model_path) as eng:
+            nl = f"{label} native"
+            if kind == "base":
+                rows += native_rows.voice_rows(tts, eng, wav, sr, text, nl)
+            rows += native_rows.talker_rows(tts, eng, src, vc, key, nl, max_new_tokens=max_new_tokens)
+            rows += native_rows.decoder_rows(tts, eng, vc.ref_codes if vc is not None else None, nl)
     return rows
