@@ -282,24 +282,35 @@ V_INLINE void lc_tile_any(int mr, int nv, const float *x, int64_t ldx, const flo
 #undef LC_NV_CASES
 }
 
+/* Loop nest per K block: pack the panels of all the task's weight-row groups (per-thread scratch, L2),
+ * then for each micro-panel of LC_MR x rows (L1) run it against every group, so x is read once per K
+ * block. Without scratch memory the groups go one at a time through a stack panel (same bits). */
 static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1, int64_t r0,
                     int64_t r1) {
     const int64_t cols = w->cols, rows = w->rows;
     const float *wd = (const float *)w->data;
-    _Alignas(64) float P[LC_KC * LC_NR];
-    for (int64_t r = r0; r < r1; r += LC_NR) {
-        int64_t nr = r1 - r < LC_NR ? r1 - r : LC_NR;
-        int nv = (int)((nr + VL - 1) / VL); /* a tail group computes only the vectors it has */
+    const int64_t ng = (r1 - r0 + LC_NR - 1) / LC_NR;
+    _Alignas(64) float stack_panel[LC_KC * LC_NR];
+    float *panels = ng > 1 ? vx_scratch(VX_SLOT_TILE, sizeof(float) * LC_KC * LC_NR * (size_t)ng) : NULL;
+    const int64_t gstep = panels ? ng : 1; /* groups packed together */
+    for (int64_t g0 = 0; g0 < ng; g0 += gstep) {
+        int64_t g1 = g0 + gstep;
+        float *P = panels ? panels : stack_panel;
         for (int64_t k0 = 0; k0 < cols; k0 += LC_KC) {
             int64_t kn = cols - k0 < LC_KC ? cols - k0 : LC_KC;
             int first = k0 == 0, last = k0 + kn == cols;
-            lc_pack(wd, cols, r, nr, k0, kn, P);
+            for (int64_t g = g0; g < g1; g++) {
+                int64_t r = r0 + g * LC_NR, nr = r1 - r < LC_NR ? r1 - r : LC_NR;
+                lc_pack(wd, cols, r, nr, k0, kn, P + (g - g0) * LC_KC * LC_NR);
+            }
             for (int64_t i = i0; i < i1; i += LC_MR) {
-                const float *xi = x + i * cols + k0;
-                float *yi = y + i * rows + r;
-                const float *b = bias ? bias + r : NULL;
                 int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
-                lc_tile_any(mr, nv, xi, cols, P, kn, yi, rows, nr, first, last, b);
+                for (int64_t g = g0; g < g1; g++) {
+                    int64_t r = r0 + g * LC_NR, nr = r1 - r < LC_NR ? r1 - r : LC_NR;
+                    int nv = (int)((nr + VL - 1) / VL); /* a tail group computes only the vectors it has */
+                    lc_tile_any(mr, nv, x + i * cols + k0, cols, P + (g - g0) * LC_KC * LC_NR, kn, y + i * rows + r, rows,
+                                nr, first, last, bias ? bias + r : NULL);
+                }
             }
         }
     }
