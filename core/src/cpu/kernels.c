@@ -64,10 +64,11 @@ int vx_kernels_force_path(vx_cpu_path path) {
 #  define LIN_TASK_R 64
 #endif
 #define LIN_ROW_GRAIN 16
-/* f32 weights (column order): a task packs its weight rows' panels once per K block and streams its x
- * rows against them; enough tasks remain for an even split between threads. */
+/* f32 weights (column order): a task packs each weight panel once per K block and streams all its x
+ * rows against it, so more x rows per task amortize the packing; enough tasks remain for an even
+ * split between threads. */
 #ifndef LIN_TASK_N_F32
-#  define LIN_TASK_N_F32 96
+#  define LIN_TASK_N_F32 192
 #endif
 #ifndef LIN_TASK_R_F32
 #  define LIN_TASK_R_F32 128

@@ -282,35 +282,25 @@ V_INLINE void lc_tile_any(int mr, int nv, const float *x, int64_t ldx, const flo
 #undef LC_NV_CASES
 }
 
-/* Loop nest per K block: pack the panels of all the task's weight-row groups (per-thread scratch, L2),
- * then for each micro-panel of LC_MR x rows (L1) run it against every group, so x is read once per K
- * block. Without scratch memory the groups go one at a time through a stack panel (same bits). */
+/* Loop nest: for each group of LC_NR weight rows and each K block, pack the group's panel (it stays in
+ * L1) and run every LC_MR-row micro-panel of x against it: the broadcast operand x is cheap to stream
+ * (a few bytes per cycle), while the vector operand must come from L1. */
 static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1, int64_t r0,
                     int64_t r1) {
     const int64_t cols = w->cols, rows = w->rows;
     const float *wd = (const float *)w->data;
-    const int64_t ng = (r1 - r0 + LC_NR - 1) / LC_NR;
-    _Alignas(64) float stack_panel[LC_KC * LC_NR];
-    float *panels = ng > 1 ? vx_scratch(VX_SLOT_TILE, sizeof(float) * LC_KC * LC_NR * (size_t)ng) : NULL;
-    const int64_t gstep = panels ? ng : 1; /* groups packed together */
-    for (int64_t g0 = 0; g0 < ng; g0 += gstep) {
-        int64_t g1 = g0 + gstep;
-        float *P = panels ? panels : stack_panel;
+    _Alignas(64) float P[LC_KC * LC_NR];
+    for (int64_t r = r0; r < r1; r += LC_NR) {
+        int64_t nr = r1 - r < LC_NR ? r1 - r : LC_NR;
+        int nv = (int)((nr + VL - 1) / VL); /* a tail group computes only the vectors it has */
         for (int64_t k0 = 0; k0 < cols; k0 += LC_KC) {
             int64_t kn = cols - k0 < LC_KC ? cols - k0 : LC_KC;
             int first = k0 == 0, last = k0 + kn == cols;
-            for (int64_t g = g0; g < g1; g++) {
-                int64_t r = r0 + g * LC_NR, nr = r1 - r < LC_NR ? r1 - r : LC_NR;
-                lc_pack(wd, cols, r, nr, k0, kn, P + (g - g0) * LC_KC * LC_NR);
-            }
+            lc_pack(wd, cols, r, nr, k0, kn, P);
             for (int64_t i = i0; i < i1; i += LC_MR) {
                 int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
-                for (int64_t g = g0; g < g1; g++) {
-                    int64_t r = r0 + g * LC_NR, nr = r1 - r < LC_NR ? r1 - r : LC_NR;
-                    int nv = (int)((nr + VL - 1) / VL); /* a tail group computes only the vectors it has */
-                    lc_tile_any(mr, nv, x + i * cols + k0, cols, P + (g - g0) * LC_KC * LC_NR, kn, y + i * rows + r, rows,
-                                nr, first, last, bias ? bias + r : NULL);
-                }
+                lc_tile_any(mr, nv, x + i * cols + k0, cols, P, kn, y + i * rows + r, rows, nr, first, last,
+                            bias ? bias + r : NULL);
             }
         }
     }
