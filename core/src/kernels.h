@@ -48,18 +48,30 @@ typedef struct vx_cpu_info {
     char name[64];        /* e.g. "avx512+vnni+bf16+amx" */
 } vx_cpu_info;
 
-const vx_cpu_info *vx_cpu(void); /* detected once, thread-safe */
+/* Detected once, thread-safe. On Linux, AMX permission is requested (arch_prctl) during detection;
+ * amx_* are 1 only when granted. The kernels do not use AMX at present. */
+const vx_cpu_info *vx_cpu(void);
 
 /* ------------------------------------------------------------------------------ linear algebra */
 /* y[n][rows] = x[n][cols] . W^T (+ bias[rows] if bias != NULL).
- * For q8/q4 weights the fast paths may quantize each 32-block of x to int8 (with its own f32 scale)
- * and use integer dot products; the scalar path defines exactly what that computes. */
+ * Order of operations per output (fixed per CPU path and weight dtype, never dependent on n):
+ *  - f32 weights: one FMA chain over k in index order (scalar path: a plain sum in index order);
+ *  - f16/bf16 weights: converted exactly to f32; lane-split FMA sums over k, then a fixed tree;
+ *  - q8/q4 weights: every path (scalar included) quantizes each 32-block of x to int8 exactly like a
+ *    q8 weight block (d = max|x| / 127, q = round-half-away(x / d)) and computes
+ *      y = bias + sum over blocks b of float(isum_b) * (w_scale_b * d_b),  isum_b the exact int32
+ *    dot product of the block's int8/int4 codes (q4: nibble - 8); paths differ only in the float
+ *    summation order (cpu/dispatch.h has the details). This differs from "f32 x times dequantized W"
+ *    by the activation rounding: ~3e-3 of max|y| on random data.
+ * Runs with FTZ/DAZ for the whole call (as the pool's workers). */
 void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y);
 
-/* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions). */
+/* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions).
+ * Per output: one FMA chain over k in index order (scalar: a plain sum in index order). */
 void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y);
 
-/* out[i][:] = row ids[i] of w, converted to float32 (embedding lookup; any dtype). */
+/* out[i][:] = row ids[i] of w, converted to float32 (embedding lookup; any dtype). Exact conversions
+ * (q8: q * s, q4: (nibble - 8) * s, as docs/formats.md), the same bits on every path. */
 void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out);
 
 /* ------------------------------------------------------------------------------ normalization */
@@ -69,6 +81,9 @@ void vx_rms_norm(const float *x, const float *w, int64_t rows, int64_t d, float 
 void vx_layer_norm(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y);
 
 /* ------------------------------------------------------------------------------ elementwise */
+/* Elementwise kernels and norms take no pool: they run on the caller's thread, under its MXCSR
+ * (callers normally run inside FTZ/DAZ already). An element's value never depends on its position or
+ * on n; SIMD transcendentals (exp, expm1, sin, tanh, erfc) stay within a few ulps of libm. */
 void vx_add(const float *a, const float *b, int64_t n, float *y);            /* y = a + b */
 void vx_mul(const float *a, const float *b, int64_t n, float *y);            /* y = a * b */
 void vx_scale_channels(const float *x, const float *s, int64_t rows, int64_t d, float *y); /* y[r][c] = x[r][c] * s[c] */
@@ -99,7 +114,9 @@ void vx_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, co
  * query i sits at position nk - nq + i and sees key j iff j <= that position and (window <= 0 or
  * j > position - window). Query head h reads KV head h / (hq / hkv). out: [nq][hq][d].
  * Scores in float32, softmax max-subtracted with the exponent sum taken in key order, so the result
- * of a query depends only on the keys it sees, not on nq. */
+ * of a query depends only on the keys it sees, not on nq. The query heads sharing a KV head are
+ * computed together (keys and values read once); each head's result is independent of that grouping.
+ * Runs with FTZ/DAZ for the whole call. */
 void vx_attention(vx_pool *pool, const float *q, int64_t nq, int64_t hq, const float *k, const float *v,
                   int64_t nk, int64_t hkv, int64_t d, float scale, int64_t window, float *out);
 

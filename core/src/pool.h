@@ -19,10 +19,18 @@ typedef struct vx_pool vx_pool;
 
 typedef struct vx_pool_opts {
     int32_t n_threads;        /* total threads including the caller; <= 0: the CPUs this process may use */
-    const char *cpu_affinity; /* "0-3,6" pins thread i to the i-th listed CPU; NULL or "": no pinning */
-    int32_t nice;             /* added to the workers' nice value (Linux: per thread); 0: unchanged */
-    int32_t spin_us;          /* how long idle workers spin before sleeping (microseconds) */
+    const char *cpu_affinity; /* "0-3,6" pins worker thread i (1..n_threads-1) to the i-th listed CPU
+                                 (0-based, wrapping around a shorter list); thread 0, the caller, is never
+                                 pinned by the pool (it belongs to the application). NULL or "": no pinning */
+    int32_t nice;             /* added to the workers' nice value (Linux: per thread, setpriority on the
+                                 TID); 0: unchanged. Lowering it needs privilege: creation then fails */
+    int32_t spin_us;          /* how long idle workers spin before sleeping (microseconds; <= 0: sleep
+                                 at once). Spinning workers pick up the next job in well under a microsecond */
 } vx_pool_opts;
+
+/* VOX_ERR_INVALID_ARGUMENT (a malformed affinity list, a CPU the process may not use, a nice value the
+ * process may not set, more than 1024 threads), VOX_ERR_OUT_OF_MEMORY, VOX_ERR_INTERNAL (thread
+ * creation failed); the message is in vox_last_error(). On failure nothing is leaked and *out is NULL. */
 
 typedef void (*vx_range_fn)(void *ctx, int64_t begin, int64_t end);
 

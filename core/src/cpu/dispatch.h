@@ -20,7 +20,11 @@
  * same on every path (the tests compare them), so every path computes the same function:
  *   y[i][r] = bias[r] + sum over blocks b of float(isum_b) * (sw[r][b] * d[i][b]),
  *   isum_b  = sum over j < 32 of wq[r][32b + j] * q[i][32b + j]      (exact int32)
- * with wq the q8 value or (nibble - 8) for q4. Paths differ only in the float summation order. */
+ * with wq the q8 value or (nibble - 8) for q4 (the scalar path: exactly this, summed over b in
+ * order). The SIMD paths split each isum_b over 32-bit lanes (exact partial sums of 4 products, or 8
+ * for q4: its low and high halves share a lane), multiply each float(partial) by sw * d and accumulate
+ * lane by lane with FMA in block order, then add the lanes in v_hsum's fixed tree: the same function
+ * up to float rounding and order, fixed per path, independent of n and of tiling. */
 typedef struct vx_kernels {
     const char *name;
 

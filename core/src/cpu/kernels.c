@@ -64,9 +64,14 @@ int vx_kernels_force_path(vx_cpu_path path) {
 #  define LIN_TASK_R 64
 #endif
 #define LIN_ROW_GRAIN 16
-/* f32 weights (column order, packed weight panels): bigger x blocks amortize the packing. */
+/* f32 weights (column order): a task packs each weight panel once per K block and streams all its x
+ * rows against it, so more x rows per task amortize the packing; enough tasks remain for an even
+ * split between threads. */
 #ifndef LIN_TASK_N_F32
 #  define LIN_TASK_N_F32 192
+#endif
+#ifndef LIN_TASK_R_F32
+#  define LIN_TASK_R_F32 128
 #endif
 
 typedef struct linear_job {
@@ -109,7 +114,7 @@ static void linear_run(vx_pool *pool, linear_job *j) {
         vx_pool_for(pool, rows, LIN_ROW_GRAIN, linear_rows, j);
     } else {
         j->nb = j->w->dtype == VOX_DTYPE_F32 ? LIN_TASK_N_F32 : LIN_TASK_N;
-        j->rb = LIN_TASK_R;
+        j->rb = j->w->dtype == VOX_DTYPE_F32 ? LIN_TASK_R_F32 : LIN_TASK_R;
         j->n_rb = (rows + j->rb - 1) / j->rb;
         int64_t n_ib = (j->n + j->nb - 1) / j->nb;
         vx_pool_for(pool, n_ib * j->n_rb, 1, linear_tasks, j);

@@ -57,6 +57,7 @@ V_INLINE vf v_sel(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b); } /*
 V_INLINE vi v_cvt_i(vf a) { return _mm512_cvtps_epi32(a); }                  /* round to nearest even */
 V_INLINE vf v_cvt_f(vi a) { return _mm512_cvtepi32_ps(a); }
 V_INLINE vi vi_set1(int32_t a) { return _mm512_set1_epi32(a); }
+V_INLINE vf v_gather(const float *base, const int32_t *idx) { return _mm512_i32gather_ps(_mm512_loadu_si512(idx), base, 4); }
 V_INLINE vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
@@ -172,6 +173,9 @@ V_INLINE vf v_sel(vm m, vf a, vf b) { return _mm256_blendv_ps(a, b, m); }
 V_INLINE vi v_cvt_i(vf a) { return _mm256_cvtps_epi32(a); }
 V_INLINE vf v_cvt_f(vi a) { return _mm256_cvtepi32_ps(a); }
 V_INLINE vi vi_set1(int32_t a) { return _mm256_set1_epi32(a); }
+V_INLINE vf v_gather(const float *base, const int32_t *idx) {
+    return _mm256_i32gather_ps(base, _mm256_loadu_si256((const __m256i *)idx), 4);
+}
 V_INLINE vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }

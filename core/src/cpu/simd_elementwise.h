@@ -13,6 +13,7 @@
 #include "cpu/dispatch.h"
 #include "cpu/simd_math.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* y[i] = EXPR(v) over x[0..n) where v is the loaded vector (and u the vector of a second input). */
@@ -186,6 +187,41 @@ static void e_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *c
                 }
             }
         }
+    }
+}
+
+/* ------------------------------------------------------------------------------ im2col */
+/* out[t][ci * k + j] = x[t * stride + j * dilation][ci]: each output row interleaves k input rows,
+ * i.e. transposes a k x c block. For k <= VL: load VL channels of the k taps as k vectors (the rest
+ * zero), transpose in registers, and store channel l's k taps with one masked store. Plain copies:
+ * the same bits as the scalar definition. (Gathers were slower on some CPUs, faster on others.) */
+static void e_im2col(const float *x, int64_t t_in, int64_t c, int64_t k, int64_t dilation, int64_t stride, int64_t t_out,
+                     float *out) {
+    if (k == 1) {
+        for (int64_t t = 0; t < t_out; t++) memcpy(out + t * c, x + t * stride * c, sizeof(float) * (size_t)c);
+        return;
+    }
+    if (k > VL) {
+        vx_kernels s;
+        vx_kernels_init_scalar(&s);
+        s.im2col(x, t_in, c, k, dilation, stride, t_out, out);
+        return;
+    }
+    const int64_t cfull = c / VL * VL;
+    for (int64_t t = 0; t < t_out; t++) {
+        const float *base = x + t * stride * c;
+        float *o = out + t * c * k;
+        for (int64_t q = 0; q < cfull; q += VL) {
+            vf r[VL];
+            for (int64_t j = 0; j < VL; j++) r[j] = j < k ? v_load(base + j * dilation * c + q) : v_zero();
+            v_transpose(r);
+            if (k == VL)
+                for (int l = 0; l < VL; l++) v_store(o + (q + l) * k, r[l]);
+            else
+                for (int l = 0; l < VL; l++) v_store_part(o + (q + l) * k, r[l], k);
+        }
+        for (int64_t ci = cfull; ci < c; ci++)
+            for (int64_t j = 0; j < k; j++) o[ci * k + j] = base[j * dilation * c + ci];
     }
 }
 
@@ -364,6 +400,7 @@ static void fill_elementwise(vx_kernels *t) {
     t->clamp = e_clamp;
     t->rope = e_rope;
     t->depthwise_conv = e_depthwise_conv;
+    t->im2col = e_im2col;
 }
 
 #endif

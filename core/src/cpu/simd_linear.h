@@ -282,6 +282,9 @@ V_INLINE void lc_tile_any(int mr, int nv, const float *x, int64_t ldx, const flo
 #undef LC_NV_CASES
 }
 
+/* Loop nest: for each group of LC_NR weight rows and each K block, pack the group's panel (it stays in
+ * L1) and run every LC_MR-row micro-panel of x against it: the broadcast operand x is cheap to stream
+ * (a few bytes per cycle), while the vector operand must come from L1. */
 static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1, int64_t r0,
                     int64_t r1) {
     const int64_t cols = w->cols, rows = w->rows;
@@ -295,11 +298,9 @@ static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y
             int first = k0 == 0, last = k0 + kn == cols;
             lc_pack(wd, cols, r, nr, k0, kn, P);
             for (int64_t i = i0; i < i1; i += LC_MR) {
-                const float *xi = x + i * cols + k0;
-                float *yi = y + i * rows + r;
-                const float *b = bias ? bias + r : NULL;
                 int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
-                lc_tile_any(mr, nv, xi, cols, P, kn, yi, rows, nr, first, last, b);
+                lc_tile_any(mr, nv, x + i * cols + k0, cols, P, kn, y + i * rows + r, rows, nr, first, last,
+                            bias ? bias + r : NULL);
             }
         }
     }
