@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Run every test of vox: set up (idempotent), the C tests (CTest) and the conformance suite, which
-# compares vox with the official code on tiny official checkpoints and writes docs/conformance.md.
+# Run every test of vox: set up (idempotent), the C tests (CTest), the C example, a smoke test of the
+# installed package, the sanitizer build, and the conformance suite, which compares vox with the
+# official code on tiny official checkpoints and writes docs/conformance.md.
 #   ./scripts/test.sh [extra pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 
 ./scripts/setup.sh
 
@@ -12,6 +14,20 @@ echo "== C tests"
 cmake -S . -B build/ctest -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build/ctest -j"$(nproc)" > /dev/null
 (cd build/ctest && ctest --output-on-failure)
+
+echo "== C example (examples/minimal.c) on a tiny CustomVoice model"
+"$PY" - <<'PY'
+from fixtures.qwen3_tiny import fixture_dir
+from vox.convert import convert
+convert(fixture_dir("custom06"), "build/ctest/tiny-custom06.tmod", dtype="bf16", quant="q8", overwrite=True)
+PY
+build/ctest/minimal build/ctest/tiny-custom06.tmod "Hello from C." build/ctest/minimal.wav
+
+echo "== installed package"
+"$PY" scripts/smoke.py
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+./scripts/sanitize.sh
 
 echo "== conformance"
 # The suite runs on this CMake build of the core (the same sources and flags as the installed wheel):
