@@ -151,3 +151,92 @@ def test_default_params_come_from_the_model(qwen3_tmod):
         assert p.struct_size == ffi.sizeof("vox_synth_params")
         assert (p.top_k, p.chunk_frames, p.decoder, p.decoder_context) == (50, 4, lib.VOX_DECODER_STREAM, 50)
         assert abs(p.temperature - 0.9) < 1e-6 and abs(p.repetition_penalty - 1.05) < 1e-6
+
+
+# ----------------------------------------------------------------------------- .tvoice fuzzing
+@pytest.fixture(scope="module")
+def icl_voice_bytes(qwen3_tmod, tmp_path_factory):
+    """A valid ICL .tvoice for base06 (written by Python) and an engine to load mutated copies with."""
+    path = qwen3_tmod("base06")
+    eng = vox.Engine(path, threads=1)
+    rng = np.random.default_rng(5)
+    v = tvoice.Voice(mode="icl", model_id=eng.info["model_id"], variant="base", name="f", ref_text="hello",
+                     speaker_embedding=rng.standard_normal(32).astype(np.float32),
+                     ref_codes=rng.integers(0, 2048, (5, 16)).astype(np.int64),
+                     ref_text_tokens=np.array([151644, 77091, 198, 9707, 151645, 198], np.int64),
+                     source_wav=rng.standard_normal(64).astype(np.float32), source_sample_rate=24000)
+    p = tmp_path_factory.mktemp("tv") / "v.tvoice"
+    tvoice.write_voice(p, v)
+    yield eng, p.read_bytes(), p.parent
+    eng.close()
+
+
+def _both_readers(eng, data: bytes, path):
+    """(Python accepts, C accepts): the C load is read + check against the engine's model, so the Python
+    side is read_voice + check_model against the same manifest."""
+    from vox.formats.tmod import TmodFile
+
+    path.write_bytes(data)
+    try:
+        tvoice.check_model(tvoice.read_voice(path), TmodFile(eng.model_path).manifest, str(path))
+        py_ok = True
+    except vox.FormatError as e:
+        assert path.name in str(e)
+        py_ok = False
+    try:
+        eng.load_voice(path)
+        c_ok = True
+    except vox.VoxError as e:
+        assert path.name in str(e), str(e)
+        c_ok = False
+    return py_ok, c_ok
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_tvoice_mutations_c_and_python_agree(icl_voice_bytes, data):
+    """Truncations, flipped bytes and appended bytes: the C reader (vox_voice_load) and the Python reader
+    accept or reject the same files, with the file named; nothing crashes."""
+    eng, good, d = icl_voice_bytes
+    kind = data.draw(st.sampled_from(["truncate", "flip", "append", "header"]))
+    b = bytearray(good)
+    if kind == "truncate":
+        b = b[:data.draw(st.integers(0, len(b) - 1))]
+    elif kind == "flip":
+        for _ in range(data.draw(st.integers(1, 4))):
+            b[data.draw(st.integers(0, len(b) - 1))] ^= data.draw(st.integers(1, 255))
+    elif kind == "append":
+        b += bytes(data.draw(st.integers(1, 64)))
+    else:  # inside the JSON header, where structure lives
+        hlen = int.from_bytes(b[:8], "little")
+        b[8 + data.draw(st.integers(0, hlen - 1))] = data.draw(st.sampled_from(list(b'{}[]",:0123456789 ax')))
+    py_ok, c_ok = _both_readers(eng, bytes(b), d / "m.tvoice")
+    assert py_ok == c_ok, (kind, py_ok, c_ok)
+
+
+def test_tvoice_valid_file_both_accept(icl_voice_bytes):
+    eng, good, d = icl_voice_bytes
+    assert _both_readers(eng, good, d / "ok.tvoice") == (True, True)
+
+
+def test_clone_seed_is_the_voices_default(qwen3_tmod):
+    with vox.Engine(qwen3_tmod("base06")) as eng:
+        v = eng.clone_voice("fixtures/audio/ref_en_24k.wav", "The quick brown fox.", seed=77)
+        assert v.info["defaults"] == {"seed": 77}
+        a = eng.synthesize("Hi there.", v, max_new_tokens=6)
+        assert np.array_equal(a, eng.synthesize("Hi there.", v, seed=77, max_new_tokens=6))
+        assert not np.array_equal(a, eng.synthesize("Hi there.", v, seed=0, max_new_tokens=6))
+
+
+def test_synthesize_many_equals_one_by_one(qwen3_tmod):
+    """Parallel sessions (threads, the GIL released in the core) give what sequential synthesis gives."""
+    with vox.Engine(qwen3_tmod("custom06", "bf16", "q8"), threads=2) as eng:
+        v = eng.speaker_voice("aiden")
+        texts = ["One.", "Two, a little longer.", "Three is the longest of these three texts."]
+        many = eng.synthesize_many(texts, v, seed=10, max_new_tokens=10)
+        for i, t in enumerate(texts):
+            assert np.array_equal(many[i], eng.synthesize(t, v, seed=10 + i, max_new_tokens=10))
+        assert eng.stats()["sessions_created"] == 6

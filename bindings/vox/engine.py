@@ -319,8 +319,10 @@ class Engine(_Closing):
         default seed."""
         samples, sr = _read_audio(audio)
         cp = ffi.new("vox_clone_params *", lib.vox_clone_default_params())
-        keep = [_cstr(unicodedata.normalize("NFC", ref_text) if ref_text else None), _cstr(name), _cstr(language)]
-        cp.ref_text, cp.name, cp.language = keep
+        defaults = json.dumps({"seed": int(seed)}) if seed is not None else None
+        keep = [_cstr(unicodedata.normalize("NFC", ref_text) if ref_text else None), _cstr(name), _cstr(language),
+                _cstr(defaults)]
+        cp.ref_text, cp.name, cp.language, cp.defaults = keep
         cp.x_vector_only = int(bool(x_vector_only))
         samples = np.ascontiguousarray(samples, dtype=np.float32)
         channels = 1 if samples.ndim == 1 else samples.shape[1]
@@ -344,11 +346,13 @@ class Engine(_Closing):
         return Voice.load(path, self)
 
     # ---------------------------------------------------------------------------------- synthesis
-    def params(self, voice: Voice | None = None, seed: int = 0, language: str | None = None,
+    def params(self, voice: Voice | None = None, seed: int | None = None, language: str | None = None,
                decoder: str = "stream", **sampling):
-        """A vox_synth_params with the model's and the voice's defaults, overridden by `sampling`."""
+        """A vox_synth_params with the model's and the voice's defaults (seed None: the voice's default
+        seed, else 0), overridden by the arguments."""
         p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(self._h, voice._h if voice else ffi.NULL))
-        p.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        if seed is not None:
+            p.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
         if decoder not in ("stream", "reference"):
             raise ValueError(f"decoder must be 'stream' or 'reference', not {decoder!r}")
         p.decoder = lib.VOX_DECODER_STREAM if decoder == "stream" else lib.VOX_DECODER_REFERENCE
@@ -361,7 +365,7 @@ class Engine(_Closing):
         p.language = lang
         return p, lang
 
-    def session(self, voice: Voice, seed: int = 0, language: str | None = None, decoder: str = "stream",
+    def session(self, voice: Voice, seed: int | None = None, language: str | None = None, decoder: str = "stream",
                 **sampling) -> Session:
         if self._h is None:
             raise ValueError("the engine is closed")
@@ -371,7 +375,7 @@ class Engine(_Closing):
         self._sessions.add(s)
         return s
 
-    def synthesize(self, text: str, voice: Voice, seed: int = 0, language: str | None = None,
+    def synthesize(self, text: str, voice: Voice, seed: int | None = None, language: str | None = None,
                    decoder: str = "stream", **sampling) -> np.ndarray:
         """The whole utterance as float32 samples at sample_rate."""
         if not text or not text.strip():

@@ -167,6 +167,8 @@ typedef struct vox_clone_params {
     int32_t x_vector_only;     /* 1: the speaker embedding alone (no reference codes, no transcript) */
     const char *name;          /* display name stored in the voice; NULL: "voice" */
     const char *language;      /* the voice's default language; NULL: "auto" */
+    const char *defaults;      /* JSON object of default synthesis parameters kept in the voice
+                                  (seed, temperature, top_k, ...); NULL: none */
 } vox_clone_params;
 
 VOX_API vox_clone_params vox_clone_default_params(void);

@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "error.h"
+#include "json.h"
 #include "strbuf.h"
 
 vox_voice *vx_voice_new(void) {
@@ -84,6 +85,14 @@ vox_status vox_voice_clone(vox_engine *e, const float *pcm, size_t n_frames, int
                              "(ref_text), or x_vector_only for a voice from the speaker embedding alone");
     if (!e->family->voice_clone)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "family %s cannot clone voices", e->family->name);
+    if (p.defaults) {
+        vox_json_doc *d = NULL;
+        vox_json_error jerr;
+        bool ok = vox_json_parse(p.defaults, strlen(p.defaults), &d, &jerr) == VOX_OK &&
+                  vox_json_root(d)->type == VOX_JSON_OBJECT;
+        vox_json_free(d);
+        if (!ok) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_clone_params.defaults must be a JSON object");
+    }
     float *mono = malloc(n_frames * sizeof *mono);
     if (!mono) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (%zu samples)", n_frames);
     for (size_t i = 0; i < n_frames; i++) {
@@ -110,6 +119,10 @@ vox_status vox_voice_clone(vox_engine *e, const float *pcm, size_t n_frames, int
         if (!v->name) v->name = strdup(p.name ? p.name : "voice");
         if (!v->language) v->language = strdup(p.language ? p.language : "auto");
         if (!v->ref_text && p.ref_text && !p.x_vector_only) v->ref_text = strdup(p.ref_text);
+        if (p.defaults) {
+            free(v->defaults);
+            v->defaults = strdup(p.defaults);
+        }
     }
     free(mono);
     return finish_or_free(e, st, v, out, t0);
