@@ -121,6 +121,40 @@ static void linear_run(vx_pool *pool, linear_job *j) {
     }
 }
 
+/* GEMV (one x row) over one or several matrices sharing x: their rows are numbered one after the
+ * other (matrix m owns [start[m], start[m + 1])) and split between threads as one range, so one pool
+ * dispatch covers them all and each thread streams its rows across matrix boundaries. */
+#define GEMV_MAX_MATS 8
+typedef struct gemv_job {
+    const vx_kernels *k;
+    int n_mats;
+    const vx_mat *w[GEMV_MAX_MATS];
+    const float *bias[GEMV_MAX_MATS];
+    float *y[GEMV_MAX_MATS];
+    int64_t start[GEMV_MAX_MATS + 1];
+    const float *x;
+    const void *qact;
+} gemv_job;
+
+static void gemv_range(void *ctx, int64_t g0, int64_t g1) {
+    const gemv_job *j = ctx;
+    vx_gemv_part parts[GEMV_MAX_MATS];
+    int np = 0;
+    for (int m = 0; m < j->n_mats; m++) {
+        int64_t a = g0 > j->start[m] ? g0 : j->start[m], b = g1 < j->start[m + 1] ? g1 : j->start[m + 1];
+        if (a < b) parts[np++] = (vx_gemv_part){j->w[m], j->bias[m], j->y[m], a - j->start[m], b - j->start[m]};
+    }
+    if (np == 0) return;
+    if (j->qact) j->k->gemv_quant(j->k, parts, np, j->qact);
+    else j->k->gemv_float(j->k, parts, np, j->x);
+}
+
+static void gemv_run(vx_pool *pool, gemv_job *j) {
+    int64_t total = j->start[j->n_mats];
+    if (total * j->w[0]->cols < SERIAL_MACS) gemv_range(j, 0, total);
+    else vx_pool_for(pool, total, LIN_ROW_GRAIN, gemv_range, j);
+}
+
 typedef struct quant_job {
     const vx_kernels *k;
     const float *x;
@@ -136,8 +170,57 @@ static void quant_rows(void *ctx, int64_t i0, int64_t i1) {
         q->k->qact_quantize(q->x + i * q->cols, q->cols, q->wtype, q->qact + (size_t)i * q->qrow);
 }
 
+static int is_quant(vox_dtype d) { return d == VOX_DTYPE_Q8 || d == VOX_DTYPE_Q4; }
+
+/* One x row times n_mats matrices of the same dtype and cols (n_mats <= GEMV_MAX_MATS, cols > 0). */
+static void gemv_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
+                       float *const *y) {
+    const vx_kernels *k = vx_kernels_active();
+    gemv_job j = {.k = k, .n_mats = n_mats, .x = x};
+    for (int m = 0; m < n_mats; m++) {
+        j.w[m] = w[m];
+        j.bias[m] = bias ? bias[m] : NULL;
+        j.y[m] = y[m];
+        j.start[m + 1] = j.start[m] + w[m]->rows;
+    }
+    if (is_quant(w[0]->dtype)) {
+        size_t qrow = k->qact_row_bytes(w[0]->cols, w[0]->dtype);
+        _Alignas(64) unsigned char stack_buf[32768];
+        unsigned char *qact = vx_scratch(VX_SLOT_ACT, qrow);
+        if (!qact) {
+            if (qrow > sizeof stack_buf) {
+                fprintf(stderr, "vox: out of memory quantizing a %lld-column activation\n", (long long)w[0]->cols);
+                abort();
+            }
+            qact = stack_buf;
+        }
+        k->qact_quantize(x, w[0]->cols, w[0]->dtype, qact);
+        j.qact = qact;
+    }
+    gemv_run(pool, &j);
+}
+
+void vx_linear_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
+                     int64_t n, float *const *y) {
+    if (n <= 0 || n_mats <= 0) return;
+    int same = n == 1 && n_mats <= GEMV_MAX_MATS && w[0]->cols > 0;
+    for (int m = 0; same && m < n_mats; m++)
+        same = w[m]->dtype == w[0]->dtype && w[m]->cols == w[0]->cols && w[m]->rows > 0;
+    if (!same) {
+        for (int m = 0; m < n_mats; m++) vx_linear(pool, w[m], bias ? bias[m] : NULL, x, n, y[m]);
+        return;
+    }
+    uint32_t fp = vx_fp_fast();
+    gemv_multi(pool, n_mats, w, bias, x, y);
+    vx_fp_restore(fp);
+}
+
 void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y) {
     if (n <= 0 || w->rows <= 0) return;
+    if (n == 1 && w->cols > 0) {
+        vx_linear_multi(pool, 1, &w, &bias, x, 1, &y);
+        return;
+    }
     uint32_t fp = vx_fp_fast(); /* the whole call, quantization included, runs like the workers */
     const vx_kernels *k = vx_kernels_active();
     int64_t rows = w->rows, cols = w->cols;
