@@ -131,19 +131,19 @@ typedef struct qargs {
     const unsigned char *ps;
 } qargs;
 
-V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
+V_INLINE void q8_tile(const int MR, const int NR, const int PF, const qargs *a) {
     const size_t p = pad64((size_t)a->cols);
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 acc[Q8_MR * GEMV_NR];
+    __m512 acc[4 * GEMV_NR];
 #pragma GCC unroll 8
     for (int t = 0; t < MR * NR; t++) acc[t] = _mm512_setzero_ps();
     for (int64_t b = 0; b < a->nb; b += 2) {
         const int two = a->nb - b >= 2;
         const __mmask64 wm = two ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
         const __mmask16 sm = two ? 0x3 : 0x1;
-        __m512i xq[Q8_MR], xc[Q8_MR];
-        __m512 dx[Q8_MR];
+        __m512i xq[4], xc[4];
+        __m512 dx[4];
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const unsigned char *xr = a->xa + i * a->xrow;
@@ -153,7 +153,7 @@ V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
         }
 #pragma GCC unroll 8
         for (int r = 0; r < NR; r++) {
-            if (MR == 1 && a->pw) { /* next tile, sequentially: NR lines of weights and NR * 8 bytes of scales per step */
+            if (PF) { /* next tile, sequentially: NR lines of weights and NR * 8 bytes of scales per step */
                 _mm_prefetch((const char *)(a->pw + (b / 2) * NR * 64 + r * 64), VX_GEMV_HINT);
                 if (r == 0) _mm_prefetch((const char *)(a->ps + (b / 2) * NR * 8), VX_GEMV_HINT);
             }
@@ -175,11 +175,11 @@ V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
         }
 }
 
-V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
+V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) {
     const size_t g = ((size_t)a->nb + 3) / 4;
     const __m512i low = _mm512_set1_epi8(0x0f);
     const __m512i idx = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
-    __m512 acc[Q8_MR * GEMV_NR];
+    __m512 acc[4 * GEMV_NR];
 #pragma GCC unroll 8
     for (int t = 0; t < MR * NR; t++) acc[t] = _mm512_setzero_ps();
     for (int64_t b = 0; b < a->nb; b += 4) {
@@ -187,8 +187,8 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
         const __mmask64 wm = nbg == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * nbg)) - 1);
         const __mmask16 sm = (__mmask16)((1u << nbg) - 1);
         const size_t gi = (size_t)b / 4;
-        __m512i xl[Q4_MR > Q8_MR ? Q4_MR : Q8_MR], xh[Q8_MR], xc[Q8_MR];
-        __m512 dx[Q8_MR];
+        __m512i xl[4], xh[4], xc[4];
+        __m512 dx[4];
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const unsigned char *xr = a->xa + i * a->xrow;
@@ -199,7 +199,7 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
         }
 #pragma GCC unroll 8
         for (int r = 0; r < NR; r++) {
-            if (MR == 1 && a->pw) { /* next tile: NR lines of weights and NR * 16 bytes of scales per step */
+            if (PF) { /* next tile: NR lines of weights and NR * 16 bytes of scales per step */
                 _mm_prefetch((const char *)(a->pw + (b / 4) * NR * 64 + r * 64), VX_GEMV_HINT);
                 if (r * 64 < NR * 16) _mm_prefetch((const char *)(a->ps + (b / 4) * NR * 16 + r * 64), VX_GEMV_HINT);
             }
@@ -223,52 +223,70 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
         }
 }
 
-/* Runtime tile shape -> compiled shape (mr <= 4, nr <= 8 only for GEMV rows). */
-#define Q_SHAPES(FN, MAXMR, MAXNR)                                           \
-    static void FN##_any(int mr, int nr, const qargs *a) {                   \
+/* Runtime tile shape -> compiled shape. GEMM tiles: mr <= 4, nr <= 3, no prefetch. Streaming tiles
+ * (prefetching the next tile, a->pw): mr <= 2 with nr 8 or 4, mr 3 and 4 with nr 4, tails nr 1. */
+#define Q_SHAPES(FN)                                                         \
+    static void FN##_gemm(int mr, int nr, const qargs *a) {                  \
         switch (mr * 16 + nr) {                                              \
-        case 1 * 16 + 8: FN(1, 8, a); break;                                 \
-        case 1 * 16 + 4: FN(1, 4, a); break;                                 \
-        case 1 * 16 + 3: FN(1, 3, a); break;                                 \
-        case 1 * 16 + 2: FN(1, 2, a); break;                                 \
-        case 1 * 16 + 1: FN(1, 1, a); break;                                 \
-        case 2 * 16 + 3: FN(2, 3, a); break;                                 \
-        case 2 * 16 + 2: FN(2, 2, a); break;                                 \
-        case 2 * 16 + 1: FN(2, 1, a); break;                                 \
-        case 3 * 16 + 3: FN(3, 3, a); break;                                 \
-        case 3 * 16 + 2: FN(3, 2, a); break;                                 \
-        case 3 * 16 + 1: FN(3, 1, a); break;                                 \
-        case 4 * 16 + 3: FN(MAXMR >= 4 ? 4 : 1, 3, a); break;                \
-        case 4 * 16 + 2: FN(MAXMR >= 4 ? 4 : 1, 2, a); break;                \
-        case 4 * 16 + 1: FN(MAXMR >= 4 ? 4 : 1, 1, a); break;                \
+        case 1 * 16 + 3: FN(1, 3, 0, a); break;                              \
+        case 1 * 16 + 2: FN(1, 2, 0, a); break;                              \
+        case 1 * 16 + 1: FN(1, 1, 0, a); break;                              \
+        case 2 * 16 + 3: FN(2, 3, 0, a); break;                              \
+        case 2 * 16 + 2: FN(2, 2, 0, a); break;                              \
+        case 2 * 16 + 1: FN(2, 1, 0, a); break;                              \
+        case 3 * 16 + 3: FN(3, 3, 0, a); break;                              \
+        case 3 * 16 + 2: FN(3, 2, 0, a); break;                              \
+        case 3 * 16 + 1: FN(3, 1, 0, a); break;                              \
+        case 4 * 16 + 3: FN(4, 3, 0, a); break;                              \
+        case 4 * 16 + 2: FN(4, 2, 0, a); break;                              \
+        case 4 * 16 + 1: FN(4, 1, 0, a); break;                              \
+        default: break;                                                      \
+        }                                                                    \
+    }                                                                        \
+    static void FN##_stream(int mr, int nr, const qargs *a) {                \
+        switch (mr * 16 + nr) {                                              \
+        case 1 * 16 + 8: FN(1, 8, 1, a); break;                              \
+        case 1 * 16 + 4: FN(1, 4, 1, a); break;                              \
+        case 1 * 16 + 1: FN(1, 1, 1, a); break;                              \
+        case 2 * 16 + 8: FN(2, 8, 1, a); break;                              \
+        case 2 * 16 + 4: FN(2, 4, 1, a); break;                              \
+        case 2 * 16 + 1: FN(2, 1, 1, a); break;                              \
+        case 3 * 16 + 4: FN(3, 4, 1, a); break;                              \
+        case 3 * 16 + 1: FN(3, 1, 1, a); break;                              \
+        case 4 * 16 + 4: FN(4, 4, 1, a); break;                              \
+        case 4 * 16 + 1: FN(4, 1, 1, a); break;                              \
         default: break;                                                      \
         }                                                                    \
     }
-Q_SHAPES(q8_tile, Q8_MR, Q8_NR)
-Q_SHAPES(q4_tile, Q4_MR, Q4_NR)
+Q_SHAPES(q8_tile)
+Q_SHAPES(q4_tile)
 
 static void prefetch_bytes(const unsigned char *p, size_t n) {
     for (size_t o = 0; o < n; o += 64) _mm_prefetch((const char *)(p + o), VX_GEMV_HINT);
 }
 
-/* GEMV: GEMV_NR weight rows at a time (then 4, 1), each tile prefetching the next (see VX_GEMV_HINT). */
-static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact) {
+/* Streaming (GEMV and up to VX_STREAM_MAX_X x rows): tiles of all the x rows by GEMV_NR weight rows
+ * (4 for 3-4 x rows; then 4, 1 for the rest), each tile prefetching the next (see VX_GEMV_HINT). */
+static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact, size_t row_bytes,
+                       int64_t n_x) {
     (void)k;
+    const int mr = (int)n_x, NR = mr <= 2 ? GEMV_NR : 4;
     for (int p = 0; p < n_parts; p++) {
         const vx_mat *w = parts[p].w;
         const int q4 = w->dtype == VOX_DTYPE_Q4;
         const int64_t cols = w->cols, nb = cols / 32, r0 = parts[p].r0, r1 = parts[p].r1;
         const size_t wrow = q4 ? (size_t)cols / 2 : (size_t)cols;
         const unsigned char *wd = w->data;
-        qargs a = {.cols = cols, .nb = nb, .wrow = wrow, .srow = (size_t)nb, .xa = qact};
+        qargs a = {.cols = cols, .nb = nb, .wrow = wrow, .srow = (size_t)nb, .xa = qact, .xrow = row_bytes,
+                   .ldy = w->rows};
         if (r0 >= r1) continue;
         if (p == 0) { /* nothing is on its way yet: the first tile in a burst */
-            const int64_t n = r1 - r0 < GEMV_NR ? r1 - r0 : GEMV_NR;
+            const int64_t n = r1 - r0 < NR ? r1 - r0 : NR;
             prefetch_bytes(wd + (size_t)r0 * wrow, (size_t)n * wrow);
             prefetch_bytes((const unsigned char *)(w->scales + r0 * nb), (size_t)(n * nb) * sizeof(float));
         }
         for (int64_t r = r0; r < r1;) {
-            const int nr = r1 - r >= GEMV_NR ? GEMV_NR : r1 - r >= 4 ? 4 : 1;
+            const int nr = r1 - r >= NR ? NR : r1 - r >= 4 ? 4 : 1;
             a.w = wd + (size_t)r * wrow;
             a.sw = w->scales + r * nb;
             a.y = parts[p].y + r;
@@ -283,8 +301,12 @@ static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_par
             } else {
                 a.pw = a.ps = NULL;
             }
-            if (q4) q4_tile_any(1, nr, &a);
-            else q8_tile_any(1, nr, &a);
+            if (!a.pw) { /* nothing to prefetch: point at this tile (already in cache) */
+                a.pw = a.w;
+                a.ps = (const unsigned char *)a.sw;
+            }
+            if (q4) q4_tile_stream(mr, nr, &a);
+            else q8_tile_stream(mr, nr, &a);
             r += nr;
         }
     }
@@ -299,7 +321,7 @@ static void linear_quant(const vx_mat *w, const float *bias, const void *qact, s
     qargs a = {.cols = cols, .nb = nb, .wrow = wrow, .srow = (size_t)nb, .xrow = row_bytes, .ldy = rows};
     if (i1 - i0 == 1) {
         vx_gemv_part part = {w, bias, y + i0 * rows, r0, r1};
-        gemv_quant(NULL, &part, 1, (const unsigned char *)qact + (size_t)i0 * row_bytes);
+        gemv_quant(NULL, &part, 1, (const unsigned char *)qact + (size_t)i0 * row_bytes, row_bytes, 1);
         return;
     }
     for (int64_t r = r0; r < r1; r += NR) {
@@ -311,8 +333,8 @@ static void linear_quant(const vx_mat *w, const float *bias, const void *qact, s
             int mr = (int)(i1 - i < MR ? i1 - i : MR);
             a.xa = (const unsigned char *)qact + (size_t)i * row_bytes;
             a.y = y + i * rows + r;
-            if (q4) q4_tile_any(mr, nr, &a);
-            else q8_tile_any(mr, nr, &a);
+            if (q4) q4_tile_gemm(mr, nr, &a);
+            else q8_tile_gemm(mr, nr, &a);
         }
     }
 }
