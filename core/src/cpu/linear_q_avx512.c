@@ -298,6 +298,9 @@ static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_par
                 const vx_gemv_part *q = &parts[p + 1];
                 a.pw = (const unsigned char *)q->w->data + (size_t)q->r0 * wrow;
                 a.ps = (const unsigned char *)(q->w->scales + q->r0 * nb);
+            } else if (r1 < w->rows) { /* the rows after the range: the pool's next chunk for this thread */
+                a.pw = wd + (size_t)r1 * wrow;
+                a.ps = (const unsigned char *)(w->scales + r1 * nb);
             } else {
                 a.pw = a.ps = NULL;
             }
