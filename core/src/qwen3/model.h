@@ -19,6 +19,7 @@ typedef struct q3_tokenizer q3_tokenizer;
 typedef struct q3_lm q3_lm;
 typedef struct q3_codec q3_codec;
 typedef struct q3_venc q3_venc;
+typedef struct q3_prime_cache q3_prime_cache;
 
 typedef struct q3_model {
     const vox_model *file;
@@ -33,6 +34,7 @@ typedef struct q3_model {
     q3_lm *lm;
     q3_codec *codec;
     q3_venc *venc;                   /* NULL unless the model can clone voices (Base) */
+    q3_prime_cache *primes;          /* primed stream-decoder states of recent voices (codec.h) */
 } q3_model;
 
 /* Bind a 2-D weight (any float dtype) / a float32 tensor of the .tmod by name; VOX_ERR_FORMAT naming
