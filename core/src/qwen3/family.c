@@ -234,7 +234,12 @@ static vox_status q3_voice_clone_abi(vox_engine *e, const float *mono, size_t n,
                              vox_model_path(m->file), m->variant);
     vox_status st = fill_common(m, v, p->x_vector_only ? "xvector" : "icl");
     if (st != VOX_OK) return st;
-    if ((st = q3_voice_clone(e, mono, n, sample_rate, p, v)) != VOX_OK) return st;
+    st = q3_voice_clone(e, mono, n, sample_rate, p, v);
+    /* the encoders' weights (~260 MB for 0.6B/1.7B Base) are not needed to speak: let them go from
+     * the resident set until the next voice is made */
+    static const char *const encoders[] = {"speaker_encoder.", "speech_tokenizer.encoder."};
+    q3_release_tensors(m, encoders, 2);
+    if (st != VOX_OK) return st;
     prime_voice(e, v);
     return VOX_OK;
 }

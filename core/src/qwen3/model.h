@@ -46,6 +46,10 @@ vox_status q3_bind_matf(const q3_model *m, vx_mat *out, int64_t rows, int64_t co
     __attribute__((format(printf, 5, 6)));
 vox_status q3_bind_f32f(const q3_model *m, const float **out, int64_t n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Drop this process's resident pages of the tensors whose names start with one of the prefixes
+ * (madvise MADV_DONTNEED on the read-only mapping: nothing is lost, they fault back in from the page
+ * cache when used again), e.g. the voice encoders' once a voice is made. A no-op off Linux. */
+void q3_release_tensors(const q3_model *m, const char *const *prefixes, int n_prefixes);
 /* Integer members of a config object; VOX_ERR_FORMAT naming the key when absent or not an integer. */
 vox_status q3_cfg_int(const vox_json *obj, const char *key, int64_t *out);
 vox_status q3_cfg_num(const vox_json *obj, const char *key, double *out);
