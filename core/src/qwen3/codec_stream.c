@@ -38,9 +38,14 @@
 #include "codec.h"
 
 #define Q3_STREAM_MAX_FRAMES 16
-/* im2col tile budget (floats, 1 MB: stays in L2): a convolution's column matrix is built and
- * multiplied in row tiles */
-#define COL_BUDGET (1 << 18)
+/* im2col tile budget (floats): a convolution's column matrix is built and multiplied in row tiles.
+ * Every tile streams all of the weights (up to 16 MB for the 768-channel k = 7 convolutions) while the
+ * tile itself is re-read from L2/L3 for each panel of weight rows, so the tile is made as large as
+ * helps: 4 MB (one tile for a 4-frame chunk of the first block) decodes ~9% faster than 1 MB (L2
+ * sized) and than 8 MB (tools/codec_bench.c, 12 Hz codec, chunks of 4 and 16 frames). */
+#ifndef COL_BUDGET
+#  define COL_BUDGET (1 << 20)
+#endif
 #define COL_MIN_ROWS 64
 
 struct q3_stream {
