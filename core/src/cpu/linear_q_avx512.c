@@ -27,12 +27,15 @@
 #define Q8_NR 3
 #define Q4_MR 3
 #define Q4_NR 3
-#ifndef GEMV_NR
-#  define GEMV_NR 8
+/* Weight rows per streaming tile (GEMV and up to VX_STREAM_MAX_X x rows): 4 streams from DRAM 10-20%
+ * faster than 8 (one or two x rows; the GEMV of 8 rows is ~10% faster only when L2-resident). */
+#ifndef STREAM_NR
+#  define STREAM_NR 4
 #endif
-/* GEMV look-ahead: while a tile of GEMV_NR weight rows is multiplied (the rows read side by side,
+_Static_assert(STREAM_NR == 4, "the streaming tile shapes (Q_SHAPES) are compiled for 4 rows");
+/* GEMV look-ahead: while a tile of STREAM_NR weight rows is multiplied (the rows read side by side,
  * 64 bytes of each per step), the NEXT tile's bytes (and scales) are prefetched in address order,
- * GEMV_NR lines per step, so the memory sees one sequential stream a whole tile ahead; the first tile
+ * STREAM_NR lines per step, so the memory sees one sequential stream a whole tile ahead; the first tile
  * of a call is prefetched in a burst, and the tile after a part's last one is the next part's first
  * (gemv_quant). Hardware prefetchers ramp up too late on rows this short read several at a time: the
  * row-interleaved prefetch order streamed ~21 GB/s from DRAM on one core, the sequential one ~45. */
@@ -135,7 +138,7 @@ V_INLINE void q8_tile(const int MR, const int NR, const int PF, const qargs *a) 
     const size_t p = pad64((size_t)a->cols);
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 acc[4 * GEMV_NR];
+    __m512 acc[16];
 #pragma GCC unroll 8
     for (int t = 0; t < MR * NR; t++) acc[t] = _mm512_setzero_ps();
     for (int64_t b = 0; b < a->nb; b += 2) {
@@ -179,7 +182,7 @@ V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) 
     const size_t g = ((size_t)a->nb + 3) / 4;
     const __m512i low = _mm512_set1_epi8(0x0f);
     const __m512i idx = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
-    __m512 acc[4 * GEMV_NR];
+    __m512 acc[16];
 #pragma GCC unroll 8
     for (int t = 0; t < MR * NR; t++) acc[t] = _mm512_setzero_ps();
     for (int64_t b = 0; b < a->nb; b += 4) {
@@ -224,7 +227,7 @@ V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) 
 }
 
 /* Runtime tile shape -> compiled shape. GEMM tiles: mr <= 4, nr <= 3, no prefetch. Streaming tiles
- * (prefetching the next tile, a->pw): mr <= 2 with nr 8 or 4, mr 3 and 4 with nr 4, tails nr 1. */
+ * (prefetching the next tile, a->pw): mr <= 4, nr 4 (STREAM_NR), tails nr 1. */
 #define Q_SHAPES(FN)                                                         \
     static void FN##_gemm(int mr, int nr, const qargs *a) {                  \
         switch (mr * 16 + nr) {                                              \
@@ -245,10 +248,8 @@ V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) 
     }                                                                        \
     static void FN##_stream(int mr, int nr, const qargs *a) {                \
         switch (mr * 16 + nr) {                                              \
-        case 1 * 16 + 8: FN(1, 8, 1, a); break;                              \
         case 1 * 16 + 4: FN(1, 4, 1, a); break;                              \
         case 1 * 16 + 1: FN(1, 1, 1, a); break;                              \
-        case 2 * 16 + 8: FN(2, 8, 1, a); break;                              \
         case 2 * 16 + 4: FN(2, 4, 1, a); break;                              \
         case 2 * 16 + 1: FN(2, 1, 1, a); break;                              \
         case 3 * 16 + 4: FN(3, 4, 1, a); break;                              \
@@ -265,12 +266,12 @@ static void prefetch_bytes(const unsigned char *p, size_t n) {
     for (size_t o = 0; o < n; o += 64) _mm_prefetch((const char *)(p + o), VX_GEMV_HINT);
 }
 
-/* Streaming (GEMV and up to VX_STREAM_MAX_X x rows): tiles of all the x rows by GEMV_NR weight rows
- * (4 for 3-4 x rows; then 4, 1 for the rest), each tile prefetching the next (see VX_GEMV_HINT). */
+/* Streaming (GEMV and up to VX_STREAM_MAX_X x rows): tiles of all the x rows by STREAM_NR weight rows
+ * (then single rows for the rest), each tile prefetching the next (see VX_GEMV_HINT). */
 static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact, size_t row_bytes,
                        int64_t n_x) {
     (void)k;
-    const int mr = (int)n_x, NR = mr <= 2 ? GEMV_NR : 4;
+    const int mr = (int)n_x, NR = STREAM_NR;
     for (int p = 0; p < n_parts; p++) {
         const vx_mat *w = parts[p].w;
         const int q4 = w->dtype == VOX_DTYPE_Q4;
@@ -286,7 +287,7 @@ static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_par
             prefetch_bytes((const unsigned char *)(w->scales + r0 * nb), (size_t)(n * nb) * sizeof(float));
         }
         for (int64_t r = r0; r < r1;) {
-            const int nr = r1 - r >= NR ? NR : r1 - r >= 4 ? 4 : 1;
+            const int nr = r1 - r >= NR ? NR : 1;
             a.w = wd + (size_t)r * wrow;
             a.sw = w->scales + r * nb;
             a.y = parts[p].y + r;
