@@ -134,41 +134,47 @@ typedef struct qargs {
     const unsigned char *ps;
 } qargs;
 
-V_INLINE void q8_tile(const int MR, const int NR, const int PF, const qargs *a) {
-    const size_t p = pad64((size_t)a->cols);
+/* One step of a q8 tile: blocks b, b + 1 (TWO) or b alone (the odd last block). */
+V_INLINE void q8_step(const int MR, const int NR, const int PF, const int TWO, const qargs *a, int64_t b, size_t p,
+                      __m512 *acc) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __mmask64 wm = TWO ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
+    const __mmask16 sm = TWO ? 0x3 : 0x1;
+    __m512i xq[4], xc[4];
+    __m512 dx[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+        const unsigned char *xr = a->xa + i * a->xrow;
+        xq[i] = _mm512_load_si512(xr + 32 * b);
+        xc[i] = _mm512_load_si512(xr + p + 32 * b);
+        dx[i] = _mm512_load_ps((const float *)(xr + 2 * p) + 8 * b);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; r++) {
+        if (PF) { /* next tile, sequentially: NR lines of weights and NR * 8 bytes of scales per step */
+            _mm_prefetch((const char *)(a->pw + (b / 2) * NR * 64 + r * 64), VX_GEMV_HINT);
+            if (r == 0) _mm_prefetch((const char *)(a->ps + (b / 2) * NR * 8), VX_GEMV_HINT);
+        }
+        const unsigned char *wp = a->w + r * a->wrow + 32 * b;
+        __m512i wv = _mm512_xor_si512(TWO ? _mm512_loadu_si512(wp) : _mm512_maskz_loadu_epi8(wm, wp), flip);
+        __m512 sw = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, a->sw + r * a->srow + b));
+#pragma GCC unroll 4
+        for (int i = 0; i < MR; i++) {
+            __m512i ii = _mm512_dpbusd_epi32(xc[i], wv, xq[i]);
+            acc[i * NR + r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ii), _mm512_mul_ps(sw, dx[i]), acc[i * NR + r]);
+        }
+    }
+}
+
+V_INLINE void q8_tile(const int MR, const int NR, const int PF, const qargs *a) {
+    const size_t p = pad64((size_t)a->cols);
     __m512 acc[16];
 #pragma GCC unroll 8
     for (int t = 0; t < MR * NR; t++) acc[t] = _mm512_setzero_ps();
-    for (int64_t b = 0; b < a->nb; b += 2) {
-        const int two = a->nb - b >= 2;
-        const __mmask64 wm = two ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
-        const __mmask16 sm = two ? 0x3 : 0x1;
-        __m512i xq[4], xc[4];
-        __m512 dx[4];
-#pragma GCC unroll 4
-        for (int i = 0; i < MR; i++) {
-            const unsigned char *xr = a->xa + i * a->xrow;
-            xq[i] = _mm512_load_si512(xr + 32 * b);
-            xc[i] = _mm512_load_si512(xr + p + 32 * b);
-            dx[i] = _mm512_load_ps((const float *)(xr + 2 * p) + 8 * b);
-        }
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; r++) {
-            if (PF) { /* next tile, sequentially: NR lines of weights and NR * 8 bytes of scales per step */
-                _mm_prefetch((const char *)(a->pw + (b / 2) * NR * 64 + r * 64), VX_GEMV_HINT);
-                if (r == 0) _mm_prefetch((const char *)(a->ps + (b / 2) * NR * 8), VX_GEMV_HINT);
-            }
-            __m512i wv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(wm, a->w + r * a->wrow + 32 * b), flip);
-            __m512 sw = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, a->sw + r * a->srow + b));
-#pragma GCC unroll 4
-            for (int i = 0; i < MR; i++) {
-                __m512i ii = _mm512_dpbusd_epi32(xc[i], wv, xq[i]);
-                acc[i * NR + r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ii), _mm512_mul_ps(sw, dx[i]), acc[i * NR + r]);
-            }
-        }
-    }
+    int64_t b = 0;
+    for (; b + 2 <= a->nb; b += 2) q8_step(MR, NR, PF, 1, a, b, p, acc);
+    if (b < a->nb) q8_step(MR, NR, PF, 0, a, b, p, acc);
 #pragma GCC unroll 4
     for (int i = 0; i < MR; i++)
 #pragma GCC unroll 8
@@ -178,45 +184,51 @@ V_INLINE void q8_tile(const int MR, const int NR, const int PF, const qargs *a) 
         }
 }
 
-V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) {
-    const size_t g = ((size_t)a->nb + 3) / 4;
+/* One step of a q4 tile: the group of 4 blocks from b (FULL), or the last, partial one. */
+V_INLINE void q4_step(const int MR, const int NR, const int PF, const int FULL, const qargs *a, int64_t b, size_t g,
+                      __m512 *acc) {
     const __m512i low = _mm512_set1_epi8(0x0f);
     const __m512i idx = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    const int64_t nbg = FULL ? 4 : a->nb - b;
+    const __mmask64 wm = nbg == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * nbg)) - 1);
+    const __mmask16 sm = (__mmask16)((1u << nbg) - 1);
+    const size_t gi = (size_t)b / 4;
+    __m512i xl[4], xh[4], xc[4];
+    __m512 dx[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+        const unsigned char *xr = a->xa + i * a->xrow;
+        xl[i] = _mm512_load_si512(xr + 128 * gi);
+        xh[i] = _mm512_load_si512(xr + 128 * gi + 64);
+        xc[i] = _mm512_load_si512(xr + 128 * g + 64 * gi);
+        dx[i] = _mm512_load_ps((const float *)(xr + 192 * g) + 16 * gi);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; r++) {
+        if (PF) { /* next tile: NR lines of weights and NR * 16 bytes of scales per step */
+            _mm_prefetch((const char *)(a->pw + (b / 4) * NR * 64 + r * 64), VX_GEMV_HINT);
+            if (r * 64 < NR * 16) _mm_prefetch((const char *)(a->ps + (b / 4) * NR * 16 + r * 64), VX_GEMV_HINT);
+        }
+        __m512i wv = _mm512_maskz_loadu_epi8(wm, a->w + r * a->wrow + 16 * b);
+        __m512i lo = _mm512_and_si512(wv, low), hi = _mm512_and_si512(_mm512_srli_epi16(wv, 4), low);
+        __m512 sw = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, a->sw + r * a->srow + b));
+#pragma GCC unroll 4
+        for (int i = 0; i < MR; i++) {
+            __m512i ii = _mm512_dpbusd_epi32(xc[i], lo, xl[i]);
+            ii = _mm512_dpbusd_epi32(ii, hi, xh[i]);
+            acc[i * NR + r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ii), _mm512_mul_ps(sw, dx[i]), acc[i * NR + r]);
+        }
+    }
+}
+
+V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) {
+    const size_t g = ((size_t)a->nb + 3) / 4;
     __m512 acc[16];
 #pragma GCC unroll 8
     for (int t = 0; t < MR * NR; t++) acc[t] = _mm512_setzero_ps();
-    for (int64_t b = 0; b < a->nb; b += 4) {
-        const int64_t nbg = a->nb - b >= 4 ? 4 : a->nb - b;
-        const __mmask64 wm = nbg == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * nbg)) - 1);
-        const __mmask16 sm = (__mmask16)((1u << nbg) - 1);
-        const size_t gi = (size_t)b / 4;
-        __m512i xl[4], xh[4], xc[4];
-        __m512 dx[4];
-#pragma GCC unroll 4
-        for (int i = 0; i < MR; i++) {
-            const unsigned char *xr = a->xa + i * a->xrow;
-            xl[i] = _mm512_load_si512(xr + 128 * gi);
-            xh[i] = _mm512_load_si512(xr + 128 * gi + 64);
-            xc[i] = _mm512_load_si512(xr + 128 * g + 64 * gi);
-            dx[i] = _mm512_load_ps((const float *)(xr + 192 * g) + 16 * gi);
-        }
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; r++) {
-            if (PF) { /* next tile: NR lines of weights and NR * 16 bytes of scales per step */
-                _mm_prefetch((const char *)(a->pw + (b / 4) * NR * 64 + r * 64), VX_GEMV_HINT);
-                if (r * 64 < NR * 16) _mm_prefetch((const char *)(a->ps + (b / 4) * NR * 16 + r * 64), VX_GEMV_HINT);
-            }
-            __m512i wv = _mm512_maskz_loadu_epi8(wm, a->w + r * a->wrow + 16 * b);
-            __m512i lo = _mm512_and_si512(wv, low), hi = _mm512_and_si512(_mm512_srli_epi16(wv, 4), low);
-            __m512 sw = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, a->sw + r * a->srow + b));
-#pragma GCC unroll 4
-            for (int i = 0; i < MR; i++) {
-                __m512i ii = _mm512_dpbusd_epi32(xc[i], lo, xl[i]);
-                ii = _mm512_dpbusd_epi32(ii, hi, xh[i]);
-                acc[i * NR + r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ii), _mm512_mul_ps(sw, dx[i]), acc[i * NR + r]);
-            }
-        }
-    }
+    int64_t b = 0;
+    for (; b + 4 <= a->nb; b += 4) q4_step(MR, NR, PF, 1, a, b, g, acc);
+    if (b < a->nb) q4_step(MR, NR, PF, 0, a, b, g, acc);
 #pragma GCC unroll 4
     for (int i = 0; i < MR; i++)
 #pragma GCC unroll 8
