@@ -71,7 +71,7 @@ int vx_kernels_force_path(vx_cpu_path path) {
 #  define LIN_TASK_N_F32 192
 #endif
 #ifndef LIN_TASK_R_F32
-#  define LIN_TASK_R_F32 128
+#  define LIN_TASK_R_F32 64
 #endif
 
 typedef struct linear_job {
@@ -117,6 +117,7 @@ static void linear_run(vx_pool *pool, linear_job *j) {
         j->rb = j->w->dtype == VOX_DTYPE_F32 ? LIN_TASK_R_F32 : LIN_TASK_R;
         j->n_rb = (rows + j->rb - 1) / j->rb;
         int64_t n_ib = (j->n + j->nb - 1) / j->nb;
+        j->nb = (j->n + n_ib - 1) / n_ib; /* equal blocks of x rows: no small leftover tasks */
         vx_pool_for(pool, n_ib * j->n_rb, 1, linear_tasks, j);
     }
 }
