@@ -66,6 +66,13 @@ const vx_cpu_info *vx_cpu(void);
  * Runs with FTZ/DAZ for the whole call (as the pool's workers). */
 void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y);
 
+/* Several linear layers of one input: y[m] = x . w[m]^T (+ bias[m], bias or bias[m] may be NULL) for
+ * m < n_mats, each result exactly what vx_linear(pool, w[m], bias[m], x, n, y[m]) gives. For one x
+ * row and matrices of one dtype and cols (e.g. q|k|v, gate|up) it is one pool dispatch over all their
+ * rows, streamed across matrix boundaries; otherwise it calls vx_linear for each. */
+void vx_linear_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
+                     int64_t n, float *const *y);
+
 /* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions).
  * Per output: one FMA chain over k in index order (scalar: a plain sum in index order). */
 void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y);

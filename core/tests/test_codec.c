@@ -446,6 +446,39 @@ static void test_chunkings(const cfg *c, vox_dtype dt, int64_t n, int n_random) 
     CHECK(q3_stream_position(s) == 0, "position after reset");
     CHECK(q3_stream_push(s, pools[1], codes, n, got) == VOX_OK && same(got, want, n * spf), "%s: after reset", c->label);
     q3_stream_free(s);
+    /* primed states from the engine's cache (q3_stream_prime_cached): a hit restores exactly what priming
+     * afresh gives (the pushes after it match bit for bit), other codes miss, the LRU evicts */
+    q3_prime_cache *pc = NULL;
+    CHECK(q3_prime_cache_create(2, &pc) == VOX_OK, "prime cache");
+    const int64_t wk[] = {12, 12, 7, 12, 12, 7, 12};
+    const int64_t off[] = {0, 0, 0, 0, 1, 0, 1}; /* warm-up codes start at frame off: hits #1, #3, #6 */
+    for (size_t i = 0; i < sizeof wk / sizeof *wk; i++) {
+        const int64_t w = wk[i], o = off[i], rest = n - w - o;
+        if (rest <= 0) continue;
+        q3_stream *fresh, *cached;
+        float *a = malloc((size_t)(rest * spf) * sizeof *a), *b = malloc((size_t)(rest * spf) * sizeof *b);
+        CHECK(q3_stream_create(l.codec, &fresh) == VOX_OK && q3_stream_create(l.codec, &cached) == VOX_OK, "create");
+        CHECK(q3_stream_push(cached, pools[0], codes, 2, b) == VOX_OK, "push"); /* a used stream: restore replaces it */
+        q3_stream_reset(cached);
+        CHECK(q3_stream_prime(fresh, pools[1], codes + o * nq, w) == VOX_OK, "prime");
+        CHECK(q3_stream_prime_cached(pc, cached, pools[(int)i % 3], codes + o * nq, w) == VOX_OK, "prime cached");
+        CHECK(q3_stream_position(cached) == w, "cached position %lld", (long long)q3_stream_position(cached));
+        CHECK(q3_stream_push(fresh, pools[2], codes + (o + w) * nq, rest, a) == VOX_OK &&
+                  q3_stream_push(cached, pools[0], codes + (o + w) * nq, rest, b) == VOX_OK,
+              "push after prime");
+        CHECK(same(a, b, rest * spf), "%s %s: cached warm-up #%zu (%lld frames at %lld) differs from priming afresh",
+              c->label, vox_dtype_name(dt), i, (long long)w, (long long)o);
+        q3_stream_free(fresh);
+        q3_stream_free(cached);
+        free(a);
+        free(b);
+    }
+    q3_stream *s2;
+    CHECK(q3_stream_create(l.codec, &s2) == VOX_OK && q3_stream_prime_cached(NULL, s2, pools[1], codes, 5) == VOX_OK &&
+              q3_stream_position(s2) == 5,
+          "prime without a cache");
+    q3_stream_free(s2);
+    q3_prime_cache_free(pc);
     free(got);
     free(want);
     free(codes);

@@ -287,6 +287,51 @@ static void test_linear(void) {
     }
 }
 
+/* vx_linear_multi: every matrix's result has the bits of vx_linear on it alone (streamed across matrix
+ * boundaries, any thread count, a few x rows); mixed dtypes fall back to one call each. */
+static void test_linear_multi(void) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (size_t d = 0; d < 5; d++) {
+        const int quant = dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4;
+        const int64_t cols = quant ? 416 : 419;
+        const int64_t rows[4] = {300, 37, 129, 8};
+        for (int nm = 1; nm <= 4; nm++)
+            for (int64_t n = 1; n <= 5; n++) {
+                wmat w[4];
+                const vx_mat *wp[4];
+                float *bias[4], *yref[4], *y[4];
+                float *x = fvec(n * cols, -2.0f, 2.0f);
+                for (int m = 0; m < nm; m++) {
+                    /* the last matrix of a mixed set has another dtype (the fallback) */
+                    vox_dtype dt = nm == 4 && m == 3 ? (quant ? VOX_DTYPE_BF16 : VOX_DTYPE_Q8) : dts[d];
+                    w[m] = make_w(dt, rows[m], quant || dt != VOX_DTYPE_Q8 ? cols : 416);
+                    wp[m] = &w[m].m;
+                    bias[m] = m & 1 ? fvec(rows[m], -1.0f, 1.0f) : NULL;
+                    yref[m] = malloc(sizeof(float) * (size_t)(n * rows[m]));
+                    y[m] = malloc(sizeof(float) * (size_t)(n * rows[m]));
+                }
+                if (nm == 4 && w[3].m.cols != cols) { /* mixed cols: fallback too, x must be wide enough */
+                    free(x);
+                    x = fvec(n * 419, -2.0f, 2.0f);
+                }
+                for (int m = 0; m < nm; m++) vx_linear(pools[1], wp[m], bias[m], x, n, yref[m]);
+                for (int t = 1; t <= 3; t++) {
+                    vx_linear_multi(pools[t], nm, wp, (const float *const *)bias, x, n, y);
+                    for (int m = 0; m < nm; m++)
+                        CHECK(same_bits(y[m], yref[m], n * rows[m]), "%s linear_multi %s: %d matrices, n=%lld, %d threads: matrix %d differs",
+                              path_name(cur_path), dt_name(dts[d]), nm, (long long)n, t, m);
+                }
+                for (int m = 0; m < nm; m++) {
+                    free_w(&w[m]);
+                    free(bias[m]);
+                    free(yref[m]);
+                    free(y[m]);
+                }
+                free(x);
+            }
+    }
+}
+
 /* The activation quantizer of every path produces the scalar definition's bytes: checked through
  * the result of a one-hot weight (y = d[b] * q[j] * s exactly representable). */
 static void test_qact_exact(void) {
@@ -976,9 +1021,10 @@ int main(int argc, char **argv) {
         cur_path = p;
         printf("path %s (%s)\n", path_name(p), vx_kernels_active()->name);
         fflush(stdout);
-        static void (*const tests[])(void) = {test_qact_exact, test_linear, test_matmul_nn, test_attention,
-                                              test_norms, test_elementwise, test_rope_conv_gather};
-        static const char *names[] = {"qact", "linear", "matmul_nn", "attention", "norms", "elementwise", "rope/conv/gather"};
+        static void (*const tests[])(void) = {test_qact_exact, test_linear, test_linear_multi, test_matmul_nn,
+                                              test_attention, test_norms, test_elementwise, test_rope_conv_gather};
+        static const char *names[] = {"qact", "linear", "linear_multi", "matmul_nn", "attention", "norms", "elementwise",
+                                      "rope/conv/gather"};
         for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
             double t1 = now_s();
             tests[t]();

@@ -25,6 +25,18 @@
  * for q4: its low and high halves share a lane), multiply each float(partial) by sw * d and accumulate
  * lane by lane with FMA in block order, then add the lanes in v_hsum's fixed tree: the same function
  * up to float rounding and order, fixed per path, independent of n and of tiling. */
+/* Most x rows of a streamed product (gemv_* entries). */
+#define VX_STREAM_MAX_X 4
+
+/* One piece of a streamed product (gemv_* entries): rows [r0, r1) of w times the x rows into
+ * y[i * w->rows + r] (+ bias[r]); y and bias are indexed by the weight row. */
+typedef struct vx_gemv_part {
+    const vx_mat *w;
+    const float *bias;
+    float *y;
+    int64_t r0, r1;
+} vx_gemv_part;
+
 typedef struct vx_kernels {
     const char *name;
 
@@ -38,6 +50,15 @@ typedef struct vx_kernels {
     /* As linear_float for q8/q4 weights, reading activation rows qact + i * row_bytes. */
     void (*linear_quant)(const vx_mat *w, const float *bias, const void *qact, size_t row_bytes, float *y,
                          int64_t i0, int64_t i1, int64_t r0, int64_t r1);
+    /* Streamed products of a few x rows (1 <= n_x <= VX_STREAM_MAX_X) over consecutive parts (all of
+     * one dtype and cols), in order: y[i * w->rows + r] of each part for i < n_x, exactly the values of
+     * this table's linear_float (f32/f16/bf16; x rows cols apart) or linear_quant (q8/q4; qact rows
+     * row_bytes apart), computed part after part so that a kernel can stream the weights (each read
+     * once, prefetched ahead) across part boundaries. The scalar versions go part by part through k's
+     * linear entries. */
+    void (*gemv_float)(const struct vx_kernels *k, const vx_gemv_part *parts, int n_parts, const float *x, int64_t n_x);
+    void (*gemv_quant)(const struct vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact,
+                       size_t row_bytes, int64_t n_x);
     /* y[i][c] for i in [i0, i1), c in [c0, c1) of vx_matmul_nn_f32. */
     void (*matmul_nn)(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1,
                       int64_t c0, int64_t c1);

@@ -71,7 +71,7 @@ int vx_kernels_force_path(vx_cpu_path path) {
 #  define LIN_TASK_N_F32 192
 #endif
 #ifndef LIN_TASK_R_F32
-#  define LIN_TASK_R_F32 128
+#  define LIN_TASK_R_F32 64
 #endif
 
 typedef struct linear_job {
@@ -117,8 +117,46 @@ static void linear_run(vx_pool *pool, linear_job *j) {
         j->rb = j->w->dtype == VOX_DTYPE_F32 ? LIN_TASK_R_F32 : LIN_TASK_R;
         j->n_rb = (rows + j->rb - 1) / j->rb;
         int64_t n_ib = (j->n + j->nb - 1) / j->nb;
+        j->nb = (j->n + n_ib - 1) / n_ib; /* equal blocks of x rows: no small leftover tasks */
         vx_pool_for(pool, n_ib * j->n_rb, 1, linear_tasks, j);
     }
+}
+
+/* Streamed products (a few x rows: GEMV and the like) over one or several matrices sharing x: their
+ * rows are numbered one after the other (matrix m owns [start[m], start[m + 1])) and split between
+ * threads as one range, so one pool dispatch covers them all and each thread streams its rows
+ * (every weight byte read once, prefetched ahead) across matrix boundaries. */
+#define GEMV_MAX_MATS 8
+typedef struct gemv_job {
+    const vx_kernels *k;
+    int n_mats;
+    const vx_mat *w[GEMV_MAX_MATS];
+    const float *bias[GEMV_MAX_MATS];
+    float *y[GEMV_MAX_MATS];
+    int64_t start[GEMV_MAX_MATS + 1];
+    const float *x;
+    const void *qact;
+    size_t qrow;
+    int64_t n;
+} gemv_job;
+
+static void gemv_range(void *ctx, int64_t g0, int64_t g1) {
+    const gemv_job *j = ctx;
+    vx_gemv_part parts[GEMV_MAX_MATS];
+    int np = 0;
+    for (int m = 0; m < j->n_mats; m++) {
+        int64_t a = g0 > j->start[m] ? g0 : j->start[m], b = g1 < j->start[m + 1] ? g1 : j->start[m + 1];
+        if (a < b) parts[np++] = (vx_gemv_part){j->w[m], j->bias[m], j->y[m], a - j->start[m], b - j->start[m]};
+    }
+    if (np == 0) return;
+    if (j->qact) j->k->gemv_quant(j->k, parts, np, j->qact, j->qrow, j->n);
+    else j->k->gemv_float(j->k, parts, np, j->x, j->n);
+}
+
+static void gemv_run(vx_pool *pool, gemv_job *j) {
+    int64_t total = j->start[j->n_mats];
+    if (total * j->w[0]->cols * j->n < SERIAL_MACS) gemv_range(j, 0, total);
+    else vx_pool_for(pool, total, LIN_ROW_GRAIN, gemv_range, j);
 }
 
 typedef struct quant_job {
@@ -136,8 +174,67 @@ static void quant_rows(void *ctx, int64_t i0, int64_t i1) {
         q->k->qact_quantize(q->x + i * q->cols, q->cols, q->wtype, q->qact + (size_t)i * q->qrow);
 }
 
+static int is_quant(vox_dtype d) { return d == VOX_DTYPE_Q8 || d == VOX_DTYPE_Q4; }
+
+/* n <= VX_STREAM_MAX_X x rows times n_mats <= GEMV_MAX_MATS matrices of one dtype and cols (> 0). */
+static void gemv_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
+                       int64_t n, float *const *y) {
+    const vx_kernels *k = vx_kernels_active();
+    gemv_job j = {.k = k, .n_mats = n_mats, .x = x, .n = n};
+    for (int m = 0; m < n_mats; m++) {
+        j.w[m] = w[m];
+        j.bias[m] = bias ? bias[m] : NULL;
+        j.y[m] = y[m];
+        j.start[m + 1] = j.start[m] + w[m]->rows;
+    }
+    _Alignas(64) unsigned char stack_buf[32768];
+    if (is_quant(w[0]->dtype)) {
+        const int64_t cols = w[0]->cols;
+        size_t qrow = k->qact_row_bytes(cols, w[0]->dtype);
+        unsigned char *qact = vx_scratch(VX_SLOT_ACT, qrow * (size_t)n);
+        if (!qact) {
+            if (qrow * (size_t)n > sizeof stack_buf) { /* one row at a time: the same values */
+                for (int64_t i = 0; i < n; i++) {
+                    float *yi[GEMV_MAX_MATS];
+                    for (int m = 0; m < n_mats; m++) yi[m] = y[m] + i * w[m]->rows;
+                    if (qrow > sizeof stack_buf) {
+                        fprintf(stderr, "vox: out of memory quantizing a %lld-column activation\n", (long long)cols);
+                        abort();
+                    }
+                    gemv_multi(pool, n_mats, w, bias, x + i * cols, 1, yi);
+                }
+                return;
+            }
+            qact = stack_buf;
+        }
+        for (int64_t i = 0; i < n; i++) k->qact_quantize(x + i * cols, cols, w[0]->dtype, qact + (size_t)i * qrow);
+        j.qact = qact;
+        j.qrow = qrow;
+    }
+    gemv_run(pool, &j);
+}
+
+void vx_linear_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
+                     int64_t n, float *const *y) {
+    if (n <= 0 || n_mats <= 0) return;
+    int same = n <= VX_STREAM_MAX_X && n_mats <= GEMV_MAX_MATS && w[0]->cols > 0;
+    for (int m = 0; same && m < n_mats; m++)
+        same = w[m]->dtype == w[0]->dtype && w[m]->cols == w[0]->cols && w[m]->rows > 0;
+    if (!same) {
+        for (int m = 0; m < n_mats; m++) vx_linear(pool, w[m], bias ? bias[m] : NULL, x, n, y[m]);
+        return;
+    }
+    uint32_t fp = vx_fp_fast();
+    gemv_multi(pool, n_mats, w, bias, x, n, y);
+    vx_fp_restore(fp);
+}
+
 void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y) {
     if (n <= 0 || w->rows <= 0) return;
+    if (n <= VX_STREAM_MAX_X && w->cols > 0) {
+        vx_linear_multi(pool, 1, &w, &bias, x, n, &y);
+        return;
+    }
     uint32_t fp = vx_fp_fast(); /* the whole call, quantization included, runs like the workers */
     const vx_kernels *k = vx_kernels_active();
     int64_t rows = w->rows, cols = w->cols;

@@ -126,6 +126,18 @@ static void linear_quant(const vx_mat *w, const float *bias, const void *qact, s
     }
 }
 
+/* The generic GEMV entries: part by part through the table's linear kernels (paths that stream the
+ * weights across parts override them). */
+static void gemv_float(const vx_kernels *k, const vx_gemv_part *parts, int n_parts, const float *x, int64_t n_x) {
+    for (int p = 0; p < n_parts; p++)
+        k->linear_float(parts[p].w, parts[p].bias, x, parts[p].y, 0, n_x, parts[p].r0, parts[p].r1);
+}
+static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact, size_t row_bytes,
+                       int64_t n_x) {
+    for (int p = 0; p < n_parts; p++)
+        k->linear_quant(parts[p].w, parts[p].bias, qact, row_bytes, parts[p].y, 0, n_x, parts[p].r0, parts[p].r1);
+}
+
 static void matmul_nn(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1,
                       int64_t c0, int64_t c1) {
     /* y[i][c] = sum over kk in order of x[i][kk] * w[kk][c] */
@@ -327,6 +339,8 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->qact_row_bytes = qact_row_bytes;
     t->qact_quantize = qact_quantize;
     t->linear_quant = linear_quant;
+    t->gemv_float = gemv_float;
+    t->gemv_quant = gemv_quant;
     t->matmul_nn = matmul_nn;
     t->attention_heads = attention_heads;
     t->rms_norm = rms_norm;

@@ -23,12 +23,9 @@
 #define Q_MR 2
 #define Q_NR 2
 #define GEMV_NR 4
-/* GEMV look-ahead in row groups, as in linear_q_avx512.c */
-#ifndef VX_GEMV_PF
-#  define VX_GEMV_PF 1
-#endif
+/* GEMV look-ahead as in linear_q_avx512.c: the next tile's bytes, sequentially, a tile ahead. */
 #ifndef VX_GEMV_HINT
-#  define VX_GEMV_HINT _MM_HINT_T2
+#  define VX_GEMV_HINT _MM_HINT_T0
 #endif
 
 static size_t pad64(size_t b) { return (b + 63) & ~(size_t)63; }
@@ -124,9 +121,10 @@ typedef struct qargs {
     float *y;
     int64_t ldy;
     const float *bias;
+    const unsigned char *pw, *ps; /* streaming: the next tile's weight bytes and scales */
 } qargs;
 
-V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
+V_INLINE void q8_tile(const int MR, const int NR, const int PF, const qargs *a) {
     const size_t p = pad64((size_t)a->cols);
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[Q_MR * GEMV_NR];
@@ -144,8 +142,10 @@ V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
         }
 #pragma GCC unroll 4
         for (int r = 0; r < NR; r++) {
-            if (VX_GEMV_PF && MR == 1)
-                _mm_prefetch((const char *)(a->w + (r + VX_GEMV_PF * NR) * a->wrow + 32 * b), VX_GEMV_HINT);
+            if (PF) { /* NR * 32 weight bytes and NR * 4 scale bytes per step */
+                if (r * 64 < NR * 32) _mm_prefetch((const char *)(a->pw + b * NR * 32 + r * 64), VX_GEMV_HINT);
+                if (r == 0 && (b * NR * 4) % 64 == 0) _mm_prefetch((const char *)(a->ps + b * NR * 4), VX_GEMV_HINT);
+            }
             __m256i wv = _mm256_loadu_si256((const __m256i *)(a->w + r * a->wrow + 32 * b));
             __m256 sw = _mm256_broadcast_ss(a->sw + r * a->srow + b);
 #pragma GCC unroll 2
@@ -165,7 +165,7 @@ V_INLINE void q8_tile(const int MR, const int NR, const qargs *a) {
         }
 }
 
-V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
+V_INLINE void q4_tile(const int MR, const int NR, const int PF, const qargs *a) {
     const size_t pairs = ((size_t)a->nb + 1) / 2;
     const size_t corr_off = pad64(pairs * 64), dx_off = corr_off + pad64(pairs * 32);
     const __m256i low = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
@@ -189,7 +189,10 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
 #pragma GCC unroll 4
         for (int r = 0; r < NR; r++) {
             const unsigned char *wr = a->w + r * a->wrow + 16 * b;
-            if (VX_GEMV_PF && MR == 1) _mm_prefetch((const char *)(wr + VX_GEMV_PF * NR * a->wrow), VX_GEMV_HINT);
+            if (PF) { /* NR * 32 weight bytes and NR * 8 scale bytes per step (two blocks) */
+                if (r * 64 < NR * 32) _mm_prefetch((const char *)(a->pw + (b / 2) * NR * 32 + r * 64), VX_GEMV_HINT);
+                if (r == 0 && ((b / 2) * NR * 8) % 64 == 0) _mm_prefetch((const char *)(a->ps + (b / 2) * NR * 8), VX_GEMV_HINT);
+            }
             const float *sr = a->sw + r * a->srow + b;
             __m256i wv;
             __m128 s2;
@@ -219,19 +222,89 @@ V_INLINE void q4_tile(const int MR, const int NR, const qargs *a) {
         }
 }
 
-#define Q_SHAPES(FN)                                       \
-    static void FN##_any(int mr, int nr, const qargs *a) { \
-        switch (mr * 16 + nr) {                            \
-        case 1 * 16 + 4: FN(1, 4, a); break;               \
-        case 1 * 16 + 2: FN(1, 2, a); break;               \
-        case 1 * 16 + 1: FN(1, 1, a); break;               \
-        case 2 * 16 + 2: FN(2, 2, a); break;               \
-        case 2 * 16 + 1: FN(2, 1, a); break;               \
-        default: break;                                    \
-        }                                                  \
+/* GEMM tiles (mr, nr <= 2) and streaming ones (mr <= 2, nr 4 / 2 / 1, prefetching a->pw). */
+#define Q_SHAPES(FN)                                          \
+    static void FN##_gemm(int mr, int nr, const qargs *a) {   \
+        switch (mr * 16 + nr) {                               \
+        case 1 * 16 + 2: FN(1, 2, 0, a); break;               \
+        case 1 * 16 + 1: FN(1, 1, 0, a); break;               \
+        case 2 * 16 + 2: FN(2, 2, 0, a); break;               \
+        case 2 * 16 + 1: FN(2, 1, 0, a); break;               \
+        default: break;                                       \
+        }                                                     \
+    }                                                         \
+    static void FN##_stream(int mr, int nr, const qargs *a) { \
+        switch (mr * 16 + nr) {                               \
+        case 1 * 16 + 4: FN(1, 4, 1, a); break;               \
+        case 1 * 16 + 2: FN(1, 2, 1, a); break;               \
+        case 1 * 16 + 1: FN(1, 1, 1, a); break;               \
+        case 2 * 16 + 4: FN(2, 4, 1, a); break;               \
+        case 2 * 16 + 2: FN(2, 2, 1, a); break;               \
+        case 2 * 16 + 1: FN(2, 1, 1, a); break;               \
+        default: break;                                       \
+        }                                                     \
     }
 Q_SHAPES(q8_tile)
 Q_SHAPES(q4_tile)
+
+static void prefetch_bytes(const unsigned char *p, size_t n) {
+    for (size_t o = 0; o < n; o += 64) _mm_prefetch((const char *)(p + o), VX_GEMV_HINT);
+}
+
+static void linear_quant(const vx_mat *w, const float *bias, const void *qact, size_t row_bytes, float *y, int64_t i0,
+                         int64_t i1, int64_t r0, int64_t r1);
+
+/* Streaming (1 or 2 x rows; more go through the GEMM tiles part by part): tiles of GEMV_NR weight rows
+ * (then 2, 1), each prefetching the next tile (the next part's first, or the rows after the range). */
+static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact, size_t row_bytes,
+                       int64_t n_x) {
+    (void)k;
+    if (n_x > Q_MR) {
+        for (int p = 0; p < n_parts; p++)
+            linear_quant(parts[p].w, parts[p].bias, qact, row_bytes, parts[p].y, 0, n_x, parts[p].r0, parts[p].r1);
+        return;
+    }
+    const int mr = (int)n_x;
+    for (int p = 0; p < n_parts; p++) {
+        const vx_mat *w = parts[p].w;
+        const int q4 = w->dtype == VOX_DTYPE_Q4;
+        const int64_t cols = w->cols, nb = cols / 32, r0 = parts[p].r0, r1 = parts[p].r1;
+        const size_t wrow = q4 ? (size_t)cols / 2 : (size_t)cols;
+        const unsigned char *wd = w->data;
+        qargs a = {.cols = cols, .nb = nb, .wrow = wrow, .srow = (size_t)nb, .xa = qact, .xrow = row_bytes,
+                   .ldy = w->rows};
+        if (r0 >= r1) continue;
+        if (p == 0) {
+            const int64_t n = r1 - r0 < GEMV_NR ? r1 - r0 : GEMV_NR;
+            prefetch_bytes(wd + (size_t)r0 * wrow, (size_t)n * wrow);
+            prefetch_bytes((const unsigned char *)(w->scales + r0 * nb), (size_t)(n * nb) * sizeof(float));
+        }
+        for (int64_t r = r0; r < r1;) {
+            const int nr = r1 - r >= GEMV_NR ? GEMV_NR : r1 - r >= 2 ? 2 : 1;
+            a.w = wd + (size_t)r * wrow;
+            a.sw = w->scales + r * nb;
+            a.y = parts[p].y + r;
+            a.bias = parts[p].bias ? parts[p].bias + r : NULL;
+            if (r + nr < r1) {
+                a.pw = a.w + (size_t)nr * wrow;
+                a.ps = (const unsigned char *)(a.sw + nr * nb);
+            } else if (p + 1 < n_parts) {
+                const vx_gemv_part *q = &parts[p + 1];
+                a.pw = (const unsigned char *)q->w->data + (size_t)q->r0 * wrow;
+                a.ps = (const unsigned char *)(q->w->scales + q->r0 * nb);
+            } else if (r1 < w->rows) {
+                a.pw = wd + (size_t)r1 * wrow;
+                a.ps = (const unsigned char *)(w->scales + r1 * nb);
+            } else {
+                a.pw = a.w;
+                a.ps = (const unsigned char *)a.sw;
+            }
+            if (q4) q4_tile_stream(mr, nr, &a);
+            else q8_tile_stream(mr, nr, &a);
+            r += nr;
+        }
+    }
+}
 
 static void linear_quant(const vx_mat *w, const float *bias, const void *qact, size_t row_bytes, float *y, int64_t i0,
                          int64_t i1, int64_t r0, int64_t r1) {
@@ -240,17 +313,8 @@ static void linear_quant(const vx_mat *w, const float *bias, const void *qact, s
     const size_t wrow = q4 ? (size_t)cols / 2 : (size_t)cols;
     qargs a = {.cols = cols, .nb = nb, .wrow = wrow, .srow = (size_t)nb, .xrow = row_bytes, .ldy = rows};
     if (i1 - i0 == 1) {
-        a.xa = (const unsigned char *)qact + (size_t)i0 * row_bytes;
-        for (int64_t r = r0; r < r1;) {
-            int nr = r1 - r >= GEMV_NR ? GEMV_NR : r1 - r >= 2 ? 2 : 1;
-            a.w = (const unsigned char *)w->data + (size_t)r * wrow;
-            a.sw = w->scales + r * nb;
-            a.y = y + i0 * rows + r;
-            a.bias = bias ? bias + r : NULL;
-            if (q4) q4_tile_any(1, nr, &a);
-            else q8_tile_any(1, nr, &a);
-            r += nr;
-        }
+        vx_gemv_part part = {w, bias, y + i0 * rows, r0, r1};
+        gemv_quant(NULL, &part, 1, (const unsigned char *)qact + (size_t)i0 * row_bytes, row_bytes, 1);
         return;
     }
     for (int64_t r = r0; r < r1; r += Q_NR) {
@@ -262,8 +326,8 @@ static void linear_quant(const vx_mat *w, const float *bias, const void *qact, s
             int mr = (int)(i1 - i < Q_MR ? i1 - i : Q_MR);
             a.xa = (const unsigned char *)qact + (size_t)i * row_bytes;
             a.y = y + i * rows + r;
-            if (q4) q4_tile_any(mr, nr, &a);
-            else q8_tile_any(mr, nr, &a);
+            if (q4) q4_tile_gemm(mr, nr, &a);
+            else q8_tile_gemm(mr, nr, &a);
         }
     }
 }
@@ -272,4 +336,5 @@ void vx_linear_q_init_avx2(vx_kernels *t) {
     t->qact_row_bytes = qact_row_bytes;
     t->qact_quantize = qact_quantize;
     t->linear_quant = linear_quant;
+    t->gemv_quant = gemv_quant;
 }

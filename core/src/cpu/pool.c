@@ -3,8 +3,7 @@
  * Job protocol. One job at a time is published through a single 64-bit atomic word
  *     state = seq << 33 | closed << 32 | active
  * A worker that sees a new seq tries to ENTER the job by incrementing `active` with a CAS that also
- * checks seq and the closed bit; it then claims chunks from an atomic counter until none are left, and
- * leaves (decrement). The caller publishes (new seq, open), works on chunks itself, then CLOSES the job
+ * checks seq and the closed bit; it then claims chunks until none are left, and leaves (decrement). The caller publishes (new seq, open), works on chunks itself, then CLOSES the job
  * and waits only for the workers that actually entered. A worker that wakes late finds the job closed
  * and never touches it, so the caller never waits for a sleeping thread to wake up: with few cores and
  * many small jobs (decode-time GEMVs take ~10-50 us), the caller simply does the work itself.
@@ -13,6 +12,13 @@
  * be lost: a worker registers as a sleeper and re-checks seq under the mutex; the caller publishes
  * seq and then checks the sleeper count (both sequentially consistent), so either the caller sees
  * the sleeper and broadcasts under the mutex, or the worker sees the new seq.
+ *
+ * Chunks: [0, n) is cut into chunks (a few per thread) and the chunks into one contiguous segment per
+ * thread. A participant (the caller, then the workers in the order they enter) takes the chunks of
+ * its own segment front to back, so it streams one contiguous piece of the work (weight rows of a
+ * GEMV: the kernels prefetch from one chunk into the next); when its segment is empty it steals
+ * chunks from the BACK of the others' segments, so a late or descheduled thread holds nobody up by
+ * more than a chunk. Each segment is one atomic word front | back << 32, its own cache line.
  *
  * Busy rule: `busy` is taken with an atomic exchange; a caller that finds it taken (another session
  * of the engine, or a kernel calling vx_pool_for from inside a job) runs its whole job alone on its
@@ -79,6 +85,12 @@ void vx_fp_restore(uint32_t state) {
 }
 
 /* ------------------------------------------------------------------------------ pool state */
+/* One thread's segment of the current job's chunks: [front, back) still to run. */
+typedef struct seg_t {
+    _Alignas(64) _Atomic uint64_t fb; /* front | back << 32 */
+    char pad[64 - sizeof(uint64_t)];
+} seg_t;
+
 typedef struct worker {
     struct vx_pool *pool;
     int index;          /* 1 .. n_threads-1 (0 is the caller) */
@@ -103,7 +115,9 @@ struct vx_pool {
     vx_range_fn fn;
     void *ctx;
     int64_t n, chunk, n_chunks;
-    _Atomic int64_t next_chunk;
+    int n_seg;
+    _Atomic int next_slot;  /* participants that entered (the caller is slot 0) */
+    seg_t *seg;             /* [n_threads] */
 
     pthread_mutex_t mu;
     pthread_cond_t wake;    /* new job or stop */
@@ -116,12 +130,33 @@ static uint64_t now_us(void) {
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-static void run_chunks(vx_pool *p) {
+static void run_chunk(vx_pool *p, int64_t c) {
+    int64_t b = c * p->chunk, e = b + p->chunk;
+    p->fn(p->ctx, b, e < p->n ? e : p->n);
+}
+
+/* Take the front (own segment) or back (stealing) chunk of segment s; -1 when it is empty. */
+static int64_t take(seg_t *s, int back) {
+    uint64_t v = atomic_load_explicit(&s->fb, memory_order_relaxed);
     for (;;) {
-        int64_t c = atomic_fetch_add_explicit(&p->next_chunk, 1, memory_order_relaxed);
-        if (c >= p->n_chunks) return;
-        int64_t b = c * p->chunk, e = b + p->chunk;
-        p->fn(p->ctx, b, e < p->n ? e : p->n);
+        uint32_t f = (uint32_t)v, b = (uint32_t)(v >> 32);
+        if (f >= b) return -1;
+        uint64_t nv = back ? ((uint64_t)(b - 1) << 32 | f) : ((uint64_t)b << 32 | (f + 1));
+        if (atomic_compare_exchange_weak_explicit(&s->fb, &v, nv, memory_order_relaxed, memory_order_relaxed))
+            return back ? (int64_t)b - 1 : (int64_t)f;
+    }
+}
+
+static void run_chunks(vx_pool *p, int slot) {
+    const int ns = p->n_seg;
+    if (slot < ns) {
+        int64_t c;
+        while ((c = take(&p->seg[slot], 0)) >= 0) run_chunk(p, c);
+    }
+    for (int k = 1; k <= ns; k++) {
+        seg_t *s = &p->seg[(slot + k) % ns];
+        int64_t c;
+        while ((c = take(s, 1)) >= 0) run_chunk(p, c);
     }
 }
 
@@ -202,7 +237,7 @@ static void *worker_main(void *arg) {
         uint64_t s = atomic_load(&p->state);
         while ((s >> SEQ_SHIFT) == seen && !(s & CLOSED_BIT)) {
             if (atomic_compare_exchange_weak(&p->state, &s, s + 1)) {
-                run_chunks(p);
+                run_chunks(p, atomic_fetch_add_explicit(&p->next_slot, 1, memory_order_relaxed));
                 atomic_fetch_sub(&p->state, 1);
                 break;
             }
@@ -272,6 +307,7 @@ static void destroy(vx_pool *p) {
     pthread_cond_destroy(&p->started);
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->mu);
+    free(p->seg);
     free(p->threads);
     free(p->workers);
     free(p);
@@ -311,14 +347,23 @@ vox_status vx_pool_create(const vx_pool_opts *opts, vx_pool **out) {
     atomic_init(&p->busy, 0);
     atomic_init(&p->stop, 0);
     atomic_init(&p->sleepers, 0);
-    atomic_init(&p->next_chunk, 0);
+    atomic_init(&p->next_slot, 0);
+    p->seg = aligned_alloc(64, sizeof(seg_t) * (size_t)n);
+    if (!p->seg) {
+        free(p);
+        free(cpu_list);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "thread pool: out of memory");
+    }
+    for (int i = 0; i < n; i++) atomic_init(&p->seg[i].fb, 0);
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p->seg);
         free(p);
         free(cpu_list);
         return vox_set_error(VOX_ERR_INTERNAL, "thread pool: cannot create a mutex");
     }
     if (pthread_cond_init(&p->wake, NULL) != 0) {
         pthread_mutex_destroy(&p->mu);
+        free(p->seg);
         free(p);
         free(cpu_list);
         return vox_set_error(VOX_ERR_INTERNAL, "thread pool: cannot create a condition variable");
@@ -326,6 +371,7 @@ vox_status vx_pool_create(const vx_pool_opts *opts, vx_pool **out) {
     if (pthread_cond_init(&p->started, NULL) != 0) {
         pthread_cond_destroy(&p->wake);
         pthread_mutex_destroy(&p->mu);
+        free(p->seg);
         free(p);
         free(cpu_list);
         return vox_set_error(VOX_ERR_INTERNAL, "thread pool: cannot create a condition variable");
@@ -393,8 +439,8 @@ void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *
         vx_fp_restore(fp);
         return;
     }
-    /* A few chunks per thread: dynamic claiming evens out threads that were descheduled or started
-     * late, while chunks stay large enough to stream weight rows efficiently. */
+    /* A few chunks per thread: stealing evens out threads that were descheduled or started late,
+     * while chunks stay large enough to stream weight rows efficiently. */
     int64_t target = (int64_t)pool->n_threads * 4;
     int64_t per = (n_grains + target - 1) / target;
     pool->fn = fn;
@@ -402,7 +448,13 @@ void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *
     pool->n = n;
     pool->chunk = per * grain;
     pool->n_chunks = (n_grains + per - 1) / per;
-    atomic_store_explicit(&pool->next_chunk, 0, memory_order_relaxed);
+    int ns = pool->n_threads < pool->n_chunks ? pool->n_threads : (int)pool->n_chunks;
+    pool->n_seg = ns;
+    for (int i = 0; i < ns; i++) {
+        uint64_t f = (uint64_t)(pool->n_chunks * i / ns), b = (uint64_t)(pool->n_chunks * (i + 1) / ns);
+        atomic_store_explicit(&pool->seg[i].fb, f | b << 32, memory_order_relaxed);
+    }
+    atomic_store_explicit(&pool->next_slot, 1, memory_order_relaxed);
 
     uint64_t seq = ((atomic_load(&pool->state) >> SEQ_SHIFT) + 1) & ((UINT64_C(1) << 31) - 1);
     atomic_store(&pool->state, seq << SEQ_SHIFT); /* open, no one inside; publishes the job fields */
@@ -411,7 +463,7 @@ void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *
         pthread_cond_broadcast(&pool->wake);
         pthread_mutex_unlock(&pool->mu);
     }
-    run_chunks(pool);
+    run_chunks(pool, 0);
     atomic_fetch_or(&pool->state, CLOSED_BIT);
     /* Wait for the workers still inside; yield now and then in case one was descheduled (more
      * threads than free CPUs), so it can finish instead of us burning its time slice. */

@@ -456,7 +456,7 @@ vox_status q3_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const
     const size_t warm = context < 0 || (size_t)context > n_ref ? n_ref : (size_t)context;
     q3_stream *s;
     if ((st = q3_stream_create(c, &s))) return st;
-    st = q3_stream_prime(s, e->pool, ref_codes + (n_ref - warm) * (size_t)nq, (int64_t)warm);
+    st = q3_stream_prime_cached(m->primes, s, e->pool, ref_codes + (n_ref - warm) * (size_t)nq, (int64_t)warm);
     float *tmp = NULL;
     for (size_t f = 0; f < n_frames && st == VOX_OK; f += (size_t)chunk_frames) {
         const size_t k = n_frames - f < (size_t)chunk_frames ? n_frames - f : (size_t)chunk_frames;

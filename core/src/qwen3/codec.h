@@ -29,6 +29,24 @@ vox_status q3_stream_prime(q3_stream *s, vx_pool *pool, const int32_t *codes, in
 /* Decode n more frames into pcm[n * samples_per_frame]. */
 vox_status q3_stream_push(q3_stream *s, vx_pool *pool, const int32_t *codes, int64_t n, float *pcm);
 
+/* A copy of a stream's state (position, contexts, KV ring, overlap tails; not its scratch): restoring
+ * it into a stream of the same codec makes that stream continue bit for bit as the saved one would. */
+typedef struct q3_stream_state q3_stream_state;
+vox_status q3_stream_save(const q3_stream *s, q3_stream_state **out);
+void q3_stream_restore(q3_stream *s, const q3_stream_state *st);
+size_t q3_stream_state_bytes(const q3_stream_state *st);
+void q3_stream_state_free(q3_stream_state *st);
+
+/* Primed states per engine: the warm-up on a voice's reference frames (q3_stream_prime, ~0.3 s for the
+ * 12 Hz codec's default 50 frames) is paid once and then restored. A small LRU keyed by the exact codes
+ * primed with; thread-safe (sessions of one engine may prime at the same time). */
+typedef struct q3_prime_cache q3_prime_cache;
+vox_status q3_prime_cache_create(int capacity, q3_prime_cache **out);
+void q3_prime_cache_free(q3_prime_cache *c);
+/* q3_stream_prime(s, pool, codes, n) on a fresh stream s, from the cache when these n frames were
+ * primed before (the same state, bit for bit), otherwise primed and remembered. c may be NULL. */
+vox_status q3_stream_prime_cached(q3_prime_cache *c, q3_stream *s, vx_pool *pool, const int32_t *codes, int64_t n);
+
 /* The official decode of codes[n][16] (clamped at 0) in 300-frame pieces with 25 frames of context:
  * pcm[n * samples_per_frame]. */
 vox_status q3_codec_decode_reference(const q3_codec *codec, vx_pool *pool, const int32_t *codes, int64_t n,
@@ -118,6 +136,7 @@ struct q3_codec {
 void q3_stream_reset(q3_stream *s);
 /* Frames consumed so far (the RoPE position of the next frame). */
 int64_t q3_stream_position(const q3_stream *s);
+const q3_codec *q3_stream_codec(const q3_stream *s);
 /* Samples [skip, skip + capacity) of the official decode of codes[n][groups] (reference mode, see
  * q3_codec_decode_reference) into pcm; decodes only the pieces that reach that range. */
 vox_status q3_codec_decode_reference_range(const q3_codec *codec, vx_pool *pool, const int32_t *codes, int64_t n,

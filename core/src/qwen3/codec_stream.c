@@ -38,9 +38,14 @@
 #include "codec.h"
 
 #define Q3_STREAM_MAX_FRAMES 16
-/* im2col tile budget (floats, 1 MB: stays in L2): a convolution's column matrix is built and
- * multiplied in row tiles */
-#define COL_BUDGET (1 << 18)
+/* im2col tile budget (floats): a convolution's column matrix is built and multiplied in row tiles.
+ * Every tile streams all of the weights (up to 16 MB for the 768-channel k = 7 convolutions) while the
+ * tile itself is re-read from L2/L3 for each panel of weight rows, so the tile is made as large as
+ * helps: 4 MB (one tile for a 4-frame chunk of the first block) decodes ~9% faster than 1 MB (L2
+ * sized) and than 8 MB (tools/codec_bench.c, 12 Hz codec, chunks of 4 and 16 frames). */
+#ifndef COL_BUDGET
+#  define COL_BUDGET (1 << 20)
+#endif
 #define COL_MIN_ROWS 64
 
 struct q3_stream {
@@ -276,6 +281,8 @@ void q3_stream_reset(q3_stream *s) {
 
 int64_t q3_stream_position(const q3_stream *s) { return s->pos; }
 
+const q3_codec *q3_stream_codec(const q3_stream *s) { return s->c; }
+
 /* Vocoder scratch for sub-chunks of up to k frames. */
 static vox_status ensure_vocoder(q3_stream *s, int64_t k) {
     if (k <= s->voc_cap) return VOX_OK;
@@ -488,6 +495,40 @@ vox_status q3_stream_push(q3_stream *s, vx_pool *pool, const int32_t *codes, int
     vx_fp_restore(fp);
     return VOX_OK;
 }
+
+/* ------------------------------------------------------------------------------ saved states */
+struct q3_stream_state {
+    const q3_codec *c;
+    int64_t pos;
+    size_t lat_n, voc_n;
+    float data[]; /* lat_state [lat_n] then voc_state [voc_n] */
+};
+
+vox_status q3_stream_save(const q3_stream *s, q3_stream_state **out) {
+    *out = NULL;
+    q3_stream_state *st = malloc(sizeof *st + (s->lat_state_n + s->voc_state_n) * sizeof(float));
+    if (!st) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (a decoder state)");
+    st->c = s->c;
+    st->pos = s->pos;
+    st->lat_n = s->lat_state_n;
+    st->voc_n = s->voc_state_n;
+    memcpy(st->data, s->lat_state, s->lat_state_n * sizeof(float));
+    memcpy(st->data + s->lat_state_n, s->voc_state, s->voc_state_n * sizeof(float));
+    *out = st;
+    return VOX_OK;
+}
+
+void q3_stream_restore(q3_stream *s, const q3_stream_state *st) {
+    memcpy(s->lat_state, st->data, st->lat_n * sizeof(float));
+    memcpy(s->voc_state, st->data + st->lat_n, st->voc_n * sizeof(float));
+    s->pos = st->pos;
+}
+
+size_t q3_stream_state_bytes(const q3_stream_state *st) {
+    return st ? sizeof *st + (st->lat_n + st->voc_n) * sizeof(float) : 0;
+}
+
+void q3_stream_state_free(q3_stream_state *st) { free(st); }
 
 vox_status q3_stream_prime(q3_stream *s, vx_pool *pool, const int32_t *codes, int64_t n) {
     vox_status st = check_push(s, codes, n, "q3_stream_prime");

@@ -13,6 +13,9 @@
 #include "tokenizer.h"
 #include "voice_encoder.h"
 
+/* Primed decoder states kept per engine (~5 MB each for the 12 Hz codec). */
+#define Q3_PRIME_CACHE_VOICES 4
+
 static void copy_str(char *dst, size_t cap, const vox_json *v) {
     dst[0] = '\0';
     if (v && v->type == VOX_JSON_STRING && v->str_len < cap) memcpy(dst, v->str, v->str_len + 1);
@@ -20,6 +23,7 @@ static void copy_str(char *dst, size_t cap, const vox_json *v) {
 
 static void q3_free(q3_model *m) {
     if (!m) return;
+    q3_prime_cache_free(m->primes);
     q3_venc_free(m->venc);
     q3_codec_free(m->codec);
     q3_lm_free(m->lm);
@@ -86,7 +90,8 @@ static vox_status q3_load(vox_engine *e) {
     copy_str(m->model_id, sizeof m->model_id, vox_json_get(e->manifest, "model_id"));
     vox_status st;
     if ((st = q3_tokenizer_load(m, &m->tok)) != VOX_OK || (st = q3_lm_load(m, &m->lm)) != VOX_OK ||
-        (st = q3_codec_load(m, &m->codec)) != VOX_OK || (st = q3_venc_load(m, &m->venc)) != VOX_OK) {
+        (st = q3_codec_load(m, &m->codec)) != VOX_OK || (st = q3_venc_load(m, &m->venc)) != VOX_OK ||
+        (m->codec && (st = q3_prime_cache_create(Q3_PRIME_CACHE_VOICES, &m->primes)) != VOX_OK)) {
         q3_free(m);
         return st;
     }
@@ -199,6 +204,28 @@ static vox_status q3_voice_check(vox_engine *e, const vox_voice *v) {
     return vox_set_error(VOX_ERR_FORMAT, "unknown voice mode \"%s\"", v->mode);
 }
 
+/* Warm the stream decoder up on a new ICL voice now (cached in the engine), so that its sessions
+ * start decoding at once: the warm-up is what the first audio chunk would otherwise wait for. Uses the
+ * voice's default decoder_context; a failure here only means the first session primes itself. */
+static void prime_voice(vox_engine *e, const vox_voice *v) {
+    q3_model *m = e->impl;
+    if (!m->codec || !m->primes || !v->ref_codes || v->n_ref_frames == 0 ||
+        (int32_t)v->n_groups != q3_codec_groups(m->codec))
+        return;
+    vox_synth_params p = vox_synth_default_params(e, v);
+    if (p.decoder != VOX_DECODER_STREAM) return;
+    int64_t ctx = p.decoder_context, n_ref = (int64_t)v->n_ref_frames;
+    if (ctx < 0 || ctx > n_ref) ctx = n_ref;
+    if (ctx == 0) return;
+    q3_stream *s = NULL;
+    uint32_t fp = vx_fp_fast();
+    if (q3_stream_create(m->codec, &s) != VOX_OK ||
+        q3_stream_prime_cached(m->primes, s, e->pool, v->ref_codes + (n_ref - ctx) * (int64_t)v->n_groups, ctx) != VOX_OK)
+        vox_clear_error();
+    vx_fp_restore(fp);
+    q3_stream_free(s);
+}
+
 static vox_status q3_voice_clone_abi(vox_engine *e, const float *mono, size_t n, int32_t sample_rate,
                                      const vox_clone_params *p, vox_voice *v) {
     q3_model *m = e->impl;
@@ -207,7 +234,14 @@ static vox_status q3_voice_clone_abi(vox_engine *e, const float *mono, size_t n,
                              vox_model_path(m->file), m->variant);
     vox_status st = fill_common(m, v, p->x_vector_only ? "xvector" : "icl");
     if (st != VOX_OK) return st;
-    return q3_voice_clone(e, mono, n, sample_rate, p, v);
+    st = q3_voice_clone(e, mono, n, sample_rate, p, v);
+    /* the encoders' weights (~260 MB for 0.6B/1.7B Base) are not needed to speak: let them go from
+     * the resident set until the next voice is made */
+    static const char *const encoders[] = {"speaker_encoder.", "speech_tokenizer.encoder."};
+    q3_release_tensors(m, encoders, 2);
+    if (st != VOX_OK) return st;
+    prime_voice(e, v);
+    return VOX_OK;
 }
 
 const vx_family vx_family_qwen3 = {

@@ -119,7 +119,8 @@ int32_t q3_choose(const float *s, int64_t v, int do_sample, uint64_t seed, uint3
 enum { Q3_ICL, Q3_XVECTOR, Q3_SPEAKER, Q3_DESIGN };
 enum { Q3_FRAME = 0, Q3_STOP = 1, Q3_NEED_TEXT = 2, Q3_ERROR = 3 };
 #define Q3_EOS_MARK (-1)   /* tts_eos in the text stream */
-#define Q3_CHUNK_ROWS 32   /* prefill rows per forward (cancellation is checked between them) */
+#define Q3_CHUNK_ROWS 64   /* prefill rows per forward (cancellation is checked between them); 64
+                             * rather than 32: the weights are streamed once per 64 rows (prefill -14%) */
 
 typedef struct q3_sess {
     vox_session *s;

@@ -111,7 +111,9 @@ static vox_status decode_stream(q3_sess *q, int64_t first, int64_t n, vox_chunk 
         if ((st = q3_stream_create(codec, &q->stream))) return st;
         int64_t ctx = q->s->params.decoder_context;
         if (ctx < 0 || ctx > q->n_ref) ctx = q->n_ref;
-        if (ctx > 0 && (st = q3_stream_prime(q->stream, q->pool, q->ref_codes + (q->n_ref - ctx) * G, ctx))) return st;
+        if (ctx > 0 &&
+            (st = q3_stream_prime_cached(q->m->primes, q->stream, q->pool, q->ref_codes + (q->n_ref - ctx) * G, ctx)))
+            return st;
     }
     if ((st = ensure_pcm(q, (size_t)(n * spf)))) return st;
     if ((st = q3_stream_push(q->stream, q->pool, q->codes + first * G, n, q->pcm))) return st;

@@ -2,7 +2,12 @@
 #include "model.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#if defined(__linux__)
+#  include <sys/mman.h>
+#endif
 
 #include "../error.h"
 #include "../tmod.h"
@@ -74,4 +79,23 @@ vox_status q3_cfg_num(const vox_json *obj, const char *key, double *out) {
         return vox_set_error(VOX_ERR_FORMAT, "model config: %s must be a number", key);
     *out = v->number;
     return VOX_OK;
+}
+
+void q3_release_tensors(const q3_model *m, const char *const *prefixes, int n_prefixes) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    const size_t count = vox_model_tensor_count(m->file);
+    for (size_t i = 0; i < count; i++) {
+        vox_tensor_info t;
+        if (vox_model_tensor(m->file, i, &t) != VOX_OK || !t.data || t.nbytes == 0) continue;
+        int match = 0;
+        for (int p = 0; p < n_prefixes && !match; p++) match = !strncmp(t.name, prefixes[p], strlen(prefixes[p]));
+        if (!match) continue;
+        /* tensors start on 4096-byte boundaries, so the pages from a tensor's start to its end rounded
+         * up hold nothing else */
+        const uintptr_t a = (uintptr_t)t.data, b = (a + (uintptr_t)t.nbytes + 4095) & ~(uintptr_t)4095;
+        if (a % 4096 == 0) madvise((void *)a, b - a, MADV_DONTNEED);
+    }
+#else
+    (void)m, (void)prefixes, (void)n_prefixes;
+#endif
 }

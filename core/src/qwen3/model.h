@@ -19,6 +19,7 @@ typedef struct q3_tokenizer q3_tokenizer;
 typedef struct q3_lm q3_lm;
 typedef struct q3_codec q3_codec;
 typedef struct q3_venc q3_venc;
+typedef struct q3_prime_cache q3_prime_cache;
 
 typedef struct q3_model {
     const vox_model *file;
@@ -33,6 +34,7 @@ typedef struct q3_model {
     q3_lm *lm;
     q3_codec *codec;
     q3_venc *venc;                   /* NULL unless the model can clone voices (Base) */
+    q3_prime_cache *primes;          /* primed stream-decoder states of recent voices (codec.h) */
 } q3_model;
 
 /* Bind a 2-D weight (any float dtype) / a float32 tensor of the .tmod by name; VOX_ERR_FORMAT naming
@@ -44,6 +46,10 @@ vox_status q3_bind_matf(const q3_model *m, vx_mat *out, int64_t rows, int64_t co
     __attribute__((format(printf, 5, 6)));
 vox_status q3_bind_f32f(const q3_model *m, const float **out, int64_t n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Drop this process's resident pages of the tensors whose names start with one of the prefixes
+ * (madvise MADV_DONTNEED on the read-only mapping: nothing is lost, they fault back in from the page
+ * cache when used again), e.g. the voice encoders' once a voice is made. A no-op off Linux. */
+void q3_release_tensors(const q3_model *m, const char *const *prefixes, int n_prefixes);
 /* Integer members of a config object; VOX_ERR_FORMAT naming the key when absent or not an integer. */
 vox_status q3_cfg_int(const vox_json *obj, const char *key, int64_t *out);
 vox_status q3_cfg_num(const vox_json *obj, const char *key, double *out);

@@ -109,9 +109,12 @@ void q3_decoder_forward(const q3_decoder *d, vx_pool *pool, q3_scratch *sc, q3_k
         const q3_layer *L = &d->layers[i];
         float *kc = kv->k[i] + past * kv->row, *vc = kv->v[i] + past * kv->row;
         vx_rms_norm(x, L->in_norm, n, H, d->eps, sc->h);
-        vx_linear(pool, &L->q, L->qb, sc->h, n, sc->q);
-        vx_linear(pool, &L->k, L->kb, sc->h, n, kc);
-        vx_linear(pool, &L->v, L->vb, sc->h, n, vc);
+        {
+            const vx_mat *w[3] = {&L->q, &L->k, &L->v};
+            const float *b[3] = {L->qb, L->kb, L->vb};
+            float *y[3] = {sc->q, kc, vc};
+            vx_linear_multi(pool, 3, w, b, sc->h, n, y);
+        }
         /* q_norm / k_norm over each head, then the rotary embedding */
         vx_rms_norm(sc->q, L->q_norm, n * hq, hd, d->eps, sc->q);
         vx_rms_norm(kc, L->k_norm, n * hkv, hd, d->eps, kc);
@@ -121,8 +124,11 @@ void q3_decoder_forward(const q3_decoder *d, vx_pool *pool, q3_scratch *sc, q3_k
         vx_linear(pool, &L->o, L->ob, sc->a, n, sc->t);
         vx_add(x, sc->t, n * H, x);
         vx_rms_norm(x, L->post_norm, n, H, d->eps, sc->h);
-        vx_linear(pool, &L->gate, NULL, sc->h, n, sc->g);
-        vx_linear(pool, &L->up, NULL, sc->h, n, sc->u);
+        {
+            const vx_mat *w[2] = {&L->gate, &L->up};
+            float *y[2] = {sc->g, sc->u};
+            vx_linear_multi(pool, 2, w, NULL, sc->h, n, y);
+        }
         vx_silu_mul(sc->g, sc->u, n * d->inter, sc->g);
         vx_linear(pool, &L->down, NULL, sc->g, n, sc->t);
         vx_add(x, sc->t, n * H, x);
