@@ -167,6 +167,8 @@ class G2P:
 
     def compound(self, word: str) -> str | None:
         n = len(word)
+        if n >= 129:  # beyond any lexicon word (the C twin keeps split points in a fixed array)
+            return None
         best, best_score = None, 0
         for i in range(n - 3, 2, -1):
             left, right = word[:i], word[i:]

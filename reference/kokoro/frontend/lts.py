@@ -43,7 +43,7 @@ LONG = {"a": "A", "e": "i", "i": "I", "o": "O", "u": "u", "y": "I"}
 VOWEL_LETTERS = frozenset("aeiouy")
 PHONEME_VOWELS = frozenset("AIOWYiuæɑɔəɛɜɪʊʌ")
 REDUCE = {"æ": "ə", "ʌ": "ə", "ɑ": "ə", "ɜ": "ə"}
-MAX_RULE = 5
+MAX_LETTERS = 128  # longer words are read up to here (the C twin works in a fixed buffer)
 
 
 def _context_ok(w: str, i: int, g: str, ctx: int) -> bool:
@@ -62,6 +62,7 @@ def _context_ok(w: str, i: int, g: str, ctx: int) -> bool:
 def letters_to_sounds(word: str) -> str:
     """Phonemes for a word; letters other than ASCII a-z (after lowercasing) are skipped."""
     w = "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in word if "a" <= c <= "z" or "A" <= c <= "Z")
+    w = w[:MAX_LETTERS]
     n = len(w)
     has_other_vowel = sum(1 for c in w if c in VOWEL_LETTERS) > 1
     out = []

@@ -309,7 +309,7 @@ class Normalizer:
         if c == "St.":
             return words("Saint" if nxt and is_upper(nxt[0]) else "Street"), False, False
         if c == "No.":
-            return (words("number") if nxt and is_digit(nxt[0]) else [("w", "No")]), False, False
+            return (words("number") if nxt and is_digit(nxt[0]) else [("w", "No"), ("p", ".")]), False, False
         lc = ascii_lower(c)
         if lc in ABBREVIATIONS_CI:
             return words(ABBREVIATIONS_CI[lc]), False, False
