@@ -26,6 +26,12 @@ Item = tuple[str, str]
 
 WHITESPACE = frozenset(" \t\n\r\f\v\u00a0\u2028\u2029\u3000\u202f\u205f" + "".join(chr(c) for c in range(0x2000, 0x200B)))
 CHAR_MAP = {"\u2018": "'", "\u2019": "'", "\u2013": "-", "\u2212": "-"}
+# Accented Latin letters fold to their base letter (the lexicon's keys are ASCII: "café" -> "cafe").
+ACCENTS = {"àáâãäå": "a", "ÀÁÂÃÄÅ": "A", "èéêë": "e", "ÈÉÊË": "E", "ìíîï": "i", "ÌÍÎÏ": "I", "òóôõö": "o",
+           "ÒÓÔÕÖ": "O", "ùúûü": "u", "ÙÚÛÜ": "U", "ýÿ": "y", "Ý": "Y", "ç": "c", "Ç": "C", "ñ": "n", "Ñ": "N"}
+for _chars, _base in ACCENTS.items():
+    for _c in _chars:
+        CHAR_MAP[_c] = _base
 LEAD = frozenset("([{\"“'")
 TRAIL = frozenset(".,;:!?…)]}\"”'")
 TRAIL_SYMBOL = {".": ".", ",": ",", ";": ";", ":": ":", "!": "!", "?": "?", "…": "…", ")": ")", "]": ")",
@@ -67,10 +73,11 @@ UNITS = {
     "Hz": ("hertz", "hertz"), "kHz": ("kilohertz", "kilohertz"), "MHz": ("megahertz", "megahertz"),
     "GHz": ("gigahertz", "gigahertz"), "ms": ("millisecond", "milliseconds"), "ml": ("milliliter", "milliliters"),
     "mL": ("milliliter", "milliliters"), "min": ("minute", "minutes"), "hrs": ("hour", "hours"),
-    "sec": ("second", "seconds"), "°C": ("degree Celsius", "degrees Celsius"),
+    "sec": ("second", "seconds"), "hr": ("hour", "hours"), "°C": ("degree Celsius", "degrees Celsius"),
     "°F": ("degree Fahrenheit", "degrees Fahrenheit"), "°": ("degree", "degrees"),
 }
-AMPM = {"am": "A M", "pm": "P M", "a.m.": "A M", "p.m.": "P M"}
+# Spoken as letters: a dotted initialism is spelled by G2P ("a.m." -> ˌAˈɛm; "A" alone would be ɐ).
+AMPM = {"am": "a.m.", "pm": "p.m.", "a.m.": "a.m.", "p.m.": "p.m."}
 
 
 def is_ws(c: str) -> bool:

@@ -41,10 +41,10 @@ static const char *const UNITS[][3] = {
     {"Hz", "hertz", "hertz"}, {"kHz", "kilohertz", "kilohertz"}, {"MHz", "megahertz", "megahertz"},
     {"GHz", "gigahertz", "gigahertz"}, {"ms", "millisecond", "milliseconds"}, {"ml", "milliliter", "milliliters"},
     {"mL", "milliliter", "milliliters"}, {"min", "minute", "minutes"}, {"hrs", "hour", "hours"},
-    {"sec", "second", "seconds"}, {"°C", "degree Celsius", "degrees Celsius"},
+    {"sec", "second", "seconds"}, {"hr", "hour", "hours"}, {"°C", "degree Celsius", "degrees Celsius"},
     {"°F", "degree Fahrenheit", "degrees Fahrenheit"}, {"°", "degree", "degrees"},
 };
-static const pair AMPM[] = {{"am", "A M"}, {"pm", "P M"}, {"a.m.", "A M"}, {"p.m.", "P M"}};
+static const pair AMPM[] = {{"am", "a.m."}, {"pm", "p.m."}, {"a.m.", "a.m."}, {"p.m.", "p.m."}};
 /* currency symbol -> singular, plural, sub-unit singular, plural */
 static const char *const CURRENCY[][5] = {
     {"$", "dollar", "dollars", "cent", "cents"},
@@ -600,7 +600,15 @@ static bool cand_keeps_dot(const char *c, size_t n) {
            kt_is_initialism(c, n);
 }
 
-/* Maps ‘ ’ to ', – and − to - (normalize.py CHAR_MAP). */
+/* Accented Latin letters -> base letter (normalize.py ACCENTS), by code point from U+00C0. */
+static const char ACCENT_BASE[64] = {
+    'A', 'A', 'A', 'A', 'A', 'A', 0, 'C', 'E', 'E', 'E', 'E', 'I', 'I', 'I', 'I',
+    0, 'N', 'O', 'O', 'O', 'O', 'O', 0, 0, 'U', 'U', 'U', 'U', 'Y', 0, 0,
+    'a', 'a', 'a', 'a', 'a', 'a', 0, 'c', 'e', 'e', 'e', 'e', 'i', 'i', 'i', 'i',
+    0, 'n', 'o', 'o', 'o', 'o', 'o', 0, 0, 'u', 'u', 'u', 'u', 'y', 0, 'y',
+};
+
+/* Maps ‘ ’ to ', – and − to -, accented letters to their base (normalize.py CHAR_MAP). */
 static char *premap(const char *s, size_t n, size_t *out_n) {
     char *d = malloc(n + 1);
     if (!d) return NULL;
@@ -612,6 +620,8 @@ static char *premap(const char *s, size_t n, size_t *out_n) {
             d[k++] = '\'';
         else if (cp == 0x2013 || cp == 0x2212)
             d[k++] = '-';
+        else if (cp >= 0xC0 && cp < 0x100 && ACCENT_BASE[cp - 0xC0])
+            d[k++] = ACCENT_BASE[cp - 0xC0];
         else {
             memcpy(d + k, s + i, l);
             k += l;
