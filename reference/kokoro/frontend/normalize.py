@@ -219,6 +219,7 @@ class Chunk:
     lead: str
     core: str
     trail: str
+    took_dot: bool = False  # the core took the first "." of the trail (an abbreviation)
 
 
 def split_chunks(text: str) -> list[Chunk]:
@@ -248,6 +249,8 @@ def split_chunks(text: str) -> list[Chunk]:
             if cand in ABBREVIATIONS or cand == "St." or cand == "No." or ascii_lower(cand) in ABBREVIATIONS_CI \
                     or ascii_lower(cand) in AMPM or is_initialism(cand):
                 core, trail = cand, trail[1:]
+                chunks.append(Chunk(tok[:a], core, trail, True))
+                continue
         chunks.append(Chunk(tok[:a], core, trail))
     return chunks
 
@@ -288,6 +291,8 @@ class Normalizer:
             if used_next:
                 i += 1
                 ch = chunks[i]
+            if ch.took_dot and i == len(chunks) - 1 and out[-1:] != [("p", ".")]:
+                out.append(("p", "."))  # an abbreviation ending the text also ends the sentence
             trail = ch.trail
             k = 0
             while k < len(trail):

@@ -591,6 +591,7 @@ static bool core(norm *z, const char *c, size_t n, slice nxt, bool prev_month, b
 /* ---- chunks ---- */
 typedef struct chunk {
     size_t lead, lead_n, core, core_n, trail, trail_n;
+    bool took_dot; /* the core took the first "." of the trail (an abbreviation) */
 } chunk;
 
 static bool cand_keeps_dot(const char *c, size_t n) {
@@ -669,11 +670,12 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
             if (!kt_in(cp, TRAIL)) break;
             b = p;
         }
-        chunk c = {i, a - i, a, b - a, b, j - b};
+        chunk c = {i, a - i, a, b - a, b, j - b, false};
         if (c.core_n && c.trail_n && t[c.trail] == '.' && cand_keeps_dot(t + c.core, c.core_n + 1)) {
             c.core_n++;
             c.trail++;
             c.trail_n--;
+            c.took_dot = true;
         }
         if (nc == cap) {
             chunk *nch = realloc(ch, 2 * cap * sizeof *ch);
@@ -711,6 +713,9 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         }
         prev_month = month && !c->trail_n;
         if (used) c = &ch[++ci];
+        if (c->took_dot && ci == nc - 1 &&
+            !(out->n && out->v[out->n - 1].kind == 'p' && kt_eq(kt_item_text(out, out->n - 1), out->v[out->n - 1].len, ".")))
+            pushz(&z, 'p', "."); /* an abbreviation ending the text also ends the sentence */
         const char *tr = t + c->trail;
         size_t tn = c->trail_n;
         for (size_t p = 0; p < tn;) {
