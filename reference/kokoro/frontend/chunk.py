@@ -4,7 +4,7 @@ lengths there are bytes of UTF-8, here characters, and the limit counts characte
 
 next_span(text, final) -> (span_len, consumed): the span is text[:span_len] (it may begin with
 whitespace; it never ends with any), consumed (>= span_len) is what the caller drops before the next
-call. span_len 0: no complete span yet (or only whitespace, which is then consumed).
+call. span_len 0: no complete span yet (or, when final, only whitespace, which is then consumed).
 
 A sentence ends after a run of . ! ? … (closing marks ) ] } " ” ' after it belong to it) that is
 followed by whitespace, or by the end of the text when final. A "." does not end a sentence after an
@@ -44,8 +44,8 @@ def next_span(text: str, final: bool) -> tuple[int, int]:
     s = 0
     while s < n and is_ws(text[s]):
         s += 1
-    if s == n:
-        return 0, n
+    if s == n:  # only whitespace: dropped at the end (kept before, so spans do not depend on the pieces)
+        return (0, n) if final else (0, 0)
     i = s
     while i < n and i - s < LIMIT:
         if text[i] in TERMINATORS:

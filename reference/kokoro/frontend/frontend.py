@@ -20,11 +20,15 @@ class OverrideError(ValueError):
     pass
 
 
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
 def _no_duplicates(pairs):
     d = {}
     for k, v in pairs:
         if k in d:
-            raise OverrideError(f"pronunciation overrides: word {k!r} appears twice")
+            raise OverrideError(f"pronunciation overrides: not valid JSON (duplicate key {_q(k)})")
         d[k] = v
     return d
 
@@ -41,12 +45,12 @@ def parse_overrides(text: str | None, vocab: dict[str, int] = KOKORO_VOCAB) -> d
         raise OverrideError("pronunciation overrides: expected a JSON object mapping words to phonemes")
     for word, ps in obj.items():
         if not word or len(word.encode("utf-8")) > MAX_OVERRIDE_WORD or any(c in " \t\n\r" for c in word):
-            raise OverrideError(f"pronunciation overrides: bad word {word!r} (one word, 1 to {MAX_OVERRIDE_WORD} bytes)")
+            raise OverrideError(f"pronunciation overrides: bad word {_q(word)} (one word, 1 to {MAX_OVERRIDE_WORD} bytes)")
         if not isinstance(ps, str) or not ps:
-            raise OverrideError(f"pronunciation overrides: {word!r} must map to a non-empty string of phonemes")
+            raise OverrideError(f"pronunciation overrides: {_q(word)} must map to a non-empty string of phonemes")
         for c in ps:
             if c not in vocab:
-                raise OverrideError(f"override {word!r}: symbol {c!r} (U+{ord(c):04X}) is not in the Kokoro vocabulary")
+                raise OverrideError(f"override {_q(word)}: symbol {_q(c)} (U+{ord(c):04X}) is not in the Kokoro vocabulary")
     return obj
 
 

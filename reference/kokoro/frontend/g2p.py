@@ -113,8 +113,9 @@ class G2P:
         k = ps.rfind(SECONDARY)
         return ps if k < 0 else ps[:k] + PRIMARY + ps[k + 1:]
 
-    def stems(self, word: str, resolve) -> str | None:
-        """Suffix stripping: word = known stem + suffix (misaki's stem_s, stem_ed, stem_ing, then more)."""
+    def stems(self, word: str, resolve, extra: bool = True) -> str | None:
+        """Suffix stripping: word = known stem + suffix (misaki's stem_s, stem_ed, stem_ing, then with
+        extra the suffixes vox adds)."""
         n = len(word)
         # -s, -es, -ies, 's
         if n >= 3 and word.endswith("s"):
@@ -141,9 +142,9 @@ class G2P:
                                (word[:-4], n > 5 and ((word[-4] == word[-5] and word[-4] in DOUBLE) or word.endswith("cking")))):
                 if cond:
                     ps = resolve(stem)
-                    if ps:
-                        return _ing(ps)
-        for suf, add, minlen in EXTRA_SUFFIXES:
+                    if ps:  # misaki looks the -ing stem up with stress 0.5
+                        return _ing(apply_stress(ps, 0.5))
+        for suf, add, minlen in EXTRA_SUFFIXES if extra else ():
             if n < minlen or not word.endswith(suf):
                 continue
             base = word[:-len(suf)]
@@ -157,8 +158,8 @@ class G2P:
             for stem, y_stem in cands:
                 ps = resolve(stem)
                 if ps:
-                    if y_stem and ps.endswith("i"):
-                        return ps[:-1] + ("ə" if add[0] in "lmnf" else "i") + add
+                    if y_stem and ps.endswith("i") and suf in ("ly", "ful"):
+                        return ps[:-1] + "ə" + add  # happy -> happily hˈæpəli (but happiness hˈæpinəs)
                     return ps + add
         return None
 
@@ -229,7 +230,9 @@ class G2P:
         if ps is not None:
             return apply_stress(ps, stress)
         if w != lw and (w == uw or w[1:] == lw[1:]):
-            ps = self.lex_word(lw) or self.stems(lw, self.lex_word)
+            # misaki lower-cases a capitalized or all-caps word when the lexicon or its -s/-ed/-ing
+            # rules read it; an all-caps word it cannot read that way is spelled
+            ps = self.lex_word(lw) or self.stems(lw, self.lex_word, extra=False)
             if ps is not None:
                 return apply_stress(ps, stress)
             if w == uw and any(is_upper(c) for c in w) and all(is_upper(c) or c == "'" for c in w):

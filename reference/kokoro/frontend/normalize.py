@@ -61,7 +61,9 @@ ABBREVIATIONS_CI = {"etc.": "etc", "e.g.": "for example", "i.e.": "that is", "vs
                     "approx.": "approximately", "cf.": "compare"}
 # Abbreviations after which a "." never ends a sentence (chunk.py), beside single-letter initials.
 NO_BREAK = frozenset(["Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Mt.", "St.", "No.", "Gen.", "Sen.", "Rep.", "Capt.",
-                      "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.", "approx.", "Jr.", "Sr."])
+                      "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.", "approx.", "Jr.", "Sr.",
+                      "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.",
+                      "Dec."])
 # Units after a number: abbreviation -> (singular words, plural words).
 UNITS = {
     "km": ("kilometer", "kilometers"), "cm": ("centimeter", "centimeters"), "mm": ("millimeter", "millimeters"),

@@ -13,7 +13,8 @@
 
 static const char *const NO_BREAK[] = {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Mt.", "St.", "No.", "Gen.", "Sen.",
                                        "Rep.", "Capt.", "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.",
-                                       "approx.", "Jr.", "Sr."};
+                                       "approx.", "Jr.", "Sr.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.",
+                                       "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec."};
 
 static uint32_t cp_at(const char *t, size_t n, size_t i, size_t *k) {
     uint32_t cp;
@@ -42,8 +43,8 @@ static bool no_break(const char *t, size_t n, size_t i) {
 size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed) {
     size_t s = 0, k;
     while (s < n && kt_is_ws(cp_at(t, n, s, &k))) s += k;
-    if (s == n) {
-        *consumed = n;
+    if (s == n) { /* only whitespace: dropped at the end (kept before, so spans do not depend on the pieces) */
+        *consumed = final ? n : 0;
         return 0;
     }
     size_t i = s, count = 0;

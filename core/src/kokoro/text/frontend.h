@@ -27,7 +27,7 @@ void vx_kfront_destroy(vx_kfront *f);
 /* The next complete span of text[0..len): returns its length (the span is text[0..ret); it may begin
  * with whitespace and never ends with any) and sets *consumed (>= ret) to the bytes the caller drops
  * before the next call. Returns 0 when no complete span is there yet (final = 0), or when only
- * whitespace remains (then consumed). final = 1: the text is complete, flush what remains.
+ * whitespace remains (consumed when final). final = 1: the text is complete, flush what remains.
  * Sentences end at . ! ? … followed by whitespace; longer than VX_KFRONT_SPAN_LIMIT characters they
  * are cut at the last clause mark, else the last space, never inside a word. */
 size_t vx_kfront_next_span(const char *text, size_t len, int final, size_t *consumed);

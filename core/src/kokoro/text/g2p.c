@@ -211,7 +211,7 @@ static const struct { const char *suf, *add; size_t minlen; } EXTRA[] = {
     {"ful", "fəl", 6}, {"less", "ləs", 7},
 };
 
-static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
+static char *stems_ex(const g2p *g, const char *w, size_t bn, resolver rs, bool extra) {
     size_t n = kt_count(w, bn);
     char *ps;
     if (n >= 3 && kt_ends(w, bn, "s")) {
@@ -231,13 +231,14 @@ static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
             return suf_ed(ps);
     }
     if (n >= 5 && kt_ends(w, bn, "ing")) {
-        if (n > 5 && (ps = nz(resolve_with(g, rs, w, bn - 3, "")))) return suf_ing(ps);
-        if ((ps = nz(resolve_with(g, rs, w, bn - 3, "e")))) return suf_ing(ps);
+        /* misaki looks -ing stems up at stress 0.5 */
+        if (n > 5 && (ps = nz(resolve_with(g, rs, w, bn - 3, "")))) return suf_ing(apply_stress(ps, ST_05));
+        if ((ps = nz(resolve_with(g, rs, w, bn - 3, "e")))) return suf_ing(apply_stress(ps, ST_05));
         if (n > 5 && ((w[bn - 4] == w[bn - 5] && in_double(w[bn - 4])) || kt_ends(w, bn, "cking")) &&
             (ps = nz(resolve_with(g, rs, w, bn - 4, ""))))
-            return suf_ing(ps);
+            return suf_ing(apply_stress(ps, ST_05));
     }
-    for (size_t e = 0; e < sizeof EXTRA / sizeof EXTRA[0]; e++) {
+    for (size_t e = 0; extra && e < sizeof EXTRA / sizeof EXTRA[0]; e++) {
         size_t sl = strlen(EXTRA[e].suf);
         if (n < EXTRA[e].minlen || !kt_ends(w, bn, EXTRA[e].suf)) continue;
         size_t base = bn - sl;
@@ -261,8 +262,8 @@ static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
             if (!usable(&ps)) continue;
             size_t pn = strlen(ps);
             char *r;
-            if (y_stem && pn && ps[pn - 1] == 'i')
-                r = cat3(ps, pn - 1, strchr("lmnf", add[0]) ? "ə" : "i", add);
+            if (y_stem && pn && ps[pn - 1] == 'i' && (!strcmp(EXTRA[e].suf, "ly") || !strcmp(EXTRA[e].suf, "ful")))
+                r = cat3(ps, pn - 1, "ə", add); /* happily hˈæpəli, but happiness hˈæpinəs */
             else
                 r = cat3(ps, pn, add, "");
             free(ps);
@@ -271,6 +272,8 @@ static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
     }
     return NULL;
 }
+
+static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) { return stems_ex(g, w, bn, rs, true); }
 
 static char *compound(const g2p *g, const char *w, size_t bn) {
     size_t bounds[130];
@@ -382,8 +385,10 @@ static char *word(const g2p *g, const char *w0, size_t n0) {
     uint32_t c0;
     size_t k0 = kt_next(w, n, 0, &c0);
     if (memcmp(w, lw, n) != 0 && (memcmp(w, uw, n) == 0 || memcmp(w + k0, lw + k0, n - k0) == 0)) {
+        /* misaki lower-cases a capitalized or all-caps word when the lexicon or its -s/-ed/-ing rules
+         * read it; an all-caps word it cannot read that way is spelled */
         ps = lex_word(g, lw, n);
-        if (!ps) ps = stems(g, lw, n, lex_word);
+        if (!ps) ps = stems_ex(g, lw, n, lex_word, false);
         if (ps) {
             ps = apply_stress(ps, st);
             goto done;
