@@ -110,6 +110,17 @@ def test_corpus_native_equals_reference(fe, native, record):
     assert not bad, "\n".join(bad[:10])
 
 
+def test_random_text_native_equals_reference(fe, native, record):
+    """Random strings over the corpus's characters plus odd ones (curly quotes, dashes, currency,
+    no-break and em spaces, accents, emoji): C and Python agree byte for byte, and neither fails."""
+    rng = random.Random(3)
+    pool = sorted(set("".join(corpus())) | set("’‘–−…“”€£¢°\u00a0\u2003çñéÆ😀#@&+=%$-,.:;!?()[]{}'\"0123456789"))
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 80))) for _ in range(1000)]
+    got = native([{"op": "phonemize", "text": t} for t in texts])
+    same = sum(1 for t, g in zip(texts, got) if g == {"ok": True, "phonemes": fe.phonemize(t)})
+    record(Row("kokoro.frontend.c_vs_python", f"{len(texts)} random strings", same / len(texts), backend="cpu"))
+
+
 def test_corpus_output_is_speakable(fe):
     """Every output symbol is in the vocab (or a space), and no digit survives normalization."""
     from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
@@ -449,3 +460,19 @@ def test_overrides(fe, native):
         assert g["ok"] is False and msg in g["error"], (ov, g)
 
 
+
+
+def test_pronunciation_file(tmp_path):
+    from vox.convert.kokoro_frontend import pronunciations_json
+    from vox.errors import FormatError
+
+    good = tmp_path / "good.json"
+    good.write_text('{"Kokoro": "kˈOkəɹO"}', encoding="utf-8")
+    assert json.loads(pronunciations_json(good)) == {"Kokoro": "kˈOkəɹO"}
+    assert json.loads(pronunciations_json({"vox": "vˈɑks"})) == {"vox": "vˈɑks"}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"Kokoro": "kokoro9"}', encoding="utf-8")
+    with pytest.raises(FormatError, match=r'bad.json: override "Kokoro": symbol "9" \(U\+0039\)'):
+        pronunciations_json(bad)
+    with pytest.raises(FormatError, match="cannot read"):
+        pronunciations_json(tmp_path / "missing.json")

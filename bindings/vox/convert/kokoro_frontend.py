@@ -128,3 +128,28 @@ def frontend_tensors(misaki_wheel: Path, vocab: dict[str, int] | None = None) ->
                    "origin": "misaki 0.9.4 (hexgrad), us_gold.json + us_silver.json"},
     }
     return tensors, manifest
+
+
+def pronunciations_json(source, vocab: dict[str, int] | None = None) -> str:
+    """Pronunciation overrides (docs/formats.md "Pronunciation overrides") as the validated JSON text
+    the native frontend takes: `source` is a dict word -> phonemes, a JSON string, or a path to a JSON
+    file. A bad file fails as a whole with a FormatError naming the file, the word and the symbol."""
+    from vox.reference.kokoro.frontend.frontend import OverrideError, parse_overrides
+    from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
+
+    where = ""
+    if isinstance(source, dict):
+        text = json.dumps(source, ensure_ascii=False)
+    elif isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
+        where = f"{source}: "
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise FormatError(f"{source}: cannot read the pronunciation file ({e})") from None
+    else:
+        text = source
+    try:
+        parse_overrides(text, vocab or KOKORO_VOCAB)
+    except OverrideError as e:
+        raise FormatError(f"{where}{e}") from None
+    return text
