@@ -121,6 +121,20 @@ def test_random_text_native_equals_reference(fe, native, record):
     record(Row("kokoro.frontend.c_vs_python", f"{len(texts)} random strings", same / len(texts), backend="cpu"))
 
 
+EDGE = ["1" * 80 + "th place", "$" + "9" * 90 + ".99", "€" + "1,000" * 30, "A" * 300, "QWERTY" * 50 + "S", "x" * 400,
+        "1" * 20, "12345678901234567890.5", "-" * 10, "....", "…", "—", "''", '""', "((()))", "$", "£.5", "$.50", "5.",
+        ".5", "1.2.3.4", "1,23,456", "1,234,5678", "a-b-c-d", "---word---", "U.S.A.", "A.B.C.D.E.F.", "12:60",
+        "24:00", "3:4", "3:45:10", "2024-13-01", "0/0/2020", "1/2/3", "2/100", "10%%", "%5", "50¢¢", "#", "#a", "No.",
+        "No. No.", "St.", "mr.", "MR.", "'s", "s'", "'", "a'b'c", "😀😀 😀", "\u00a0\u00a0x", "café-au-lait", "naïve's",
+        "1st-2nd", "3rd.", "5 km.", "5 km/h", "5km/h", "10 am.", "10am", "13pm", "0am", ""]
+
+
+def test_edge_inputs_native_equals_reference(fe, native):
+    got = native([{"op": "phonemize", "text": t} for t in EDGE])
+    for t, g in zip(EDGE, got):
+        assert g == {"ok": True, "phonemes": fe.phonemize(t)}, t
+
+
 def test_corpus_output_is_speakable(fe):
     """Every output symbol is in the vocab (or a space), and no digit survives normalization."""
     from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
@@ -302,6 +316,9 @@ NORMALIZE = [
     ("10-20", "ten to twenty"),
     ("#5", "number five"),
     ("007", "zero zero seven"),
+    ("1/2", "one half"),
+    ("3/4", "three quarters"),
+    ("5/8", "five eighths"),
     ("rock & roll", "rock and roll"),
 ]
 

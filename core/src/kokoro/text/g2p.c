@@ -400,10 +400,13 @@ static char *word(const g2p *g, const char *w0, size_t n0) {
         }
         if (memcmp(w, uw, n) == 0 && any_upper && all_ok) {
             size_t k = 0;
-            char tmp[256];
-            for (size_t i = 0; i < n && k < sizeof tmp; i++)
+            char *tmp = malloc(n + 1);
+            if (!tmp) goto done;
+            for (size_t i = 0; i < n; i++)
                 if (w[i] != '\'') tmp[k++] = w[i];
-            if (n <= sizeof tmp && (ps = spell(g, tmp, k))) goto done;
+            ps = spell(g, tmp, k);
+            free(tmp);
+            if (ps) goto done;
         }
     }
     if (n == 1 && w[0] >= 'a' && w[0] <= 'z' && (ps = spell(g, w, n))) goto done;
