@@ -43,19 +43,24 @@ def _misaki_wheel() -> Path:
 
 
 @pytest.fixture(scope="module")
-def lexicon_blob() -> bytes:
+def blobs() -> tuple[bytes, bytes]:
     from vox.convert.kokoro_frontend import frontend_tensors
 
     tensors, manifest = frontend_tensors(_misaki_wheel())
-    assert manifest["lexicon_entries"] > 300_000
-    return tensors["frontend.lexicon"].tobytes()
+    assert manifest["lexicon_entries"] > 300_000 and manifest["lexicon_final_entries"] > 30
+    return tensors["frontend.lexicon"].tobytes(), tensors["frontend.lexicon_final"].tobytes()
 
 
 @pytest.fixture(scope="module")
-def fe(lexicon_blob):
+def lexicon_blob(blobs) -> bytes:
+    return blobs[0]
+
+
+@pytest.fixture(scope="module")
+def fe(blobs):
     from vox.reference.kokoro.frontend.frontend import Frontend
 
-    return Frontend(lexicon_blob)
+    return Frontend(*blobs)
 
 
 def _tool_path() -> Path:
@@ -67,18 +72,20 @@ def _tool_path() -> Path:
 
 
 @pytest.fixture(scope="module")
-def native(lexicon_blob, tmp_path_factory):
+def native(blobs, tmp_path_factory):
     """native(requests) -> responses: runs the C frontend over a batch of JSON requests."""
     from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
 
     tool = _tool_path()
     d = tmp_path_factory.mktemp("kfront")
-    (d / "lexicon.bin").write_bytes(lexicon_blob)
+    (d / "lexicon.bin").write_bytes(blobs[0])
+    (d / "final.bin").write_bytes(blobs[1])
     (d / "config.json").write_text(json.dumps({"vocab": KOKORO_VOCAB}, ensure_ascii=False), encoding="utf-8")
 
     def run(reqs: list[dict]) -> list[dict]:
         inp = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in reqs)
-        p = subprocess.run([str(tool), str(d / "lexicon.bin"), str(d / "config.json")], input=inp.encode("utf-8"),
+        p = subprocess.run([str(tool), str(d / "lexicon.bin"), str(d / "final.bin"), str(d / "config.json")],
+                           input=inp.encode("utf-8"),
                            capture_output=True, timeout=600)
         assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
         out = [json.loads(x) for x in p.stdout.decode("utf-8").splitlines()]

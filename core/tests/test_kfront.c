@@ -79,7 +79,7 @@ int main(void) {
                         "\"ʌ\":138,\"ˈ\":156,\"ˌ\":157,\"ᵻ\":177,\"ɑ\":69,\"ŋ\":112}";
     CHECK(vox_json_parse(vocab, strlen(vocab), &vocab_doc, &err) == VOX_OK, "%s", err.message);
     vx_kfront *f = NULL;
-    CHECK(vx_kfront_create_raw(blob, n, vox_json_root(vocab_doc), &f) == VOX_OK, "%s", vox_last_error());
+    CHECK(vx_kfront_create_raw(blob, n, NULL, 0, vox_json_root(vocab_doc), &f) == VOX_OK, "%s", vox_last_error());
     if (f) {
         vx_buf out = {0};
         const char *text = "The masterclass has 2 cats, 5% walking.";

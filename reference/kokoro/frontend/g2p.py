@@ -25,6 +25,7 @@ CONSONANTS = frozenset("bdfhjklmnpstvwzðŋɡɹɾʃʒʤʧθ")
 NON_QUOTE_PUNCTS = frozenset(";:,.!?—…")
 US_TAUS = frozenset("AIOWYiuæɑəɛɪɹʊʌ")
 OPENING = frozenset("(“")
+DIPHTHONGS = frozenset("AIOQWYʤʧ")
 DOUBLE = frozenset("bcdgklmnprstvxz")
 # (suffix, phonemes added, minimum word length) for the suffixes beyond misaki's -s -ed -ing.
 EXTRA_SUFFIXES = [("er", "əɹ", 5), ("est", "əst", 6), ("ly", "li", 5), ("ness", "nəs", 6), ("ment", "mənt", 7),
@@ -47,10 +48,10 @@ def _stress_first_vowel(ps: str, mark: str) -> str:
 
 
 def apply_stress(ps: str, stress: float | None) -> str:
-    """misaki.en.apply_stress for the stress values vox uses (None, -1, 0, 0.5, 2)."""
+    """misaki.en.apply_stress for the stress values vox uses (None, -1, -0.5, 0, 0.5, 2)."""
     if stress is None:
         return ps
-    if stress == -1 or (stress == 0 and PRIMARY in ps):
+    if stress == -1 or (stress in (0, -0.5) and PRIMARY in ps):
         return ps.replace(SECONDARY, "").replace(PRIMARY, SECONDARY)
     marks = PRIMARY in ps or SECONDARY in ps
     if stress in (0, 0.5) and not marks:
@@ -91,8 +92,9 @@ def _ing(stem: str) -> str:
 
 
 class G2P:
-    def __init__(self, lexicon: Lexicon, overrides: dict[str, str] | None = None):
+    def __init__(self, lexicon: Lexicon, overrides: dict[str, str] | None = None, final: Lexicon | None = None):
         self.lex = lexicon
+        self.final = final  # phrase-final readings ("there" ðˈɛɹ before punctuation or the end)
         self.overrides = overrides or {}
         self.overrides_ci: dict[str, str] = {}
         for k, v in self.overrides.items():
@@ -211,8 +213,16 @@ class G2P:
             return self.overrides[word]
         return self.overrides_ci.get(ascii_lower(word))
 
-    def word(self, w: str) -> str:
-        """A word (no context) -> phonemes."""
+    def lex_final(self, w: str, final: bool) -> str | None:
+        """The lexicon reading of w, the phrase-final one when final and w has one."""
+        if final and self.final is not None:
+            ps = self.final.get(w)
+            if ps is not None:
+                return ps
+        return self.lex.get(w)
+
+    def word(self, w: str, final: bool = False) -> str:
+        """A word -> phonemes; final: nothing but punctuation follows (misaki's future_vowel None)."""
         o = self.override(w)
         if o is not None:
             return o
@@ -226,13 +236,13 @@ class G2P:
         lw = ascii_lower(w)
         uw = ascii_upper(w)
         stress = None if w == lw else (2 if w == uw else 0.5)
-        ps = self.lex.get(w)
+        ps = self.lex_final(w, final)
         if ps is not None:
             return apply_stress(ps, stress)
         if w != lw and (w == uw or w[1:] == lw[1:]):
             # misaki lower-cases a capitalized or all-caps word when the lexicon or its -s/-ed/-ing
             # rules read it; an all-caps word it cannot read that way is spelled
-            ps = self.lex_word(lw) or self.stems(lw, self.lex_word, extra=False)
+            ps = (self.lex_final(lw, final) if len(lw) >= 2 else None) or self.stems(lw, self.lex_word, extra=False)
             if ps is not None:
                 return apply_stress(ps, stress)
             if w == uw and any(is_upper(c) for c in w) and all(is_upper(c) or c == "'" for c in w):
@@ -244,8 +254,24 @@ class G2P:
             if ps is not None:
                 return ps
         if "-" in w:
-            return " ".join(p for p in (self.word(part) for part in w.split("-") if part) if p)
+            texts = [part for part in w.split("-") if part]
+            return self.hyphenated(texts, [self.word(part) for part in texts])
         return apply_stress(self.oov(lw), stress)
+
+    @staticmethod
+    def hyphenated(texts: list[str], parts: list[str]) -> str:
+        """misaki's resolve_tokens for the parts of a hyphenated word ("well-known" -> wˌɛlnˈOn): joined
+        without spaces; with exactly two parts read and the first one letter long, the second is
+        demoted (primary -> secondary); else, when more than half the parts carry a primary stress,
+        the lighter half of them (by misaki's stress_weight, then position) is demoted."""
+        idx = [(PRIMARY in p, sum(2 if c in DIPHTHONGS else 1 for c in p), i) for i, p in enumerate(parts) if p]
+        parts = list(parts)
+        if len(idx) == 2 and len(texts[idx[0][2]]) == 1:
+            parts[idx[1][2]] = apply_stress(parts[idx[1][2]], -0.5)
+        elif len(idx) >= 2 and sum(b for b, _, _ in idx) > (len(idx) + 1) // 2:
+            for _, _, i in sorted(idx)[: len(idx) // 2]:
+                parts[i] = apply_stress(parts[i], -0.5)
+        return "".join(parts)
 
     def special(self, w: str, future_vowel: bool | None) -> str | None:
         """misaki's get_special_case for the words it handles without a tagger."""
@@ -281,7 +307,7 @@ class G2P:
                 if ps is None:
                     ps = self.special(text, future_vowel)
                 if ps is None:
-                    ps = self.word(text)
+                    ps = self.word(text, future_vowel is None)
             pss[k] = ps
             for c in ps:
                 if c in NON_QUOTE_PUNCTS:
@@ -300,4 +326,6 @@ class G2P:
             if out and not out.endswith(" ") and out[-1] not in OPENING:
                 out += " "
             out += ps
-        return out.strip(" ")
+        # misaki's G2P for Kokoro v1.0 (version != "2.0") writes the flap ɾ as T and the glottal stop ʔ
+        # as t: the symbols the model was trained on
+        return out.strip(" ").replace("ɾ", "T").replace("ʔ", "t")
