@@ -299,7 +299,7 @@ class Normalizer:
             k = 0
             while k < len(trail):
                 if trail.startswith("...", k):
-                    out.append(("p", "…"))
+                    out.append(("p", "..."))  # as misaki writes it (the vocab has both . and …)
                     k += 3
                     continue
                 sym = TRAIL_SYMBOL.get(trail[k])

@@ -756,7 +756,7 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         size_t tn = c->trail_n;
         for (size_t p = 0; p < tn;) {
             if (p + 3 <= tn && !memcmp(tr + p, "...", 3)) {
-                pushz(&z, 'p', "…");
+                pushz(&z, 'p', "..."); /* as misaki writes it (the vocab has both . and …) */
                 p += 3;
                 continue;
             }
