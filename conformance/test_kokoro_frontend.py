@@ -448,6 +448,8 @@ def test_chunking_examples():
     assert next_span("Hello there", False) == (0, 0)       # not complete yet
     assert next_span("Hello there.", False) == (0, 0)      # a space must follow first
     assert next_span("Hello there. Bye", False) == (12, 12)
+    assert next_span("Heading\n\nBody", False) == (7, 7)  # a blank line ends a span
+    assert next_span("Heading\n", False) == (0, 0)        # ... a second newline may still come
     assert next_span("   ", False) == (0, 0)             # whitespace waits for what follows
     assert next_span("   ", True) == (0, 3)
     long = ("word " * 30 + "clause, " + "more " * 40).strip()

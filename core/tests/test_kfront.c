@@ -113,6 +113,19 @@ int main(void) {
     r = vx_kfront_next_span(longtext, strlen(longtext), 0, &consumed);
     CHECK(r > 0 && kt_count(longtext, r) <= VX_KFRONT_SPAN_LIMIT && longtext[r] == ' ', "long span cut at a space: %zu", r);
 
+    /* a piece that ends inside a multi-byte character: decided only once the character is whole */
+    char cut[300];
+    memset(cut, 'a', 240);
+    memcpy(cut + 240, "\xc2\xa0" "b", 3);
+    r = vx_kfront_next_span(cut, 241, 0, &consumed);
+    CHECK(r == 0 && consumed == 0, "cut inside U+00A0: wait (%zu %zu)", r, consumed);
+    r = vx_kfront_next_span(cut, 243, 0, &consumed);
+    CHECK(r == 240 && consumed == 240, "U+00A0 is a space: %zu %zu", r, consumed);
+    /* a blank line ends a span */
+    t = "Heading\n\nBody";
+    r = vx_kfront_next_span(t, strlen(t), 0, &consumed);
+    CHECK(r == 7 && consumed == 7, "blank line: %zu %zu", r, consumed);
+
     free(blob);
     return fails != 0;
 }
