@@ -249,10 +249,20 @@ class G2P:
                 ps = self.spell(w.replace("'", ""))
                 if ps is not None:
                     return ps
+        if len(w) >= 3 and w.endswith("s") and all(is_upper(c) for c in w[:-1]):
+            # plural of an acronym ("APIs", "CEOs"): misaki strips the -s off the all-caps stem
+            ps = self.word(w[:-1])
+            if ps:
+                return _s(ps)
         if len(w) == 1 and ("a" <= w <= "z"):
             ps = self.spell(w)
             if ps is not None:
                 return ps
+        if w != lw:
+            # misaki's -s/-ed/-ing rules on the word as written ("PhDs" -> PhD + z)
+            ps = self.stems(w, self.lex_word, extra=False)
+            if ps is not None:
+                return apply_stress(ps, stress)
         if "-" in w:
             texts = [part for part in w.split("-") if part]
             return self.hyphenated(texts, [self.word(part) for part in texts])

@@ -486,7 +486,26 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
             if (ps) goto done;
         }
     }
+    if (n >= 3 && w[n - 1] == 's') {
+        /* plural of an acronym ("APIs", "CEOs"): misaki strips the -s off the all-caps stem */
+        bool caps = true;
+        for (size_t i = 0; i + 1 < n; i++) caps &= kt_is_upper((unsigned char)w[i]);
+        if (caps) {
+            ps = word(g, w, n - 1, false);
+            if (ps && *ps) {
+                ps = suf_s(ps);
+                goto done;
+            }
+            free(ps);
+            ps = NULL;
+        }
+    }
     if (n == 1 && w[0] >= 'a' && w[0] <= 'z' && (ps = spell(g, w, n))) goto done;
+    if (memcmp(w, lw, n) != 0 && (ps = stems_ex(g, w, n, lex_word, false))) {
+        /* misaki's -s/-ed/-ing rules on the word as written ("PhDs" -> PhD + z) */
+        ps = apply_stress(ps, st);
+        goto done;
+    }
     if (memchr(w, '-', n)) {
         ps = hyphenated(g, w, n);
         goto done;
