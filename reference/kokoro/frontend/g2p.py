@@ -2,7 +2,7 @@
 and capital stress), then the out-of-vocabulary chain: suffix strip, compound split, letter-to-sound.
 
 Where misaki has a behaviour it is followed (misaki/en.py of 0.9.4, run without a POS tagger):
-- "a" -> ɐ, "an" -> ɐn, "I" -> ˌI, "in" -> ˈɪn, "the" -> ði before a vowel else ðə, "to" -> tʊ / tə /
+- "a" -> ɐ, "an" -> ɐn, "I" -> ˌI, "in" -> ɪn (ˈɪn phrase-final), "the" -> ði before a vowel else ðə, "to" -> tʊ / tə /
   tu (before a vowel / a consonant / nothing), "am" -> ɐm before more words.
 - a capitalized word takes stress 0.5, an all-caps word stress 2 (misaki's cap_stresses, apply_stress);
   an unknown all-caps word is spelled ("FBI" -> ˌɛfbˌiˈI; "NASA" is in the lexicon and is read).
@@ -296,7 +296,9 @@ class G2P:
         if w in ("to", "To", "TO"):
             return {None: self.lex.get("to"), False: "tə", True: "tʊ"}[future_vowel]
         if w in ("in", "In", "IN"):
-            return "ˈɪn"
+            # as misaki reads it with the tag spaCy gives "in" almost always (IN): stressed only at
+            # the end of a phrase ("come in.")
+            return "ˈɪn" if future_vowel is None else "ɪn"
         if w in ("the", "The", "THE"):
             return "ði" if future_vowel is True else "ðə"
         return None

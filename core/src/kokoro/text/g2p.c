@@ -527,7 +527,8 @@ static char *special(const g2p *g, const char *w, size_t n, int fv) {
         return (kt_eq(w, n, "am") && fv >= 0) ? dups("ɐm") : lex_get(g, "am", 2);
     if (kt_eq(w, n, "to") || kt_eq(w, n, "To") || kt_eq(w, n, "TO"))
         return fv < 0 ? lex_get(g, "to", 2) : dups(fv ? "tʊ" : "tə");
-    if (kt_eq(w, n, "in") || kt_eq(w, n, "In") || kt_eq(w, n, "IN")) return dups("ˈɪn");
+    if (kt_eq(w, n, "in") || kt_eq(w, n, "In") || kt_eq(w, n, "IN"))
+        return dups(fv < 0 ? "ˈɪn" : "ɪn"); /* misaki with spaCy's usual tag for "in" (IN) */
     if (kt_eq(w, n, "the") || kt_eq(w, n, "The") || kt_eq(w, n, "THE")) return dups(fv == 1 ? "ði" : "ðə");
     return NULL;
 }
