@@ -188,8 +188,8 @@ class G2P:
                 best, best_score = lp + apply_stress(rp, -1), score
         return best
 
-    def oov(self, lw: str) -> str:
-        """The chain for a lower-case word no lexicon entry covers."""
+    def oov(self, lw: str, possessive: bool = True) -> str:
+        """The chain for a lower-case word no lexicon entry covers ('s is stripped once)."""
         ps = self.stems(lw, self.lex_word)
         if ps is None and len(lw) >= 6:
             ps = self.compound(lw)
@@ -198,8 +198,8 @@ class G2P:
         if ps is None and "'" in lw:
             bare = lw.replace("'", "")
             ps = self.lex_word(bare) or self.stems(bare, self.lex_word)
-        if ps is None and len(lw) > 2 and lw.endswith("'s"):
-            ps = self.oov(lw[:-2])
+        if ps is None and possessive and len(lw) > 2 and lw.endswith("'s"):
+            ps = self.oov(lw[:-2], False)
             ps = _s(ps) if ps else None
         if ps is None and len(lw) >= 5 and lw.endswith("s") and lw[-2] not in "sui'":
             ps = letters_to_sounds(lw[:-1])

@@ -325,7 +325,8 @@ static char *lts(const char *w, size_t n) {
     return b.s ? vx_buf_take(&b) : (b.failed ? NULL : dups(""));
 }
 
-static char *oov(const g2p *g, const char *lw, size_t bn) {
+/* the chain for a lower-case word no lexicon entry covers ('s is stripped once: possessive) */
+static char *oov(const g2p *g, const char *lw, size_t bn, bool possessive) {
     size_t n = kt_count(lw, bn);
     char *ps = stems(g, lw, bn, lex_word);
     if (!ps && n >= 6) {
@@ -343,8 +344,8 @@ static char *oov(const g2p *g, const char *lw, size_t bn) {
         if (!ps) ps = stems(g, bare, k, lex_word);
         free(bare);
     }
-    if (!ps && n > 2 && kt_ends(lw, bn, "'s")) {
-        ps = oov(g, lw, bn - 2);
+    if (!ps && possessive && n > 2 && kt_ends(lw, bn, "'s")) {
+        ps = oov(g, lw, bn - 2, false);
         ps = usable(&ps) ? suf_s(ps) : NULL;
     }
     if (!ps && n >= 5 && kt_ends(lw, bn, "s") && !strchr("sui'", lw[bn - 2])) {
@@ -510,7 +511,7 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
         ps = hyphenated(g, w, n);
         goto done;
     }
-    ps = apply_stress(oov(g, lw, n), st);
+    ps = apply_stress(oov(g, lw, n, true), st);
 done:
     free(w);
     free(lw);
