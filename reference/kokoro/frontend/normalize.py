@@ -139,7 +139,7 @@ def scan_int(s: str, i: int) -> int:
     if j == i:
         return -1
     if j - i <= 3:
-        while j + 3 < len(s) + 0 and s[j] == "," and all_digits(s[j + 1:j + 4]) and (j + 4 == len(s) or not is_digit(s[j + 4])):
+        while j + 3 < len(s) and s[j] == "," and all_digits(s[j + 1:j + 4]) and (j + 4 == len(s) or not is_digit(s[j + 4])):
             j += 4
     return j
 
