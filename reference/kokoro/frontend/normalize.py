@@ -39,6 +39,8 @@ TRAIL_SYMBOL = {".": ".", ",": ",", ";": ";", ":": ":", "!": "!", "?": "?", "…
 CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
             "€": ("euro", "euros", "cent", "cents")}
 SCALE_WORDS = frozenset(["thousand", "million", "billion", "trillion"])
+SCALE_SUFFIXES = {"K": "thousand", "k": "thousand", "M": "million", "m": "million", "B": "billion", "bn": "billion",
+                  "T": "trillion", "tn": "trillion"}
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December"]
 SYMBOL_WORDS = {"&": "and", "+": "plus", "@": "at", "=": "equals", "%": "percent", "°": "degrees"}
@@ -353,6 +355,13 @@ class Normalizer:
             if nxt is not None and nxt in SCALE_WORDS:
                 return pre + [("w", w) for w in read_number(amount)] + [("w", nxt), ("w", unit[1])], True
             return pre + self.money(amount, unit), False
+        # currency with a scale letter: $5M, £3bn, €20K
+        if n > neg + 1 and c[neg] in CURRENCY and c[neg + 1] != ".":
+            j = scan_num(c, neg + 1)
+            if j > neg + 1 and c[j:] in SCALE_SUFFIXES:
+                pre = [("w", "minus")] if neg else []
+                return (pre + [("w", w) for w in read_number(c[neg + 1:j])]
+                        + [("w", SCALE_SUFFIXES[c[j:]]), ("w", CURRENCY[c[neg]][1])]), False
         # cents: N¢
         if c.endswith("¢") and scan_int(c, 0) == n - 1:
             v = c[:-1]

@@ -31,6 +31,8 @@ static const pair ABBREVIATIONS_CI[] = {
 static const char *const MONTHS[12] = {"January", "February", "March", "April", "May", "June", "July",
                                        "August", "September", "October", "November", "December"};
 static const char *const SCALE_WORDS[] = {"thousand", "million", "billion", "trillion"};
+static const pair SCALE_SUFFIXES[] = {{"K", "thousand"}, {"k", "thousand"}, {"M", "million"}, {"m", "million"},
+                                      {"B", "billion"}, {"bn", "billion"}, {"T", "trillion"}, {"tn", "trillion"}};
 static const char *const UNITS[][3] = {
     {"km", "kilometer", "kilometers"}, {"cm", "centimeter", "centimeters"}, {"mm", "millimeter", "millimeters"},
     {"kg", "kilogram", "kilograms"}, {"mg", "milligram", "milligrams"}, {"lb", "pound", "pounds"},
@@ -372,6 +374,22 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
                 }
                 money(z, amount, an, CURRENCY[u]);
                 return false;
+            }
+        }
+        /* currency with a scale letter: $5M, £3bn, €20K */
+        for (size_t u = 0; u < COUNT(CURRENCY); u++) {
+            size_t sl = strlen(CURRENCY[u][0]);
+            if (n > neg + sl && memcmp(c + neg, CURRENCY[u][0], sl) == 0 && c[neg + sl] != '.') {
+                long j = scan_num(c, n, neg + sl);
+                const char *scale = j > (long)(neg + sl) ? pair_get(SCALE_SUFFIXES, COUNT(SCALE_SUFFIXES), c + j, n - (size_t)j)
+                                                         : NULL;
+                if (scale) {
+                    number_words_then(z, neg, "minus");
+                    read_number(z, c + neg + sl, (size_t)j - neg - sl);
+                    pushz(z, 'w', scale);
+                    pushz(z, 'w', CURRENCY[u][2]);
+                    return false;
+                }
             }
         }
     }
