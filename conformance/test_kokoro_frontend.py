@@ -507,3 +507,34 @@ def test_pronunciation_file(tmp_path):
         pronunciations_json(bad)
     with pytest.raises(FormatError, match="cannot read"):
         pronunciations_json(tmp_path / "missing.json")
+
+
+def test_frontend_tensors_manifest_and_vocab_check():
+    import hashlib
+
+    from vox.convert.kokoro_frontend import frontend_tensors
+    from vox.errors import FormatError
+    from vox.reference.kokoro.frontend.lexicon import Lexicon
+    from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
+
+    wheel = _misaki_wheel()
+    tensors, m = frontend_tensors(wheel)
+    assert set(tensors) == {"frontend.lexicon", "frontend.lexicon_final"}
+    assert all(t.dtype.name == "uint8" and t.ndim == 1 for t in tensors.values())
+    assert m["format"] == "vox.kokoro.frontend" and m["format_version"] == 1
+    assert m["source"]["license"] == "Apache-2.0"
+    for member, sha in m["source"]["files"].items():
+        assert hashlib.sha256(_read_member(wheel, member)).hexdigest() == sha
+    # the packed table reads back what misaki's files say (gold wins; POS dicts keep DEFAULT)
+    gold = json.loads(_read_member(wheel, "misaki/data/us_gold.json"))
+    lx = Lexicon(tensors["frontend.lexicon"].tobytes())
+    assert lx.count == m["lexicon_entries"]
+    for k in ["hello", "NASA", "read", "live", "there", "masterclass"]:
+        v = gold.get(k)
+        assert lx.get(k) == (v["DEFAULT"] if isinstance(v, dict) else v)
+    fin = Lexicon(tensors["frontend.lexicon_final"].tobytes())
+    assert fin.get("there") == gold["there"]["None"] and fin.get("There") == gold["there"]["None"]
+    # a model vocab without the primary stress mark cannot take this lexicon
+    vocab = {k: v for k, v in KOKORO_VOCAB.items() if k != "ˈ"}
+    with pytest.raises(FormatError, match=r"symbol 'ˈ' \(U\+02C8\) is not in the model vocab"):
+        frontend_tensors(wheel, vocab)
