@@ -133,7 +133,7 @@ EDGE = ["1" * 80 + "th place", "$" + "9" * 90 + ".99", "€" + "1,000" * 30, "A"
         ".5", "1.2.3.4", "1,23,456", "1,234,5678", "a-b-c-d", "---word---", "U.S.A.", "A.B.C.D.E.F.", "12:60",
         "24:00", "3:4", "3:45:10", "2024-13-01", "0/0/2020", "1/2/3", "2/100", "10%%", "%5", "50¢¢", "#", "#a", "No.",
         "No. No.", "St.", "mr.", "MR.", "'s", "s'", "'", "a'b'c", "😀😀 😀", "\u00a0\u00a0x", "café-au-lait", "naïve's",
-        "1st-2nd", "3rd.", "$5Mx", "$5M.", "-$1.5B", "5 km.", "5 km/h", "5km/h", "10 am.", "10am", "13pm", "0am", "",
+        "1st-2nd", "3rd.", "Henry IIII", "John XL", "the IV", "Pope John Paul II.", "King (II)", "$5Mx", "$5M.", "-$1.5B", "5 km.", "5 km/h", "5km/h", "10 am.", "10am", "13pm", "0am", "",
         # long inputs: bounded work and no deep recursion in either twin
         "a" + "'s" * 5000, "x" * 20000, "-".join(["ab"] * 2000), "1" * 10000, "$" + "1" * 5000, "Q" * 10000 + "s",
         "." * 10000, "'" * 10000]
@@ -332,6 +332,10 @@ NORMALIZE = [
     ("3/4", "three quarters"),
     ("5/8", "five eighths"),
     ("rock & roll", "rock and roll"),
+    ("World War II", "World War two"),
+    ("Henry VIII", "Henry the eighth"),
+    ("Louis XIV", "Louis the fourteenth"),
+    ("Chapter IV", "Chapter four"),
 ]
 
 
