@@ -1,4 +1,4 @@
-"""Kokoro-82M (StyleTTS2 / ISTFTNet) in numpy: the golden reference of the kokoro family.
+"""Kokoro-82M (StyleTTS2 / ISTFTNet) in numpy, and its English text frontend (frontend/).
 
 Read beside the official kokoro 0.9.4 code: albert.py (PL-BERT, transformers' AlbertModel),
 lstm.py, text_encoder.py and predictor.py (kokoro/modules.py), decoder.py, source.py and stft.py
