@@ -169,6 +169,8 @@ def test_build_from_wheels_contents(built, mapped):
         packs = checkpoints.real_voices()
         for s in m["speakers"]:
             assert np.array_equal(f.array("voices." + s), packs[s])
+        fe = m["frontend"]
+        assert fe["language"] == "en-us" and f.entry(fe["lexicon"]).dtype == "u8"
         f.verify_checksums()
 
 
@@ -255,17 +257,18 @@ def test_convert_pth_equals_wheels_build(torch_official, tmp_path, mapped, built
         pth = tmp_path / f"k{prefix}.pth"
         _save_official(torch, state, pth, prefix)
         out = tmp_path / f"k{prefix}.tmod"
-        kokoro.convert_pth(pth, cfg, out, voices=[tmp_path / "jm_kumo.pt"])
+        kokoro.convert_pth(pth, cfg, out, voices=[tmp_path / "jm_kumo.pt"], wheels_dir=checkpoints.wheels_dir())
         with tmod.TmodFile(out) as a, tmod.TmodFile(built[0]) as b:
             assert a.manifest["speakers"] == ["jm_kumo"]
             assert np.array_equal(a.array("voices.jm_kumo"), voices["jm_kumo"])
+            assert a.manifest["frontend"] == b.manifest["frontend"]
             for n in b.tensors:
-                if n.startswith(("voices.", "frontend.")):
+                if n.startswith("voices."):
                     continue
                 assert np.array_equal(a.array(n), b.array(n)), n
     bad = dict(state)
     bad.pop("decoder.generator.conv_post.bias")
     _save_official(torch, bad, tmp_path / "bad.pth")
     with pytest.raises(FormatError, match="missing tensor 'decoder.generator.conv_post.bias'"):
-        kokoro.convert_pth(tmp_path / "bad.pth", cfg, tmp_path / "bad.tmod")
+        kokoro.convert_pth(tmp_path / "bad.pth", cfg, tmp_path / "bad.tmod", frontend=False)
     assert not (tmp_path / "bad.tmod").exists()

