@@ -268,4 +268,47 @@ def read_voice_file(path: Path) -> dict[str, np.ndarray]:
     return {path.stem: check_pack(np.asarray(obj), str(path))}
 
 
-__all__ = ["build_from_wheels", "convert_pth", "fold_weight_norm", "tensor_dtype", "config", "DTYPES"]
+# Kokoro voice names start with a language letter (hexgrad/Kokoro-82M VOICES.md).
+_LANGUAGE_OF_PREFIX = {"a": "en-us", "b": "en-gb", "j": "ja", "z": "zh", "e": "es", "f": "fr", "h": "hi",
+                       "i": "it", "p": "pt-br"}
+UNKNOWN_MODEL_ID = "0" * 64
+
+
+def style_voice(pack: np.ndarray, name: str, *, language: str | None = None, model_id: str | None = None):
+    """A Kokoro .tvoice (family kokoro, mode style) holding `pack` [510, 256]. language defaults to the
+    one the name's first letter stands for; model_id (informational: a v1.0 pack works with any v1.0
+    conversion) to all zeros when the pack's model is not known."""
+    from ..formats.tvoice import Voice
+
+    lang = language or _LANGUAGE_OF_PREFIX.get(name[:1].lower(), "auto") if name else (language or "auto")
+    return Voice(mode="style", model_id=model_id or UNKNOWN_MODEL_ID, variant=VARIANT, family="kokoro",
+                 name=name, language=lang, style_pack=check_pack(pack, name or "voice pack"))
+
+
+def read_pack_source(path: str | Path, entry: str | None = None) -> tuple[str, np.ndarray]:
+    """(name, pack) from an official voice .pt, an .npz of packs (`entry` picks one; needed when it
+    holds several), or a Kokoro .tmod's built-in voices.<entry>."""
+    path = Path(path)
+    if path.suffix == ".tmod":
+        with tmod.TmodFile(path) as f:
+            if f.manifest.get("family") != "kokoro":
+                raise FormatError(f"{path}: not a Kokoro model")
+            names = f.manifest.get("speakers", [])
+            if entry is None and len(names) != 1:
+                raise ValueError(f"{path} has the voices {', '.join(names)}: pick one with --entry")
+            entry = entry or names[0]
+            if entry not in names:
+                raise ValueError(f"{path} has no voice {entry!r} (it has: {', '.join(names)})")
+            return entry, np.array(f.array("voices." + entry))
+    packs = read_voice_file(path)
+    if entry is None:
+        if len(packs) != 1:
+            raise ValueError(f"{path} holds the packs {', '.join(packs)}: pick one with --entry")
+        entry = next(iter(packs))
+    if entry not in packs:
+        raise ValueError(f"{path} has no pack {entry!r} (it has: {', '.join(packs)})")
+    return entry, packs[entry]
+
+
+__all__ = ["build_from_wheels", "convert_pth", "fold_weight_norm", "tensor_dtype", "config", "DTYPES", "style_voice",
+           "read_pack_source"]
