@@ -174,3 +174,18 @@ def test_seeded_synthesis_is_reproducible(real):
     assert np.isfinite(a).all() and 0.001 < np.abs(a).max() < 1.5
     # the noise changes the waveform, not the speech: same length, similar spectrum
     assert len(a) == len(z) and runner.log_spectral_distance(a, z) < 6
+
+
+def test_vox_verify_kokoro_bf16(off, tmp_path, capsys, record):
+    """`vox verify --model k.tmod` for Kokoro: the official KModel runs on the .tmod's own weights (here
+    bf16, widened on both sides), so the reference's rows hold at any precision."""
+    from vox.cli.main import main
+
+    out = tmp_path / "k16.tmod"
+    kokoro.build_from_wheels(out, dtype="bf16", wheels_dir=checkpoints.wheels_dir(), frontend=False)
+    rows = runner.verify(out, voice="jm_kumo", sentences=("ðə kwˈɪk bɹˈWn fˈɑks.",))
+    record(rows)
+    assert {r.check for r in rows} >= {"kokoro.durations", "kokoro.decoder_audio", "kokoro.audio"}
+    capsys.readouterr()
+    assert main(["verify", "--model", str(out), "--official", "somewhere"]) != 0
+    assert "--official is not used for Kokoro" in capsys.readouterr().err

@@ -214,3 +214,46 @@ def f0_sensitivity(km, given: Stages, ours: Stages, ref_s: np.ndarray) -> float:
         a = km.decoder(asr, torch.from_numpy(given.f0)[None], torch.from_numpy(given.n)[None], s).squeeze().numpy()
         b = km.decoder(asr, torch.from_numpy(ours.f0)[None], torch.from_numpy(ours.n)[None], s).squeeze().numpy()
     return float(np.linalg.norm(b - a) / max(np.linalg.norm(a), 1e-30))
+
+
+def tmod_weights(path) -> tuple[dict, dict, dict]:
+    """(weights as float32 arrays by .tmod name, config, {voice: pack}) of a Kokoro .tmod."""
+    from vox.formats import tmod
+
+    with tmod.TmodFile(path) as f:
+        m = f.manifest
+        if m.get("family") != "kokoro":
+            raise ValueError(f"{path}: a {m.get('family')} model, not Kokoro")
+        weights = {n: np.array(f.array(n)) for n in f.tensors if not n.startswith(("voices.", "frontend."))}
+        voices = {s: np.array(f.array("voices." + s)) for s in m.get("speakers", [])}
+        return weights, m["config"], voices
+
+
+def verify(model_path, *, voice: str | None = None, sentences=PHONEME_SENTENCES, say=lambda s: None) -> list[Row]:
+    """Rows of the reference against the official KModel holding the .tmod's own weights (weight norm
+    unfolded; bf16 weights widened on both sides): the implementation is checked, at any precision."""
+    from vox.reference.kokoro.model import style_row, tokenize
+
+    from . import official
+    from .checkpoints import unfold
+
+    torch = official.import_official()
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    weights, cfg, voices = tmod_weights(model_path)
+    if not voices:
+        raise ValueError(f"{model_path}: the model has no built-in voice to verify with")
+    voice = voice or (sorted(voices)[0] if "jf_alpha" not in voices else "jf_alpha")
+    if voice not in voices:
+        raise ValueError(f"{model_path} has no voice {voice!r} (it has: {', '.join(sorted(voices))})")
+    say(f"loading the official KModel with the weights of {model_path}")
+    km = official.kmodel_from_state(unfold(weights))
+    rows: list[Row] = []
+    for i, ph in enumerate(sentences):
+        ids = tokenize(ph, cfg["vocab"])
+        ref_s = style_row(voices[voice], len(ids))
+        say(f"sentence {i + 1}/{len(sentences)} ({len(ids)} phonemes, voice {voice})")
+        off = official_forward(km, ids, ref_s)
+        ours = reference_forward(weights, cfg, ids, ref_s)
+        forced = reference_decoder(weights, cfg, off, ref_s)
+        rows += compare(ours, off, f"{voice}, sentence {i} ({len(ids)} phonemes)", decoder=forced)
+    return rows
