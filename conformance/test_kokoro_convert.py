@@ -191,11 +191,14 @@ def test_bf16_build(tmp_path, built):
 
 # ------------------------------------------------------------------------------------- .pth
 def _save_official(torch, state: dict, path, prefix: str = "") -> None:
-    """kokoro-v1_0.pth's layout: {component: state_dict} saved by torch.save."""
+    """kokoro-v1_0.pth's layout: {component: state_dict} saved by torch.save; with the "module."
+    prefix also the ALBERT position_ids buffer that older transformers saved."""
     sd = {c: {} for c in kokoro_onnx.COMPONENTS}
     for k, v in state.items():
         c, rest = k.split(".", 1)
         sd[c][prefix + rest] = torch.from_numpy(np.ascontiguousarray(v))
+    if prefix:
+        sd["bert"][prefix + "embeddings.position_ids"] = torch.arange(512)[None]
     torch.save(sd, path)
 
 

@@ -224,6 +224,11 @@ def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, vo
     return out
 
 
+# Buffers that checkpoints saved with older transformers carry and KModel no longer has (it loads them
+# with strict=False): the ALBERT position ids, an arange.
+_IGNORED_PTH_KEYS = ("bert.embeddings.position_ids",)
+
+
 def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
     """{component: {key: array}} as kokoro-v1_0.pth holds it -> {"component.key": array}, checked against
     the KModel layout ("module." prefixes dropped; bert.pooler.* and the InstanceNorm affine pairs,
@@ -241,6 +246,8 @@ def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
         for k, v in part.items():
             k = k[len("module."):] if k.startswith("module.") else k
             key = f"{comp}.{k}"
+            if key in _IGNORED_PTH_KEYS:
+                continue
             if key not in layout:
                 raise FormatError(f"{what}: unexpected tensor {key!r} (not in Kokoro v1.0's KModel)")
             a = np.asarray(v)
