@@ -43,19 +43,24 @@ def _misaki_wheel() -> Path:
 
 
 @pytest.fixture(scope="module")
-def lexicon_blob() -> bytes:
+def blobs() -> tuple[bytes, bytes]:
     from vox.convert.kokoro_frontend import frontend_tensors
 
     tensors, manifest = frontend_tensors(_misaki_wheel())
-    assert manifest["lexicon_entries"] > 300_000
-    return tensors["frontend.lexicon"].tobytes()
+    assert manifest["lexicon_entries"] > 300_000 and manifest["lexicon_final_entries"] > 30
+    return tensors["frontend.lexicon"].tobytes(), tensors["frontend.lexicon_final"].tobytes()
 
 
 @pytest.fixture(scope="module")
-def fe(lexicon_blob):
+def lexicon_blob(blobs) -> bytes:
+    return blobs[0]
+
+
+@pytest.fixture(scope="module")
+def fe(blobs):
     from vox.reference.kokoro.frontend.frontend import Frontend
 
-    return Frontend(lexicon_blob)
+    return Frontend(*blobs)
 
 
 def _tool_path() -> Path:
@@ -67,18 +72,20 @@ def _tool_path() -> Path:
 
 
 @pytest.fixture(scope="module")
-def native(lexicon_blob, tmp_path_factory):
+def native(blobs, tmp_path_factory):
     """native(requests) -> responses: runs the C frontend over a batch of JSON requests."""
     from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
 
     tool = _tool_path()
     d = tmp_path_factory.mktemp("kfront")
-    (d / "lexicon.bin").write_bytes(lexicon_blob)
+    (d / "lexicon.bin").write_bytes(blobs[0])
+    (d / "final.bin").write_bytes(blobs[1])
     (d / "config.json").write_text(json.dumps({"vocab": KOKORO_VOCAB}, ensure_ascii=False), encoding="utf-8")
 
     def run(reqs: list[dict]) -> list[dict]:
         inp = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in reqs)
-        p = subprocess.run([str(tool), str(d / "lexicon.bin"), str(d / "config.json")], input=inp.encode("utf-8"),
+        p = subprocess.run([str(tool), str(d / "lexicon.bin"), str(d / "final.bin"), str(d / "config.json")],
+                           input=inp.encode("utf-8"),
                            capture_output=True, timeout=600)
         assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
         out = [json.loads(x) for x in p.stdout.decode("utf-8").splitlines()]
@@ -108,6 +115,34 @@ def test_corpus_native_equals_reference(fe, native, record):
     record(Row("kokoro.frontend.c_vs_python", f"{len(lines)} corpus sentences", same / len(lines),
                backend="cpu"))
     assert not bad, "\n".join(bad[:10])
+
+
+def test_random_text_native_equals_reference(fe, native, record):
+    """Random strings over the corpus's characters plus odd ones (curly quotes, dashes, currency,
+    no-break and em spaces, accents, emoji): C and Python agree byte for byte, and neither fails."""
+    rng = random.Random(3)
+    pool = sorted(set("".join(corpus())) | set("’‘–−…“”€£¢°\u00a0\u2003çñéÆ😀#@&+=%$-,.:;!?()[]{}'\"0123456789"))
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 80))) for _ in range(1000)]
+    got = native([{"op": "phonemize", "text": t} for t in texts])
+    same = sum(1 for t, g in zip(texts, got) if g == {"ok": True, "phonemes": fe.phonemize(t)})
+    record(Row("kokoro.frontend.c_vs_python", f"{len(texts)} random strings", same / len(texts), backend="cpu"))
+
+
+EDGE = ["1" * 80 + "th place", "$" + "9" * 90 + ".99", "€" + "1,000" * 30, "A" * 300, "QWERTY" * 50 + "S", "x" * 400,
+        "1" * 20, "12345678901234567890.5", "-" * 10, "....", "…", "—", "''", '""', "((()))", "$", "£.5", "$.50", "5.",
+        ".5", "1.2.3.4", "1,23,456", "1,234,5678", "a-b-c-d", "---word---", "U.S.A.", "A.B.C.D.E.F.", "12:60",
+        "24:00", "3:4", "3:45:10", "2024-13-01", "0/0/2020", "1/2/3", "2/100", "10%%", "%5", "50¢¢", "#", "#a", "No.",
+        "No. No.", "St.", "mr.", "MR.", "'s", "s'", "'", "a'b'c", "😀😀 😀", "\u00a0\u00a0x", "café-au-lait", "naïve's",
+        "1st-2nd", "3rd.", "5 km.", "5 km/h", "5km/h", "10 am.", "10am", "13pm", "0am", "",
+        # long inputs: bounded work and no deep recursion in either twin
+        "a" + "'s" * 5000, "x" * 20000, "-".join(["ab"] * 2000), "1" * 10000, "$" + "1" * 5000, "Q" * 10000 + "s",
+        "." * 10000, "'" * 10000]
+
+
+def test_edge_inputs_native_equals_reference(fe, native):
+    got = native([{"op": "phonemize", "text": t} for t in EDGE])
+    for t, g in zip(EDGE, got):
+        assert g == {"ok": True, "phonemes": fe.phonemize(t)}, t
 
 
 def test_corpus_output_is_speakable(fe):
@@ -291,6 +326,9 @@ NORMALIZE = [
     ("10-20", "ten to twenty"),
     ("#5", "number five"),
     ("007", "zero zero seven"),
+    ("1/2", "one half"),
+    ("3/4", "three quarters"),
+    ("5/8", "five eighths"),
     ("rock & roll", "rock and roll"),
 ]
 
@@ -413,6 +451,8 @@ def test_chunking_examples():
     assert next_span("Hello there", False) == (0, 0)       # not complete yet
     assert next_span("Hello there.", False) == (0, 0)      # a space must follow first
     assert next_span("Hello there. Bye", False) == (12, 12)
+    assert next_span("Heading\n\nBody", False) == (7, 7)  # a blank line ends a span
+    assert next_span("Heading\n", False) == (0, 0)        # ... a second newline may still come
     assert next_span("   ", False) == (0, 0)             # whitespace waits for what follows
     assert next_span("   ", True) == (0, 3)
     long = ("word " * 30 + "clause, " + "more " * 40).strip()
@@ -449,3 +489,19 @@ def test_overrides(fe, native):
         assert g["ok"] is False and msg in g["error"], (ov, g)
 
 
+
+
+def test_pronunciation_file(tmp_path):
+    from vox.convert.kokoro_frontend import pronunciations_json
+    from vox.errors import FormatError
+
+    good = tmp_path / "good.json"
+    good.write_text('{"Kokoro": "kˈOkəɹO"}', encoding="utf-8")
+    assert json.loads(pronunciations_json(good)) == {"Kokoro": "kˈOkəɹO"}
+    assert json.loads(pronunciations_json({"vox": "vˈɑks"})) == {"vox": "vˈɑks"}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"Kokoro": "kokoro9"}', encoding="utf-8")
+    with pytest.raises(FormatError, match=r'bad.json: override "Kokoro": symbol "9" \(U\+0039\)'):
+        pronunciations_json(bad)
+    with pytest.raises(FormatError, match="cannot read"):
+        pronunciations_json(tmp_path / "missing.json")

@@ -79,7 +79,7 @@ int main(void) {
                         "\"ʌ\":138,\"ˈ\":156,\"ˌ\":157,\"ᵻ\":177,\"ɑ\":69,\"ŋ\":112}";
     CHECK(vox_json_parse(vocab, strlen(vocab), &vocab_doc, &err) == VOX_OK, "%s", err.message);
     vx_kfront *f = NULL;
-    CHECK(vx_kfront_create_raw(blob, n, vox_json_root(vocab_doc), &f) == VOX_OK, "%s", vox_last_error());
+    CHECK(vx_kfront_create_raw(blob, n, NULL, 0, vox_json_root(vocab_doc), &f) == VOX_OK, "%s", vox_last_error());
     if (f) {
         vx_buf out = {0};
         const char *text = "The masterclass has 2 cats, 5% walking.";
@@ -112,6 +112,19 @@ int main(void) {
     for (int i = 0; i < 100; i++) strcat(longtext, "word ");
     r = vx_kfront_next_span(longtext, strlen(longtext), 0, &consumed);
     CHECK(r > 0 && kt_count(longtext, r) <= VX_KFRONT_SPAN_LIMIT && longtext[r] == ' ', "long span cut at a space: %zu", r);
+
+    /* a piece that ends inside a multi-byte character: decided only once the character is whole */
+    char cut[300];
+    memset(cut, 'a', 240);
+    memcpy(cut + 240, "\xc2\xa0" "b", 3);
+    r = vx_kfront_next_span(cut, 241, 0, &consumed);
+    CHECK(r == 0 && consumed == 0, "cut inside U+00A0: wait (%zu %zu)", r, consumed);
+    r = vx_kfront_next_span(cut, 243, 0, &consumed);
+    CHECK(r == 240 && consumed == 240, "U+00A0 is a space: %zu %zu", r, consumed);
+    /* a blank line ends a span */
+    t = "Heading\n\nBody";
+    r = vx_kfront_next_span(t, strlen(t), 0, &consumed);
+    CHECK(r == 7 && consumed == 7, "blank line: %zu %zu", r, consumed);
 
     free(blob);
     return fails != 0;

@@ -55,15 +55,16 @@ def parse_overrides(text: str | None, vocab: dict[str, int] = KOKORO_VOCAB) -> d
 
 
 class Frontend:
-    def __init__(self, lexicon_blob: bytes):
+    def __init__(self, lexicon_blob: bytes, final_blob: bytes | None = None):
         self.lexicon = Lexicon(lexicon_blob)
+        self.final = Lexicon(final_blob) if final_blob is not None else None
 
     @classmethod
     def from_wheel(cls, misaki_wheel) -> "Frontend":
         from vox.convert.kokoro_frontend import frontend_tensors
 
         tensors, _ = frontend_tensors(misaki_wheel)
-        return cls(tensors["frontend.lexicon"].tobytes())
+        return cls(tensors["frontend.lexicon"].tobytes(), tensors["frontend.lexicon_final"].tobytes())
 
     def normalize(self, span: str, overrides: dict[str, str] | None = None):
         return Normalizer(overrides)(span)
@@ -71,6 +72,6 @@ class Frontend:
     def phonemize(self, span: str, overrides: str | dict[str, str] | None = None) -> str:
         ov = parse_overrides(overrides) if isinstance(overrides, str) or overrides is None else overrides
         items = Normalizer(ov)(span)
-        return G2P(self.lexicon, ov)(items)
+        return G2P(self.lexicon, ov, self.final)(items)
 
     next_span = staticmethod(next_span)

@@ -299,7 +299,7 @@ class Normalizer:
             k = 0
             while k < len(trail):
                 if trail.startswith("...", k):
-                    out.append(("p", "…"))
+                    out.append(("p", "..."))  # as misaki writes it (the vocab has both . and …)
                     k += 3
                     continue
                 sym = TRAIL_SYMBOL.get(trail[k])
@@ -369,6 +369,10 @@ class Normalizer:
         d = self.date(c)
         if d is not None:
             return d, False
+        # fraction: N/D (1 to 3 digits each, D from 2 to 100): "one half", "three quarters", "five eighths"
+        fr = self.fraction(c)
+        if fr is not None:
+            return fr, False
         # ordinal: N(st|nd|rd|th)
         j = scan_int(c, 0)
         if j > 0 and j == n - 2 and ascii_lower(c[j:]) in ("st", "nd", "rd", "th"):
@@ -476,6 +480,24 @@ class Normalizer:
             return None
         return ([("w", MONTHS[mo - 1])] + [("w", w) for w in num.ordinal(str(d))] + [("p", ",")]
                 + [("w", w) for w in num.year(y)])
+
+    def fraction(self, c: str) -> list[Item] | None:
+        parts = c.split("/")
+        if len(parts) != 2 or not all(all_digits(p) and len(p) <= 3 for p in parts):
+            return None
+        n, d = int(parts[0]), int(parts[1])
+        if not 2 <= d <= 100:
+            return None
+        out = [("w", w) for w in num.cardinal(parts[0])]
+        if d == 2:
+            den = "half" if n == 1 else "halves"
+        elif d == 4:
+            den = "quarter" if n == 1 else "quarters"
+        else:
+            den = num.ordinal(str(d))
+            out += [("w", w) for w in den[:-1]]
+            den = den[-1] if n == 1 else den[-1] + "s"
+        return out + [("w", den)]
 
     def mixed(self, c: str) -> list[Item]:
         """Anything else holding digits: digit runs read as numbers, the rest as words ("MP3", "4x4")."""
