@@ -78,7 +78,7 @@ def test_reference_vs_official_real_weights(real, sentence, voice, record):
                     / np.linalg.norm(official.audio)))])
 
 
-@pytest.mark.parametrize("sentence", [0, 2])
+@pytest.mark.parametrize("sentence", [2])  # one sentence: CI time (each is ~25 s on 2 cores)
 def test_reference_vs_official_random_weights(random_model, sentence, record):
     km, w, pack = random_model
     ids = tokenize(runner.PHONEME_SENTENCES[sentence], CFG["vocab"])
@@ -89,8 +89,7 @@ def test_reference_vs_official_random_weights(random_model, sentence, record):
     subject = f"random weights, sentence {sentence} ({len(ids)} phonemes)"
     rows = record(runner.compare(ours, official, subject, decoder=forced, random_weights=True))
     assert len(rows) > 1 and official.f0.min() > 60, "the fixture should be voiced (F0 around 150 Hz)"
-    if sentence == 0:
-        record(Row("kokoro.f0_sensitivity", subject, runner.f0_sensitivity(km, official, ours, ref_s)))
+    record(Row("kokoro.f0_sensitivity", subject, runner.f0_sensitivity(km, official, ours, ref_s)))
 
 
 def test_speed_and_tokenization_follow_kmodel(real, record):
