@@ -22,7 +22,7 @@ typedef struct kk_engine {
 } kk_engine;
 
 static const char *precision_of(const vox_json *manifest) {
-    const vox_json *d = vox_json_get(manifest, "dtype");
+    const vox_json *p = vox_json_get(manifest, "precision"), *d = p ? vox_json_get(p, "dtype") : NULL;
     return d && d->type == VOX_JSON_STRING ? d->str : "f32";
 }
 

@@ -61,7 +61,9 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
     const float scale = (float)(1.0 / 300.0), noise_unvoiced = (float)(0.1 / 3.0);
     const float *lw = m->l_linear_w;
     for (int64_t j = 0; j < N; j++) {
-        float s = scale * ((float)j + 0.5f) - 0.5f;
+        /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
+         * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
+        float s = fmaf(scale, (float)j + 0.5f, -0.5f);
         if (s < 0.0f) s = 0.0f;
         int64_t i0 = (int64_t)s;
         int64_t i1 = i0 + (i0 < t2 - 1 ? 1 : 0);
@@ -71,7 +73,7 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
         float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
         float acc = m->l_linear_b[0];
         for (int64_t h = 0; h < KK_HARMONICS; h++) {
-            float ph = l0 * phase[i0 * KK_HARMONICS + h] + l1 * phase[i1 * KK_HARMONICS + h];
+            float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
             float sw = sinf(ph) * KK_SINE_AMP;
             float noise = opts->noise ? namp * normal_at(opts->seed, (uint32_t)j, (uint32_t)h, opts->span) : 0.0f;
             sw = sw * uv + noise;
