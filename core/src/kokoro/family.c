@@ -283,7 +283,7 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
                 d.decoder_ms += dt;
         }
         d.samples_produced = (uint64_t)(pause + keep);
-        d.frames_generated = (uint64_t)n_audio / KK_HOP * 2;
+        d.frames_generated = (uint64_t)n_audio / (2 * KK_HOP); /* predictor frames */
         vx_stats_add(s->engine, &d);
         q->tot_samples += d.samples_produced;
         q->tot_frames += d.frames_generated;

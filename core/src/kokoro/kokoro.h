@@ -55,7 +55,7 @@ typedef struct kk_resblk {  /* AdainResBlk1d (decoder, F0/N branches) */
 typedef struct kk_snakeblk { /* AdaINResBlock1 (generator): three dilated conv pairs with Snake */
     kk_adain adain1[3], adain2[3];
     kk_conv convs1[3], convs2[3];
-    const float *alpha1[3], *alpha2[3];
+    const float *alpha1[3], *alpha2[3], *inv_alpha1[3], *inv_alpha2[3]; /* inv: 1 / alpha (float) */
     int64_t dil[3], k;
 } kk_snakeblk;
 

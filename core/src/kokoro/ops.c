@@ -92,46 +92,57 @@ vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t 
 }
 
 /* AdaIN1d: (1 + gamma) * InstanceNorm(x) + beta with [gamma | beta] = fc(s); statistics per channel
- * over time (biased variance, eps 1e-5), accumulated in double. */
+ * over time (biased variance, eps 1e-5), accumulated in double; channel blocks of 16 (one cache
+ * line of a row) per task for the statistics, row ranges for the affine map. */
+typedef struct adain_job {
+    const float *x, *h, *nw, *nb;
+    float *y, *mul, *add;
+    int64_t t, c;
+} adain_job;
+
+static void adain_stats(void *ctx, int64_t begin, int64_t end) {
+    adain_job *j = ctx;
+    const int64_t c = j->c, c0 = begin * 16, c1 = end * 16 < c ? end * 16 : c;
+    double mean[16], var[16];
+    for (int64_t b = c0; b < c1; b += 16) {
+        int64_t nb = c1 - b < 16 ? c1 - b : 16;
+        for (int64_t k = 0; k < nb; k++) mean[k] = var[k] = 0.0;
+        for (int64_t i = 0; i < j->t; i++)
+            for (int64_t k = 0; k < nb; k++) mean[k] += j->x[i * c + b + k];
+        for (int64_t k = 0; k < nb; k++) mean[k] /= (double)j->t;
+        for (int64_t i = 0; i < j->t; i++)
+            for (int64_t k = 0; k < nb; k++) {
+                double d = j->x[i * c + b + k] - mean[k];
+                var[k] += d * d;
+            }
+        for (int64_t k = 0; k < nb; k++) {
+            int64_t ch = b + k;
+            float rstd = (float)(1.0 / sqrt(var[k] / (double)j->t + 1e-5));
+            float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
+            float g = 1.0f + j->h[ch], be = j->h[c + ch];
+            j->mul[ch] = g * rstd * w;
+            j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
+        }
+    }
+}
+
+static void adain_apply(void *ctx, int64_t begin, int64_t end) {
+    adain_job *j = ctx;
+    const int64_t c = j->c;
+    for (int64_t i = begin; i < end; i++)
+        for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
+}
+
 vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
     const int64_t c = a->c;
-    float *h = malloc((size_t)(2 * c) * sizeof *h);
-    double *acc = calloc((size_t)(2 * c), sizeof *acc);
-    if (!h || !acc) {
-        free(h);
-        free(acc);
-        return oom();
-    }
+    float *h = malloc((size_t)(4 * c) * sizeof *h);
+    if (!h) return oom();
     vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
-    double *mean = acc, *var = acc + c;
-    for (int64_t i = 0; i < t; i++)
-        for (int64_t ch = 0; ch < c; ch++) mean[ch] += x[i * c + ch];
-    for (int64_t ch = 0; ch < c; ch++) mean[ch] /= (double)t;
-    for (int64_t i = 0; i < t; i++)
-        for (int64_t ch = 0; ch < c; ch++) {
-            double d = x[i * c + ch] - mean[ch];
-            var[ch] += d * d;
-        }
-    /* per channel y = x * mul + add */
-    float *mul = malloc((size_t)(2 * c) * sizeof *mul);
-    if (!mul) {
-        free(h);
-        free(acc);
-        return oom();
-    }
-    float *add = mul + c;
-    for (int64_t ch = 0; ch < c; ch++) {
-        float rstd = (float)(1.0 / sqrt(var[ch] / (double)t + 1e-5));
-        float nw = a->norm_w ? a->norm_w[ch] : 1.0f, nb = a->norm_b ? a->norm_b[ch] : 0.0f;
-        float g = 1.0f + h[ch], b = h[c + ch];
-        mul[ch] = g * rstd * nw;
-        add[ch] = g * (nb - (float)mean[ch] * rstd * nw) + b;
-    }
-    for (int64_t i = 0; i < t; i++)
-        for (int64_t ch = 0; ch < c; ch++) y[i * c + ch] = x[i * c + ch] * mul[ch] + add[ch];
-    free(mul);
+    adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .y = y, .mul = h + 2 * c, .add = h + 3 * c,
+                   .t = t, .c = c};
+    vx_pool_for(pool, (c + 15) / 16, 1, adain_stats, &j);
+    vx_pool_for(pool, t, 64, adain_apply, &j);
     free(h);
-    free(acc);
     return VOX_OK;
 }
 
@@ -241,12 +252,22 @@ done:
     return st;
 }
 
-static void snake(float *x, int64_t t, int64_t c, const float *alpha) {
-    for (int64_t i = 0; i < t; i++)
-        for (int64_t ch = 0; ch < c; ch++) {
-            float v = x[i * c + ch], sn = sinf(alpha[ch] * v);
-            x[i * c + ch] = v + (1.0f / alpha[ch]) * (sn * sn);
-        }
+typedef struct rows_job {
+    float *x;
+    const float *a, *b;
+    int64_t c;
+} rows_job;
+
+static void snake_rows(void *ctx, int64_t begin, int64_t end) {
+    rows_job *j = ctx;
+    vx_snake_beta(j->x + begin * j->c, j->a, j->b, end - begin, j->c, j->x + begin * j->c);
+}
+
+/* Snake: x + (1 / alpha) * sin(alpha * x)^2 per channel (the official's order of operations), in
+ * row ranges on the pool (elementwise: the same bits for any split). */
+static void snake(vx_pool *pool, float *x, int64_t t, int64_t c, const float *alpha, const float *inv_alpha) {
+    rows_job j = {.x = x, .a = alpha, .b = inv_alpha, .c = c};
+    vx_pool_for(pool, t, 64, snake_rows, &j);
 }
 
 /* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times. */
@@ -261,10 +282,10 @@ vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, 
     for (int i = 0; i < 3; i++) {
         int64_t tt, p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
         if ((st = kk_adain_run(pool, &b->adain1[i], s, x, t, a)) != VOX_OK) goto done;
-        snake(a, t, c, b->alpha1[i]);
+        snake(pool, a, t, c, b->alpha1[i], b->inv_alpha1[i]);
         if ((st = kk_conv1d(pool, &b->convs1[i], a, t, b->dil[i], 1, p1, p1, r, &tt)) != VOX_OK) goto done;
         if ((st = kk_adain_run(pool, &b->adain2[i], s, r, t, a)) != VOX_OK) goto done;
-        snake(a, t, c, b->alpha2[i]);
+        snake(pool, a, t, c, b->alpha2[i], b->inv_alpha2[i]);
         if ((st = kk_conv1d(pool, &b->convs2[i], a, t, 1, 1, p2, p2, r, &tt)) != VOX_OK) goto done;
         for (int64_t e = 0; e < t * c; e++) x[e] += r[e];
     }

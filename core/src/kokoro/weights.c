@@ -198,6 +198,13 @@ static void snakeblk(loader *L, kk_snakeblk *b, const char *p, int64_t c, int64_
         conv(L, &b->convs2[i], NAME("%s.convs2.%d", p, i), c, c, k, 1);
         b->alpha1[i] = vec(L, NAME("%s.alpha1.%d", p, i), c);
         b->alpha2[i] = vec(L, NAME("%s.alpha2.%d", p, i), c);
+        for (int w = 0; w < 2; w++) {
+            const float *al = w ? b->alpha2[i] : b->alpha1[i];
+            float *inv = al ? own(L, (size_t)c) : NULL;
+            if (!inv) return;
+            for (int64_t ch = 0; ch < c; ch++) inv[ch] = 1.0f / al[ch];
+            if (w) b->inv_alpha2[i] = inv; else b->inv_alpha1[i] = inv;
+        }
     }
 }
 
