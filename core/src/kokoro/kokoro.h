@@ -102,6 +102,8 @@ typedef struct kk_model {
     float **owned; size_t n_owned;
     /* voice packs */
     int n_speakers;
+    /* the English text frontend (NULL when the .tmod has no frontend data) */
+    struct vx_kfront *front;
 } kk_model;
 
 vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **out);

@@ -5,6 +5,7 @@
 #include "../error.h"
 #include "../tmod.h"
 #include "session_text.h"
+#include "text/frontend.h"
 
 static size_t utf8_next(const char *s, size_t len, size_t i, uint32_t *cp) {
     const unsigned char *u = (const unsigned char *)s;
@@ -51,10 +52,7 @@ void kk_vocab_ids(const kk_vocab *v, const char *ph, size_t len, int32_t *ids, s
     if (n_cps) *n_cps = cps;
 }
 
-int kk_has_frontend(const kk_model *m) {
-    (void)m;
-    return 0;
-}
+int kk_has_frontend(const kk_model *m) { return m->front != NULL; }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -97,9 +95,13 @@ vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, 
         if (final && len) *consumed = 0; /* only whitespace left: nothing more to speak */
         return VOX_OK;
     }
-    if (!phoneme_input)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend: give phonemes (phoneme_input)",
-                             vox_model_path(m->file));
+    if (!phoneme_input) {
+        if (!m->front)
+            return vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend: give phonemes (phoneme_input)",
+                                 vox_model_path(m->file));
+        *span_len = vx_kfront_next_span(text, len, final, consumed);
+        return VOX_OK;
+    }
     phoneme_span(text + lead, len - lead, final, span_len, consumed);
     if (*consumed) {
         *consumed += lead;
@@ -110,10 +112,14 @@ vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, 
 
 vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const char *overrides,
                        vx_buf *out) {
-    (void)overrides;
-    if (!phoneme_input)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend: give phonemes (phoneme_input)",
-                             vox_model_path(m->file));
+    if (!phoneme_input) {
+        if (!m->front)
+            return vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend: give phonemes (phoneme_input)",
+                                 vox_model_path(m->file));
+        return vx_kfront_phonemize(m->front, span, len, overrides, out);
+    }
+    if (overrides && *overrides)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "pronunciations apply to text, not to phoneme input");
     while (len && is_space(*span)) span++, len--;
     while (len && is_space(span[len - 1])) len--;
     vx_buf_append(out, span, len);

@@ -10,6 +10,7 @@
 #include "../error.h"
 #include "../tmod.h"
 #include "kokoro.h"
+#include "text/frontend.h"
 
 typedef struct loader {
     kk_model *m;
@@ -381,12 +382,21 @@ vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **o
     }
     const vox_json *spk = vox_json_get(manifest, "speakers");
     for (const vox_json *c = spk && spk->type == VOX_JSON_ARRAY ? spk->child : NULL; c; c = c->next) m->n_speakers++;
+    /* the text frontend, when the model carries its data (phoneme input works without it) */
+    if (vox_json_get(manifest, "frontend")) {
+        vox_status st = vx_kfront_create(file, manifest, &m->front);
+        if (st != VOX_OK) {
+            kk_model_free(m);
+            return st;
+        }
+    }
     *out = m;
     return VOX_OK;
 }
 
 void kk_model_free(kk_model *m) {
     if (!m) return;
+    vx_kfront_destroy(m->front);
     for (size_t i = 0; i < m->n_owned; i++) free(m->owned[i]);
     free(m->owned);
     free(m->stft_basis);
