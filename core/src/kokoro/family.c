@@ -305,6 +305,7 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
 
 /* ------------------------------------------------------------------------------ verification */
 typedef struct tap_ctx {
+    atomic_int stop;     /* set once the tap is copied: the rest of the forward pass is skipped */
     const char *want;
     float *out;
     size_t capacity, rows, cols;
@@ -315,6 +316,7 @@ static void tap_copy(void *c, const char *name, const float *data, int64_t rows,
     tap_ctx *t = c;
     if (strcmp(t->want, name) != 0) return;
     t->found = 1;
+    atomic_store(&t->stop, 1);
     t->rows = (size_t)rows;
     t->cols = (size_t)cols;
     size_t n = t->rows * t->cols;
@@ -326,13 +328,19 @@ static vox_status kk_trace(vox_engine *e, const int32_t *ids, size_t n_ids, cons
                            size_t *n_cols) {
     kk_engine *k = e->impl;
     tap_ctx t = {.want = tap, .out = out, .capacity = capacity};
-    kk_forward_opts o = {.speed = speed, .seed = seed, .noise = noise, .tap = tap_copy, .tap_ctx = &t};
+    atomic_init(&t.stop, 0);
+    kk_forward_opts o = {.speed = speed, .seed = seed, .noise = noise, .tap = tap_copy, .tap_ctx = &t,
+                         .cancel = &t.stop};
     float *audio = NULL;
     int64_t n_audio;
     uint32_t fp = vx_fp_fast();
     vox_status st = kk_forward(k->m, e->pool, ids, (int64_t)n_ids, style, &o, &audio, &n_audio);
     vx_fp_restore(fp);
     free(audio);
+    if (st == VOX_ERR_CANCELLED && t.found) {
+        vox_clear_error();
+        st = VOX_OK;
+    }
     if (st != VOX_OK) return st;
     if (!t.found) return vox_set_error(VOX_ERR_NOT_FOUND, "vox_engine_trace: no intermediate named \"%s\"", tap);
     *n_rows = t.rows;
