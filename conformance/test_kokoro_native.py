@@ -327,3 +327,33 @@ def test_user_errors(real):
         info = eng.info
         assert info["family"] == "kokoro" and info["capabilities"]["speed"] and info["capabilities"]["phoneme_input"]
         assert not info["capabilities"]["clone"]
+
+
+def test_older_callers_get_kokoro_defaults(real):
+    """A vox_synth_params from before the Kokoro fields (smaller struct_size) still works: speed 1 and
+    the default pause, whatever lies past the caller's struct."""
+    from vox._native import ffi, lib
+
+    with vox.Engine(real) as eng:
+        v = eng.speaker_voice("jf_alpha")
+        new = synth(real, "hˈɛlO.", seed=1)
+        p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(eng._h, v._h))
+        p.seed = 1
+        p.phoneme_input = 1
+        ph = ffi.new("char[]", "hˈɛlO.".encode())
+        p.speed = 3.0  # past the old struct: must be ignored
+        p.struct_size = ffi.offsetof("vox_synth_params", "speed")
+        s = ffi.new("vox_session **")
+        assert lib.vox_session_create(eng._h, v._h, p, s) == 0
+        # an old caller cannot ask for phoneme input: check the default is text, which this model speaks
+        lib.vox_session_feed(s[0], b"Hello.")
+        lib.vox_session_end(s[0])
+        c = ffi.new("vox_chunk *")
+        assert lib.vox_session_pull(s[0], c) == 0 and c.kind == lib.VOX_CHUNK_AUDIO
+        n_old = c.n_samples
+        lib.vox_session_free(s[0])
+        del ph
+        assert eng.capabilities["text_frontend"]
+        fast = synth(real, "hˈɛlO.", seed=1, speed=3.0)
+        assert fast[0].size < 0.6 * new[0].size  # speed is honoured when the caller has the field
+        assert n_old > 0.6 * new[0].size  # ... and ignored past an old caller's struct (speed 1)
