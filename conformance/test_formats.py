@@ -349,7 +349,7 @@ def _mutations(raw: bytes, man: dict) -> list[tuple[str, bytes, str]]:
         ("not-object", tmod.pack(b"[]", data), "manifest: an array, not an object"),
         ("format", edit(lambda m: m.update(format="vox.tvoice")), "expected \"vox.tmod\""),
         ("version-key", edit(lambda m: m.update(format_version=2)), "format_version 2 does not match"),
-        ("family", edit(lambda m: m.update(family="kokoro")), "unknown model family 'kokoro'"),
+        ("family", edit(lambda m: m.update(family="piper")), "unknown model family 'piper'"),
         ("variant", edit(lambda m: m.update(variant="large")), "unknown qwen3_tts variant"),
         ("model-id", edit(lambda m: m.update(model_id="xyz")), "\"model_id\" must be 64 lowercase hex"),
         ("no-config", edit(lambda m: m.pop("config")), "missing key \"config\""),
