@@ -801,7 +801,7 @@ def test_voice_validation(tmp_path):
         (resave("a.tvoice", format="vox.tmod"), "not a .tvoice file (metadata format is 'vox.tmod'"),
         (resave("b.tvoice", format_version="2"), "voice format version 2 was written by a newer vox"),
         (resave("c.tvoice", format_version="0"), "voice format version 0 is no longer supported"),
-        (resave("d.tvoice", family="kokoro"), "unknown model family 'kokoro'"),
+        (resave("d.tvoice", family="piper"), "unknown model family 'piper'"),
         (resave("e.tvoice", mode="clone"), "unknown voice mode 'clone'"),
         (resave("f.tvoice", variant="custom_voice"), "a icl voice belongs to the base variant"),
         (resave("g.tvoice", crc32=None), "metadata crc32 must give a CRC-32 for every tensor"),

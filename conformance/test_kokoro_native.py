@@ -357,3 +357,36 @@ def test_older_callers_get_kokoro_defaults(real):
         fast = synth(real, "hˈɛlO.", seed=1, speed=3.0)
         assert fast[0].size < 0.6 * new[0].size  # speed is honoured when the caller has the field
         assert n_old > 0.6 * new[0].size  # ... and ignored past an old caller's struct (speed 1)
+
+
+# ------------------------------------------------------------------------------------- reference
+def test_native_vs_reference(real, record):
+    """The numpy reference (reference/kokoro) is the spec of the source noise: the same seed gives the
+    same Philox normals, so the native harmonic source on the native F0 equals the reference's."""
+    from vox.reference.kokoro.model import synthesize
+    from vox.reference.kokoro.source import harmonic_source
+    from vox.verify.kokoro.runner import tmod_weights
+
+    weights, cfg, voices = tmod_weights(real)
+    ids = ids_of(None, SENTENCE)
+    ref_s = voices["jf_alpha"][len(SENTENCE) - 1]
+    ref = synthesize(weights, cfg, ids[1:-1], ref_s, 1.0, noise="zero")
+    subject = f"real f32, {len(ids) - 2} phonemes"
+    rows = []
+    with vox.Engine(real, threads=2) as eng:
+        dur = eng.trace(ids, ref_s, "durations").reshape(-1)
+        rows.append(measure("kokoro.native.durations", dur, np.asarray(ref.durations, np.float32).reshape(-1),
+                            subject + " vs reference", backend="cpu"))
+        f0 = eng.trace(ids, ref_s, "F0").reshape(-1)
+        rows.append(measure("kokoro.native.f32.F0", f0, np.asarray(ref.f0, np.float32).reshape(-1),
+                            subject + " vs reference", backend="cpu"))
+        for seed in (5, 2**40 + 3):
+            ours = eng.trace(ids, ref_s, "har_source", seed=seed, noise=True).reshape(-1)
+            theirs = harmonic_source(f0, weights, 300, noise="philox", seed=seed)
+            rows.append(measure("kokoro.native.sine_source", ours, theirs,
+                                subject + f", Philox noise seed {seed} vs reference", backend="cpu"))
+        audio = eng.trace(ids, ref_s, "audio").reshape(-1)
+        rows.append(measure("kokoro.native.f32.audio_spectrum", spectrum(audio), spectrum(ref.audio),
+                            subject + " vs reference", backend="cpu"))
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
