@@ -390,3 +390,53 @@ def test_native_vs_reference(real, record):
                             subject + " vs reference", backend="cpu"))
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
+
+
+# ------------------------------------------------------------------------------------- voices, CLI
+def test_tvoice_roundtrip_and_foreign_voice(real, tmp_path):
+    from vox.formats import tvoice
+
+    with vox.Engine(real) as eng:
+        v = eng.speaker_voice("jf_alpha")
+        v.save(tmp_path / "a.tvoice")
+        w = eng.load_voice(tmp_path / "a.tvoice")
+        assert w.info["mode"] == "style" and np.array_equal(w.style_pack, v.style_pack)
+        a = eng.synthesize("hˈɛlO.", v, phonemes=True, seed=2)
+        b = eng.synthesize("hˈɛlO.", w, phonemes=True, seed=2)
+        assert np.array_equal(a, b)
+        q = tvoice.Voice(family="qwen3_tts", mode="xvector", model_id="a" * 64, variant="base", name="q",
+                         speaker_embedding=np.zeros(1024, np.float32))
+        tvoice.write_voice(tmp_path / "q.tvoice", q)
+        with pytest.raises(VoxError, match="qwen3_tts voice cannot be used with a kokoro model"):
+            eng.load_voice(tmp_path / "q.tvoice")
+
+
+def test_cli_say(real, tmp_path):
+    import json
+    import subprocess
+    import sys
+    import wave
+
+    def say(*args):
+        return subprocess.run([sys.executable, "-m", "vox.cli.main", "say", *args, "--model", str(real)],
+                              capture_output=True, text=True)
+
+    out = tmp_path / "a.wav"
+    r = say("Hello there.", "--speaker", "jm_kumo", "--speed", "1.2", "--pronounce", "there=ðˈɛɹ", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    with wave.open(str(out)) as f:
+        assert f.getframerate() == 24000 and f.getnframes() > 2400
+    pron = tmp_path / "p.json"
+    pron.write_text(json.dumps({"kokoro": "kˈOkəɹO"}))
+    r = subprocess.run([sys.executable, "-m", "vox.cli.main", "say", "hˈɛlO.", "--phonemes", "--stream", "--model",
+                        str(real)], capture_output=True)
+    assert r.returncode == 0 and len(r.stdout) % 4 == 0 and len(r.stdout) > 4 * 2400
+    assert say("Kokoro.", "--pronunciations", str(pron), "-o", str(tmp_path / "b.wav")).returncode == 0
+    for args, msg in ((("", "-o", str(tmp_path / "c.wav")), "empty"),
+                      (("Hi.", "--speaker", "nobody", "-o", str(tmp_path / "c.wav")), 'unknown speaker "nobody"'),
+                      (("Hi.", "--pronounce", "x", "-o", str(tmp_path / "c.wav")), "WORD=PHONEMES"),
+                      (("Hi.", "--pronunciations", str(tmp_path / "missing.json"), "-o", str(tmp_path / "c.wav")),
+                       "missing.json")):
+        r = say(*args)
+        assert r.returncode != 0 and msg in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
