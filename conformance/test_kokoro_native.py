@@ -440,3 +440,25 @@ def test_cli_say(real, tmp_path):
         r = say(*args)
         assert r.returncode != 0 and msg in r.stderr and "Traceback" not in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_text_session_chunks_equal_one_shot(real):
+    """Text through the built-in frontend: fed word by word or at once, the same spans and audio."""
+    text = "Hello there, my friend. It costs $4.50 today! Is that right?"
+    with vox.Engine(real) as eng:
+        v = eng.speaker_voice("jm_kumo")
+        with eng.session(v, seed=4) as s:
+            s.feed(text)
+            s.end()
+            whole = [c.samples for c in s]
+        with eng.session(v, seed=4) as s:
+            streamed = []
+            for w in text.split(" "):
+                s.feed(w + " ")
+                streamed += [c.samples for c in s.ready()]
+            assert len(streamed) == 2  # two sentences were complete before the end
+            s.end()
+            streamed += [c.samples for c in s]
+    assert len(whole) == len(streamed) == 3
+    for a, b in zip(whole, streamed):
+        assert np.array_equal(a, b)
