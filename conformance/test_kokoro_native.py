@@ -462,3 +462,21 @@ def test_text_session_chunks_equal_one_shot(real):
     assert len(whole) == len(streamed) == 3
     for a, b in zip(whole, streamed):
         assert np.array_equal(a, b)
+
+
+def test_span_over_the_phoneme_limit_is_split_at_a_word(real):
+    """More phonemes than one pass takes (510): spoken in passes cut at word boundaries, no error."""
+    words = ["hˈɛlO"] * 130  # 779 phonemes without a sentence end
+    with vox.Engine(real) as eng:
+        v = eng.speaker_voice("jf_alpha")
+        with eng.session(v, phonemes=True) as s:
+            s.feed(" ".join(words))
+            s.end()
+            chunks = list(s)
+        assert len(chunks) == 2 and chunks[-1].is_last and all(c.samples.size > 24000 for c in chunks)
+        digits = "9" * 200 + "."  # a 201-character span: spelled out, its phonemes exceed the limit
+        with eng.session(v) as s:
+            s.feed(digits)
+            s.end()
+            chunks = list(s)
+        assert len(chunks) >= 2 and chunks[-1].is_last
