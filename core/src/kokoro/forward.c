@@ -82,7 +82,7 @@ vox_status kk_forward(const kk_model *m, vx_pool *pool, const int32_t *ids, int6
     free(bert), free(d_en), free(d);  /* the rest runs on en, the text encoder and the decoder */
     bert = d_en = d = NULL;
     STAGE_END(KK_ST_PREDICTOR);
-    kk_text_encoder(m, pool, ids, n, t_en);
+    if ((st = kk_text_encoder(m, pool, ids, n, t_en)) != VOX_OK) goto done;
     TAP("t_en", t_en, n, H);
     for (int64_t i = 0, f = 0; i < n; i++)
         for (int32_t r = 0; r < dur[i]; r++, f++) memcpy(asr + f * H, t_en + i * H, (size_t)H * sizeof *asr);
