@@ -115,7 +115,7 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
 vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t frames, float *audio) {
     const int64_t nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
     const int64_t len = (frames - 1) * hop + nfft;
-    float *x = malloc((size_t)(frames * 2 * bins) * sizeof *x);
+    float *x = calloc((size_t)(frames * 2 * bins), sizeof *x);
     float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
     float *y = calloc((size_t)(2 * len), sizeof *y);
     if (!x || !fr || !y) {
