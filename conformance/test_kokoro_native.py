@@ -48,7 +48,8 @@ def official():
         pytest.skip(str(e))
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    return off
+    yield off
+    torch.set_flush_denormal(False)  # import_official sets it process-wide; later tests expect IEEE floats
 
 
 @pytest.fixture(scope="module")
