@@ -1,0 +1,350 @@
+/* Kokoro building blocks on time-major activations: convolutions through GEMM, transposed
+ * convolutions, AdaIN, bidirectional LSTMs, and the two residual block types. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "kokoro.h"
+
+/* im2col rows per GEMM call: bounds the column buffer (~3 MB for the widest conv) while keeping
+ * each call large enough to stream its weights once per tile. */
+#define KK_CONV_TILE 512
+
+static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
+
+void kk_leaky_relu(float *x, int64_t n, float slope) {
+    for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : x[i] * slope;
+}
+
+/* A per-channel map applied to a convolution's input rows as they are gathered (the AdaIN affine
+ * map, then Snake when alpha is set): the transformed signal is never stored whole. Zero padding
+ * stays zero (torch pads the transformed signal). */
+typedef struct kk_pre {
+    const float *mul, *add, *alpha, *inv_alpha;
+} kk_pre;
+
+typedef struct pre_job {
+    const kk_pre *pre;
+    const float *src;
+    float *dst;
+    int64_t c;
+} pre_job;
+
+static void pre_rows(void *ctx, int64_t begin, int64_t end) {
+    pre_job *j = ctx;
+    const int64_t c = j->c;
+    const kk_pre *p = j->pre;
+    for (int64_t r = begin; r < end; r++)
+        for (int64_t ch = 0; ch < c; ch++) j->dst[r * c + ch] = j->src[r * c + ch] * p->mul[ch] + p->add[ch];
+    if (p->alpha) vx_snake_beta(j->dst + begin * c, p->alpha, p->inv_alpha, end - begin, c, j->dst + begin * c);
+}
+
+/* im2col of output rows [begin, end) of a tile (rows are independent: any split gives the same bits) */
+typedef struct col_job {
+    const float *xp;
+    int64_t rows, c, k, dil, stride;
+    float *col;
+} col_job;
+
+static void col_rows(void *ctx, int64_t begin, int64_t end) {
+    col_job *j = ctx;
+    const float *x = j->xp + begin * j->stride * j->c;
+    vx_im2col(x, j->rows - begin * j->stride, j->c, j->k, j->dil, j->stride, end - begin, j->col + begin * j->c * j->k);
+}
+
+static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
+                            int64_t pad_l, int64_t pad_r, const kk_pre *pre, int accumulate, float *y, int64_t *t_out) {
+    const int64_t ci = c->c_in, k = c->k, co = c->c_out;
+    const int64_t tp = t_in + pad_l + pad_r;
+    const int64_t to = (tp - dil * (k - 1) - 1) / stride + 1;
+    *t_out = to > 0 ? to : 0;
+    if (to <= 0) return VOX_OK;
+    if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0 && !pre && !accumulate) {
+        vx_linear(pool, &c->w, c->b, x, t_in, y);
+        return VOX_OK;
+    }
+    /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
+    int64_t tile = to < KK_CONV_TILE ? to : KK_CONV_TILE;
+    int64_t span = (tile - 1) * stride + dil * (k - 1) + 1;
+    float *xp = malloc((size_t)(span * ci) * sizeof *xp);
+    float *col = malloc((size_t)(tile * ci * k) * sizeof *col);
+    float *acc = accumulate ? malloc((size_t)(tile * co) * sizeof *acc) : NULL;
+    if (!xp || !col || (accumulate && !acc)) {
+        free(xp), free(col), free(acc);
+        return oom();
+    }
+    for (int64_t t0 = 0; t0 < to; t0 += tile) {
+        int64_t nt = to - t0 < tile ? to - t0 : tile;
+        int64_t first = t0 * stride - pad_l, rows = (nt - 1) * stride + dil * (k - 1) + 1;
+        int64_t lo = first < 0 ? -first : 0, hi = first + rows > t_in ? t_in - first : rows;
+        if (hi < lo) hi = lo;
+        if (lo > 0) memset(xp, 0, (size_t)(lo * ci) * sizeof *xp);
+        if (hi > lo) {
+            float *dst = xp + lo * ci;
+            const float *src = x + (first + lo) * ci;
+            if (pre) {
+                pre_job j = {.pre = pre, .src = src, .dst = dst, .c = ci};
+                vx_pool_for(pool, hi - lo, 16, pre_rows, &j);
+            } else {
+                memcpy(dst, src, (size_t)((hi - lo) * ci) * sizeof *xp);
+            }
+        }
+        if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
+        col_job cj = {.xp = xp, .rows = rows, .c = ci, .k = k, .dil = dil, .stride = stride, .col = col};
+        vx_pool_for(pool, nt, 16, col_rows, &cj);
+        if (accumulate) {
+            vx_linear(pool, &c->w, c->b, col, nt, acc);
+            vx_add(y + t0 * co, acc, nt * co, y + t0 * co);
+        } else {
+            vx_linear(pool, &c->w, c->b, col, nt, y + t0 * co);
+        }
+    }
+    free(xp), free(col), free(acc);
+    return VOX_OK;
+}
+
+vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
+                     int64_t pad_l, int64_t pad_r, float *y, int64_t *t_out) {
+    return conv1d_ex(pool, c, x, t_in, dil, stride, pad_l, pad_r, NULL, 0, y, t_out);
+}
+
+/* ConvTranspose1d: out[o] = b + sum over (t, j) with o = t * stride - pad + j of x[t] . w[:, :, j].
+ * Dense: one GEMM gives every (t, c_out, j) product, then overlap-add in t order (the same order for
+ * any tiling). Depthwise (groups == channels): direct. */
+vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t t_in, int64_t out_pad, float *y,
+                      int64_t *t_out) {
+    const int64_t k = c->k, s = c->stride, p = c->pad, co = c->c_out;
+    const int64_t to = (t_in - 1) * s - 2 * p + k + out_pad;
+    *t_out = to;
+    for (int64_t o = 0; o < to; o++)
+        for (int64_t ch = 0; ch < co; ch++) y[o * co + ch] = c->b ? c->b[ch] : 0.0f;
+    if (c->groups == c->c_in && c->groups == co) {
+        for (int64_t t = 0; t < t_in; t++)
+            for (int64_t j = 0; j < k; j++) {
+                int64_t o = t * s - p + j;
+                if (o < 0 || o >= to) continue;
+                const float *xr = x + t * co;
+                float *yr = y + o * co;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += xr[ch] * c->w[ch * k + j];
+            }
+        return VOX_OK;
+    }
+    int64_t tile = t_in < 64 ? t_in : 64;
+    float *prod = malloc((size_t)(tile * co * k) * sizeof *prod);
+    if (!prod) return oom();
+    for (int64_t t0 = 0; t0 < t_in; t0 += tile) {
+        int64_t nt = t_in - t0 < tile ? t_in - t0 : tile;
+        vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
+        for (int64_t t = 0; t < nt; t++) {
+            const float *pr = prod + t * co * k;
+            for (int64_t j = 0; j < k; j++) {
+                int64_t o = (t0 + t) * s - p + j;
+                if (o < 0 || o >= to) continue;
+                float *yr = y + o * co;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k + j];
+            }
+        }
+    }
+    free(prod);
+    return VOX_OK;
+}
+
+/* AdaIN1d: (1 + gamma) * InstanceNorm(x) + beta with [gamma | beta] = fc(s); statistics per channel
+ * over time (biased variance, eps 1e-5), accumulated in double; channel blocks of 16 (one cache
+ * line of a row) per task for the statistics, row ranges for the affine map. */
+typedef struct adain_job {
+    const float *x, *h, *nw, *nb;
+    float *y, *mul, *add;
+    int64_t t, c;
+} adain_job;
+
+static void adain_stats(void *ctx, int64_t begin, int64_t end) {
+    adain_job *j = ctx;
+    const int64_t c = j->c, c0 = begin * 16, c1 = end * 16 < c ? end * 16 : c;
+    double mean[16], var[16];
+    for (int64_t b = c0; b < c1; b += 16) {
+        int64_t nb = c1 - b < 16 ? c1 - b : 16;
+        for (int64_t k = 0; k < nb; k++) mean[k] = var[k] = 0.0;
+        for (int64_t i = 0; i < j->t; i++)
+            for (int64_t k = 0; k < nb; k++) mean[k] += j->x[i * c + b + k];
+        for (int64_t k = 0; k < nb; k++) mean[k] /= (double)j->t;
+        for (int64_t i = 0; i < j->t; i++)
+            for (int64_t k = 0; k < nb; k++) {
+                double d = j->x[i * c + b + k] - mean[k];
+                var[k] += d * d;
+            }
+        for (int64_t k = 0; k < nb; k++) {
+            int64_t ch = b + k;
+            float rstd = (float)(1.0 / sqrt(var[k] / (double)j->t + 1e-5));
+            float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
+            float g = 1.0f + j->h[ch], be = j->h[c + ch];
+            j->mul[ch] = g * rstd * w;
+            j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
+        }
+    }
+}
+
+static void adain_apply(void *ctx, int64_t begin, int64_t end) {
+    adain_job *j = ctx;
+    const int64_t c = j->c;
+    for (int64_t i = begin; i < end; i++)
+        for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
+}
+
+/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each). */
+static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
+                            float *add) {
+    const int64_t c = a->c;
+    float *h = malloc((size_t)(2 * c) * sizeof *h);
+    if (!h) return oom();
+    vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
+    adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
+    vx_pool_for(pool, (c + 15) / 16, 1, adain_stats, &j);
+    free(h);
+    return VOX_OK;
+}
+
+vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+    const int64_t c = a->c;
+    float *ma = malloc((size_t)(2 * c) * sizeof *ma);
+    if (!ma) return oom();
+    vox_status st = adain_map(pool, a, s, x, t, ma, ma + c);
+    if (st == VOX_OK) {
+        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c};
+        vx_pool_for(pool, t, 64, adain_apply, &j);
+    }
+    free(ma);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------ LSTM */
+static inline float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
+
+typedef struct lstm_job {
+    const kk_lstm *l;
+    const float *gx;   /* [2][t][4H]: input projections of every step, both directions */
+    int64_t t;
+    float *y;
+    float *work;       /* [2][6H] */
+} lstm_job;
+
+/* One direction per task: only the recurrent matvec runs per step; the two directions run in
+ * parallel, each wholly on one thread (so the result never depends on the thread count). */
+static void lstm_dir(void *ctx, int64_t begin, int64_t end) {
+    lstm_job *j = ctx;
+    const int64_t H = j->l->hidden;
+    for (int64_t d = begin; d < end; d++) {
+        float *g = j->work + d * 6 * H, *h = g + 4 * H, *c = h + H;
+        memset(h, 0, (size_t)(2 * H) * sizeof *h);
+        const float *gx = j->gx + d * j->t * 4 * H;
+        for (int64_t step = 0; step < j->t; step++) {
+            int64_t t = d == 0 ? step : j->t - 1 - step;
+            vx_linear(NULL, &j->l->w_hh[d], j->l->b_hh[d], h, 1, g);
+            const float *gt = gx + t * 4 * H;
+            float *yt = j->y + t * 2 * H + d * H;
+            for (int64_t u = 0; u < H; u++) {
+                float ig = sigm(gt[u] + g[u]), fg = sigm(gt[H + u] + g[H + u]);
+                float cg = tanhf(gt[2 * H + u] + g[2 * H + u]), og = sigm(gt[3 * H + u] + g[3 * H + u]);
+                c[u] = fg * c[u] + ig * cg;
+                h[u] = og * tanhf(c[u]);
+                yt[u] = h[u];
+            }
+        }
+    }
+}
+
+vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t t, float *y) {
+    const int64_t H = l->hidden;
+    float *gx = malloc((size_t)(2 * t * 4 * H + 2 * 6 * H) * sizeof *gx);
+    if (!gx) return oom();
+    for (int d = 0; d < 2; d++) vx_linear(pool, &l->w_ih[d], l->b_ih[d], x, t, gx + d * t * 4 * H);
+    lstm_job j = {.l = l, .gx = gx, .t = t, .y = y, .work = gx + 2 * t * 4 * H};
+    vx_pool_for(pool, 2, 1, lstm_dir, &j);
+    free(gx);
+    return VOX_OK;
+}
+
+/* ------------------------------------------------------------------------------ residual blocks */
+/* AdainResBlk1d: (residual + shortcut) / sqrt(2), residual = conv2(lrelu(norm2(conv1(pool(lrelu(norm1 x))))))
+ * and shortcut = conv1x1(upsample2x(x)). */
+vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t, float **y,
+                         int64_t *t_out) {
+    const int64_t ci = b->norm1.c, co = b->conv1.c_out, t2 = b->upsample ? 2 * t : t;
+    vox_status st = VOX_OK;
+    float *a = malloc((size_t)(t * ci) * sizeof *a);
+    float *u = malloc((size_t)(t2 * ci) * sizeof *u);
+    float *r = malloc((size_t)(t2 * co) * sizeof *r);
+    float *out = malloc((size_t)(t2 * co) * sizeof *out);
+    if (!a || !u || !r || !out) {
+        st = oom();
+        goto done;
+    }
+    int64_t tt;
+    if ((st = kk_adain_run(pool, &b->norm1, s, x, t, a)) != VOX_OK) goto done;
+    kk_leaky_relu(a, t * ci, 0.2f);
+    const float *cin = a;
+    if (b->upsample) {
+        if ((st = kk_convt1d(pool, &b->pool, a, t, 1, u, &tt)) != VOX_OK) goto done;
+        cin = u;
+    }
+    if ((st = kk_conv1d(pool, &b->conv1, cin, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
+    float *r2 = realloc(a, (size_t)(t2 * co) * sizeof *a);
+    if (!r2) {
+        st = oom();
+        goto done;
+    }
+    a = r2;
+    if ((st = kk_adain_run(pool, &b->norm2, s, r, t2, a)) != VOX_OK) goto done;
+    kk_leaky_relu(a, t2 * co, 0.2f);
+    if ((st = kk_conv1d(pool, &b->conv2, a, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
+    /* shortcut: nearest 2x upsample, then the learned 1x1 conv */
+    const float *sx = x;
+    if (b->upsample) {
+        for (int64_t i = 0; i < t; i++) {
+            memcpy(u + 2 * i * ci, x + i * ci, (size_t)ci * sizeof *u);
+            memcpy(u + (2 * i + 1) * ci, x + i * ci, (size_t)ci * sizeof *u);
+        }
+        sx = u;
+    }
+    if (b->sc.w.data) {
+        vx_linear(pool, &b->sc.w, NULL, sx, t2, out);
+        sx = out;
+    }
+    const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */
+    for (int64_t i = 0; i < t2 * co; i++) out[i] = (r[i] + sx[i]) * rs2;
+    *y = out;
+    out = NULL;
+    *t_out = t2;
+done:
+    free(a);
+    free(u);
+    free(r);
+    free(out);
+    return st;
+}
+
+/* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times; each
+ * AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x. */
+vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x, int64_t t) {
+    const int64_t c = b->adain1[0].c, k = b->k;
+    float *r = malloc((size_t)(t * c) * sizeof *r), *ma = malloc((size_t)(2 * c) * sizeof *ma);
+    vox_status st = VOX_OK;
+    if (!r || !ma) {
+        st = oom();
+        goto done;
+    }
+    for (int i = 0; i < 3; i++) {
+        int64_t tt, p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
+        kk_pre pre1 = {ma, ma + c, b->alpha1[i], b->inv_alpha1[i]}, pre2 = {ma, ma + c, b->alpha2[i], b->inv_alpha2[i]};
+        if ((st = adain_map(pool, &b->adain1[i], s, x, t, ma, ma + c)) != VOX_OK ||
+            (st = conv1d_ex(pool, &b->convs1[i], x, t, b->dil[i], 1, p1, p1, &pre1, 0, r, &tt)) != VOX_OK ||
+            (st = adain_map(pool, &b->adain2[i], s, r, t, ma, ma + c)) != VOX_OK ||
+            (st = conv1d_ex(pool, &b->convs2[i], r, t, 1, 1, p2, p2, &pre2, 1, x, &tt)) != VOX_OK)
+            goto done;
+    }
+done:
+    free(r);
+    free(ma);
+    return st;
+}
