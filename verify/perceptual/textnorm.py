@@ -42,6 +42,9 @@ ABBREVIATIONS = {
     "mr": "mister", "mrs": "missus", "ms": "miz", "dr": "doctor", "prof": "professor", "jr": "junior",
     "sr": "senior", "vs": "versus", "etc": "et cetera", "approx": "approximately", "dept": "department",
     "ok": "okay", "no": None,  # "no." is handled as "number" only before a digit (below)
+    # units as an ASR model may write them ("3 kg"); the plural is the spoken form after a number
+    "kg": "kilograms", "km": "kilometers", "cm": "centimeters", "mm": "millimeters", "lbs": "pounds",
+    "lb": "pounds", "oz": "ounces", "ft": "feet", "mph": "miles per hour", "kmh": "kilometers per hour",
 }
 CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
             "€": ("euro", "euros", "cent", "cents")}
@@ -171,7 +174,7 @@ def normalize(text: str) -> str:
             continue
         if w.endswith("'s") and w[:-2] in ABBREVIATIONS and ABBREVIATIONS[w[:-2]]:
             w = ABBREVIATIONS[w[:-2]] + "'s"
-        elif w in ABBREVIATIONS and ABBREVIATIONS[w]:
+        elif w in ABBREVIATIONS and ABBREVIATIONS[w] and not (w == "no"):
             w = ABBREVIATIONS[w]
         words.extend(w.replace("'", "") for w in w.split())  # it's/its, o'clock/oclock: one spelling
     return " ".join(_number_phrases(words))
