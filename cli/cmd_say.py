@@ -21,6 +21,8 @@ examples:
   vox say --stdin --stream --model base-q8.tmod --voice me.tvoice | ffplay -f f32le -ar 24000 -ch_layout mono -i -
   vox say "Hello." --model custom.tmod --speaker aiden --instruct "Speak slowly" -o out.wav
   vox say "Hello." --model design.tmod --instruct "A deep, calm male voice" -o out.wav
+  vox say "Read the README." --model kokoro.tmod --speaker jm_kumo --speed 1.1 --pronounce README="ɹˈidmˌi" -o out.wav
+  vox say "həlˈO." --model kokoro.tmod --phonemes -o out.wav
 """
 
 
@@ -42,6 +44,13 @@ def register(sub) -> None:
     g.add_argument("--instruct")
     g.add_argument("--ref-audio", metavar="WAV")
     g.add_argument("--ref-text")
+    k = p.add_argument_group("kokoro")
+    k.add_argument("--speed", type=float, help="speaking rate (1 = normal, 0.25 to 4)")
+    k.add_argument("--pronunciations", metavar="FILE.json", help="a JSON object word -> phonemes, applied before G2P")
+    k.add_argument("--pronounce", metavar="WORD=PHONEMES", action="append", default=[],
+                   help="one pronunciation override (repeatable; wins over --pronunciations)")
+    k.add_argument("--phonemes", action="store_true", help="the text is already phonemes (Kokoro's symbol set)")
+    k.add_argument("--pause-ms", type=int, help="pause between sentences after trimming their silence (default 200)")
     add_engine_options(p)
     add_sampling_options(p)
     p.add_argument("--quiet", "-q", action="store_true", help="no progress or summary on stderr")
@@ -60,6 +69,11 @@ def pick_voice(eng, a):
         return eng.speaker_voice(a.speaker, a.instruct)
     if a.ref_audio:
         return eng.clone_voice(a.ref_audio, a.ref_text, x_vector_only=not a.ref_text)
+    if eng.info.get("family") == "kokoro":
+        default = eng.info.get("default_speaker") or (eng.speakers[0] if eng.speakers else None)
+        if not default:
+            raise ValueError("this Kokoro model has no built-in voices: give --voice v.tvoice")
+        return eng.speaker_voice(default)
     if eng.capabilities.get("design"):
         return eng.design_voice(a.instruct or "")
     if eng.capabilities.get("speakers"):
@@ -67,17 +81,54 @@ def pick_voice(eng, a):
     raise ValueError("this model needs a voice: --voice v.tvoice, or --ref-audio WAV --ref-text TEXT")
 
 
+def kokoro_kwargs(eng, a) -> dict:
+    """--speed, --pronunciations, --pronounce, --phonemes, --pause-ms for a Kokoro model; an error for
+    another family, which has no such parameters."""
+    given = [f"--{n}" for n, v in (("speed", a.speed), ("pronunciations", a.pronunciations),
+                                   ("pronounce", a.pronounce), ("phonemes", a.phonemes), ("pause-ms", a.pause_ms)) if v]
+    if eng.info.get("family") != "kokoro":
+        if given:
+            raise ValueError(f"{', '.join(given)}: only for Kokoro models ({eng.info.get('family')} model given)")
+        return {}
+    pron: dict = {}
+    if a.pronunciations:
+        import json
+
+        try:
+            with open(a.pronunciations, encoding="utf-8") as f:
+                pron = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{a.pronunciations}: not valid JSON ({e.msg}, line {e.lineno})") from None
+        if not isinstance(pron, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pron.items()):
+            raise ValueError(f"{a.pronunciations}: must be a JSON object of word -> phonemes strings")
+    for item in a.pronounce:
+        word, sep, ph = item.partition("=")
+        if not sep or not word.strip() or not ph.strip():
+            raise ValueError(f"--pronounce {item!r}: write WORD=PHONEMES")
+        pron[word.strip()] = ph.strip()
+    if pron and a.phonemes:
+        raise ValueError("--pronounce/--pronunciations apply to text, not to --phonemes input")
+    return {"speed": a.speed, "pronunciations": pron or None, "phonemes": a.phonemes or None, "pause_ms": a.pause_ms}
+
+
 def run(a) -> int:
     text = read_text(a)
+    if not text.strip():
+        raise ValueError("the text is empty: nothing to speak")
     if a.output:
         check_output(a.output, a.force)
     t0 = time.perf_counter()
     with open_engine(a) as eng:
+        kw = kokoro_kwargs(eng, a)
         voice = pick_voice(eng, a)
+        if eng.info.get("family") == "kokoro":
+            sampling = {}
+        else:
+            sampling = sampling_kwargs(a)
         sr = eng.sample_rate
         parts, n, first = [], 0, None
         show = not a.quiet and sys.stderr.isatty()
-        with eng.session(voice, seed=a.seed, language=a.language, decoder=a.decoder, **sampling_kwargs(a)) as s:
+        with eng.session(voice, seed=a.seed, language=a.language, decoder=a.decoder, **sampling, **kw) as s:
             s.feed(text)
             s.end()
             t_start = time.perf_counter()

@@ -35,6 +35,8 @@ AudioInput = "str | os.PathLike | tuple[np.ndarray, int]"
 SAMPLING_KEYS = ("do_sample", "temperature", "top_k", "top_p", "repetition_penalty", "subtalker_do_sample",
                  "subtalker_temperature", "subtalker_top_k", "subtalker_top_p", "max_new_tokens",
                  "decoder_context", "chunk_frames", "non_streaming_text")
+# Kokoro's synthesis parameters (the other keys above do not apply to it)
+KOKORO_KEYS = ("speed", "pronunciations", "phonemes", "pause_ms")
 
 
 def _check(status: int) -> None:
@@ -96,6 +98,15 @@ class Voice:
         if n[0] == 0:
             return None
         return np.frombuffer(ffi.buffer(data[0], n[0] * g[0] * 4), dtype=np.int32).reshape(n[0], g[0]).copy()
+
+    @property
+    def style_pack(self) -> np.ndarray | None:
+        """A Kokoro voice's style pack [510, 256] (row = phoneme count - 1; [:128] decoder, [128:]
+        predictor style); None for other families."""
+        e = self.speaker_embedding
+        if e is None or e.size != 510 * 256 or self.info.get("family", "kokoro") != "kokoro":
+            return None
+        return e.reshape(510, 256)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the voice as .tvoice (atomically)."""
@@ -361,14 +372,32 @@ class Engine(_Closing):
         if decoder not in ("stream", "reference"):
             raise ValueError(f"decoder must be 'stream' or 'reference', not {decoder!r}")
         p.decoder = lib.VOX_DECODER_STREAM if decoder == "stream" else lib.VOX_DECODER_REFERENCE
+        keep = []
         for k, v in sampling.items():
+            if k in KOKORO_KEYS:
+                if v is None:
+                    continue
+                if k == "phonemes":
+                    p.phoneme_input = int(bool(v))
+                elif k == "pronunciations":
+                    if not isinstance(v, str):
+                        v = json.dumps({str(w): str(ph) for w, ph in dict(v).items()}, ensure_ascii=False)
+                    keep.append(_cstr(unicodedata.normalize("NFC", v)))
+                    p.pronunciations = keep[-1]
+                elif k == "speed":
+                    if not 0.25 <= float(v) <= 4.0:
+                        raise ValueError(f"speed must be in [0.25, 4], not {v}")
+                    p.speed = float(v)
+                else:
+                    p.pause_ms = int(v)
+                continue
             if k not in SAMPLING_KEYS:
-                raise TypeError(f"unknown sampling parameter {k!r}; known: {', '.join(SAMPLING_KEYS)}")
+                raise TypeError(f"unknown synthesis parameter {k!r}; known: {', '.join(SAMPLING_KEYS + KOKORO_KEYS)}")
             if v is not None:
                 setattr(p, k, int(v) if isinstance(v, bool) else v)
         lang = _cstr(language)
         p.language = lang
-        return p, lang
+        return p, (lang, keep)
 
     def session(self, voice: Voice, seed: int | None = None, language: str | None = None, decoder: str = "stream",
                 **sampling) -> Session:
@@ -419,6 +448,23 @@ class Engine(_Closing):
             first.append(t_first or dt)
         return {"runs": runs, "rtf": float(np.median(rtf)), "rtf_all": rtf, "first_chunk_s": float(np.median(first)),
                 "audio_s": n / self.sample_rate}
+
+    def trace(self, ids, style: np.ndarray, tap: str, *, speed: float = 1.0, seed: int = 0,
+              noise: bool = False) -> np.ndarray:
+        """Kokoro verification: one span of model input ids ([0] + phoneme ids + [0]) with a style row
+        [256] through the native model; the intermediate `tap` as a time-major array [rows, cols]
+        (see vox.h, vox_engine_trace). noise=False zeroes the sine source's randomness."""
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
+        st = np.ascontiguousarray(style, dtype=np.float32).reshape(-1)
+        if st.size != 256:
+            raise ValueError(f"style must be a voice pack row of 256 values, got {st.size}")
+        r, c = ffi.new("size_t *"), ffi.new("size_t *")
+        args = (self._h, ffi.from_buffer("int32_t[]", ids), ids.size, ffi.from_buffer("float[]", st), float(speed),
+                int(seed) & 0xFFFFFFFFFFFFFFFF, int(bool(noise)), tap.encode())
+        _check(lib.vox_engine_trace(*args, ffi.NULL, 0, r, c))
+        out = np.empty((r[0], c[0]), dtype=np.float32)
+        _check(lib.vox_engine_trace(*args, ffi.from_buffer("float[]", out), out.size, r, c))
+        return out
 
     def decode(self, codes: np.ndarray, ref_codes: np.ndarray | None = None, mode: str = "stream",
                context: int = 50, chunk_frames: int = 4) -> np.ndarray:

@@ -225,6 +225,11 @@ typedef struct vox_synth_params {
     int32_t decoder_context;    /* stream mode: reference frames to warm up with; -1: all */
     int32_t chunk_frames;       /* codec frames per audio chunk; 4 = 320 ms */
     int32_t non_streaming_text; /* 1: the whole text goes into the prompt (the official non_streaming_mode) */
+    /* Kokoro (appended: older callers' struct_size leaves them at the defaults) */
+    float speed;                /* speaking rate: durations are divided by it (1 = normal) */
+    const char *pronunciations; /* JSON object word -> phonemes, applied before G2P; NULL: none */
+    int32_t phoneme_input;      /* 1: the text is already phonemes in the model's symbol set (no frontend) */
+    int32_t pause_ms;           /* pause inserted between spans after each span's trailing silence is trimmed */
 } vox_synth_params;
 
 /* The defaults of the model (its generation config) and of the voice; either may be NULL. */
@@ -283,6 +288,15 @@ VOX_API vox_status vox_engine_decode(vox_engine *engine, const int32_t *codes, s
                                      int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
                                      size_t *n_samples);
 
+/* Kokoro: run one span through the model and copy out the intermediate named `tap` (time-major
+ * [*n_rows][*n_cols]): "bert", "d_en", "d", "dur_raw", "durations", "en", "t_en", "F0", "N", "dec",
+ * "har_source", "har", "spec" (the pre-iSTFT generator output: log-magnitude | phase argument) or
+ * "audio". ids: the model input ([0] + phoneme ids + [0]); style: a voice pack row [256]; noise 0
+ * zeroes the sine source's randomness (for comparisons with the official code). Writes up to
+ * `capacity` floats; *n_rows and *n_cols give the full shape. */
+VOX_API vox_status vox_engine_trace(vox_engine *engine, const int32_t *ids, size_t n_ids, const float *style,
+                                    float speed, uint64_t seed, int32_t noise, const char *tap, float *out,
+                                    size_t capacity, size_t *n_rows, size_t *n_cols);
 /* ------------------------------------------------------------------------------------------------
  * Devices: JSON describing the CPU (name, cores, features and the kernel path vox uses, memory) and
  * the GPUs vox can use. Owned by the library. */

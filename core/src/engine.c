@@ -10,7 +10,8 @@
 #include "tmod.h"
 
 extern const vx_family vx_family_qwen3;
-static const vx_family *const families[] = {&vx_family_qwen3};
+extern const vx_family vx_family_kokoro;
+static const vx_family *const families[] = {&vx_family_qwen3, &vx_family_kokoro};
 
 const vx_family *vx_family_find(const char *name) {
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
@@ -139,6 +140,16 @@ void vx_stats_add(vox_engine *e, const vox_engine_stats *d) {
     e->stats.decoder_ms += d->decoder_ms;
     e->stats.voice_ms += d->voice_ms;
     pthread_mutex_unlock(&e->lock);
+}
+
+vox_status vox_engine_trace(vox_engine *e, const int32_t *ids, size_t n_ids, const float *style, float speed,
+                            uint64_t seed, int32_t noise, const char *tap, float *out, size_t capacity, size_t *n_rows,
+                            size_t *n_cols) {
+    if (!e || !ids || !style || !tap || !n_rows || !n_cols || (!out && capacity))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_trace: NULL argument");
+    if (!e->family->trace) return vox_set_error(VOX_ERR_UNSUPPORTED, "family %s has no trace entry", e->family->name);
+    if (!(speed > 0.0f)) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_trace: speed must be > 0");
+    return e->family->trace(e, ids, n_ids, style, speed, seed, noise, tap, out, capacity, n_rows, n_cols);
 }
 
 vox_status vox_engine_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes,

@@ -103,6 +103,12 @@ struct vx_family {
     vox_status (*decode)(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes, size_t n_ref,
                          vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
                          size_t *n_samples);
+    /* vox_engine_trace (Kokoro's stage-by-stage verification entry) */
+    vox_status (*trace)(vox_engine *e, const int32_t *ids, size_t n_ids, const float *style, float speed, uint64_t seed,
+                        int32_t noise, const char *tap, float *out, size_t capacity, size_t *n_rows, size_t *n_cols);
+    /* 1: a voice works with any conversion of the family's weights (Kokoro style packs), so the
+     * voice's model_id is informational and not checked against the engine's */
+    int portable_voices;
 };
 
 /* The families this build knows, by manifest name; NULL if unknown. */

@@ -24,6 +24,8 @@ vox_synth_params vox_synth_default_params(const vox_engine *e, const vox_voice *
     p.decoder = VOX_DECODER_STREAM;
     p.decoder_context = 50;
     p.chunk_frames = 4;
+    p.speed = 1.0f;
+    p.pause_ms = 200;
     if (e && e->family->default_params) e->family->default_params(e, v, &p);
     return p;
 }
@@ -40,6 +42,8 @@ static vox_status check_params(const vox_synth_params *p) {
     if (p->decoder != VOX_DECODER_STREAM && p->decoder != VOX_DECODER_REFERENCE)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "unknown decoder mode %d", (int)p->decoder);
     if (p->decoder_context < -1) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "decoder_context must be >= -1");
+    if (!(p->speed >= 0.25f && p->speed <= 4.0f)) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "speed must be in [0.25, 4]");
+    if (p->pause_ms < 0 || p->pause_ms > 10000) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "pause_ms must be in [0, 10000]");
     if (p->chunk_frames < 1 || p->chunk_frames > 1 << 20)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "chunk_frames must be >= 1");
     return VOX_OK;
@@ -60,7 +64,7 @@ vox_status vox_session_create(vox_engine *e, const vox_voice *voice, const vox_s
     }
     vox_status st = check_params(&p);
     if (st != VOX_OK) return st;
-    if (voice->model_id && strcmp(voice->model_id, vox_json_get(e->manifest, "model_id")->str) != 0)
+    if (!e->family->portable_voices && voice->model_id && strcmp(voice->model_id, vox_json_get(e->manifest, "model_id")->str) != 0)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the voice was made for other weights (model_id %.12s, this "
                              "model %.12s): create it again with this model", voice->model_id,
                              vox_json_get(e->manifest, "model_id")->str);

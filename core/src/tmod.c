@@ -321,6 +321,41 @@ done:
     return st;
 }
 
+/* The kokoro family's keys: built-in voice packs named in "speakers", each an f32 voices.<name>
+ * tensor [510, 256]; "default_speaker" one of them; "frontend" an object when present. */
+static vox_status check_kokoro(vox_model *m, const vox_json *root, const vox_json *variant) {
+    const char *p = m->path;
+    vox_status st = VOX_OK;
+    char q[96];
+    if (!vox_json_is_string(variant, "v1.0"))
+        return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: unknown kokoro variant %s (v1.0)", p,
+                             vox_json_quote(q, sizeof q, variant->str, variant->str_len));
+    const vox_json *spk = member(m, root, "", "speakers", VOX_JSON_ARRAY, &st);
+    if (!spk) return st;
+    for (const vox_json *e = spk->child; e; e = e->next) {
+        if (e->type != VOX_JSON_STRING || !e->str_len || memchr(e->str, '\0', e->str_len))
+            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"speakers\" must list non-empty voice names", p);
+        char name[256];
+        int n = snprintf(name, sizeof name, "voices.%s", e->str);
+        const tensor *t = n > 0 && (size_t)n < sizeof name ? find(m, name) : NULL;
+        if (!t || t->dtype != VOX_DTYPE_F32 || t->ndim != 2 || t->shape[0] != 510 || t->shape[1] != 256)
+            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: speaker %s needs an f32 tensor voices.%s of shape "
+                                 "[510, 256]", p, vox_json_quote(q, sizeof q, e->str, e->str_len), e->str);
+    }
+    const vox_json *d = vox_json_get(root, "default_speaker");
+    if (d) {
+        if (!(d = member(m, root, "", "default_speaker", VOX_JSON_STRING, &st))) return st;
+        bool found = false;
+        for (const vox_json *e = spk->child; e && !found; e = e->next) found = e->str_len == d->str_len &&
+                                                                         !memcmp(e->str, d->str, d->str_len);
+        if (!found)
+            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"default_speaker\" %s is not one of \"speakers\"", p,
+                                 vox_json_quote(q, sizeof q, d->str, d->str_len));
+    }
+    if (vox_json_get(root, "frontend") && !member(m, root, "", "frontend", VOX_JSON_OBJECT, &st)) return st;
+    return VOX_OK;
+}
+
 /* Keys every family has, then the keys of the family. */
 static vox_status check_manifest(vox_model *m) {
     const char *p = m->path;
@@ -341,9 +376,9 @@ static vox_status check_manifest(vox_model *m) {
                              v->number, VOX_TMOD_VERSION);
     const vox_json *family = member(m, root, "", "family", VOX_JSON_STRING, &st);
     if (!family) return st;
-    if (!vox_json_is_string(family, "qwen3_tts")) {
+    if (!vox_json_is_string(family, "qwen3_tts") && !vox_json_is_string(family, "kokoro")) {
         char q[64];
-        return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: unknown model family %s (this vox knows: qwen3_tts)", p,
+        return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: unknown model family %s (this vox knows: qwen3_tts, kokoro)", p,
                              vox_json_quote(q, sizeof q, family->str, family->str_len));
     }
     const vox_json *variant = member(m, root, "", "variant", VOX_JSON_STRING, &st);
@@ -362,6 +397,7 @@ static vox_status check_manifest(vox_model *m) {
     if (!tensors) return st;
     if ((st = check_tensors(m, tensors)) != VOX_OK) return st;
 
+    if (vox_json_is_string(family, "kokoro")) return check_kokoro(m, root, variant);
     /* qwen3_tts */
     if (!vox_json_is_string(variant, "base") && !vox_json_is_string(variant, "custom_voice") &&
         !vox_json_is_string(variant, "voice_design")) {

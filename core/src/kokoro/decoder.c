@@ -1,0 +1,151 @@
+/* The ISTFTNet decoder: AdainResBlk1d encode/decode stack, then the generator (two ConvTranspose
+ * upsamplings, Snake residual blocks, the harmonic source injected through noise convolutions,
+ * conv_post). The generator's output is the pre-iSTFT spectrum [frames][n_fft + 2] (log magnitude |
+ * phase before sin), which the conformance tests compare. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "kokoro.h"
+
+static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
+
+/* asr [frames][512], f0/nn [2 frames] -> x [2 frames][512] (malloc'd). */
+vox_status kk_decoder(const kk_model *m, vx_pool *pool, const float *asr, const float *f0, const float *nn,
+                      int64_t frames, const float *s, float **x_out) {
+    const int64_t H = m->hidden, F = frames, W = 1024 + 2 + 64;
+    vox_status st = VOX_OK;
+    float *f0d = malloc((size_t)(2 * F) * sizeof *f0d);
+    float *cat = malloc((size_t)(F * W) * sizeof *cat);
+    float *ares = malloc((size_t)(F * 64) * sizeof *ares);
+    float *x = NULL, *y = NULL;
+    if (!f0d || !cat || !ares) {
+        st = oom();
+        goto done;
+    }
+    int64_t t, t2;
+    float *nd = f0d + F;
+    /* F0_conv / N_conv: Conv1d(1, 1, k3, stride 2, pad 1) on the 2F-long curves -> F */
+    if ((st = kk_conv1d(pool, &m->f0_conv, f0, 2 * F, 1, 2, 1, 1, f0d, &t)) != VOX_OK ||
+        (st = kk_conv1d(pool, &m->n_conv, nn, 2 * F, 1, 2, 1, 1, nd, &t)) != VOX_OK)
+        goto done;
+    for (int64_t i = 0; i < F; i++) {
+        memcpy(cat + i * (H + 2), asr + i * H, (size_t)H * sizeof *cat);
+        cat[i * (H + 2) + H] = f0d[i];
+        cat[i * (H + 2) + H + 1] = nd[i];
+    }
+    if ((st = kk_resblk_run(pool, &m->enc, s, cat, F, &x, &t)) != VOX_OK) goto done;
+    vx_linear(pool, &m->asr_res.w, m->asr_res.b, asr, F, ares);
+    for (int b = 0; b < 4; b++) {
+        for (int64_t i = 0; i < F; i++) {
+            memcpy(cat + i * W, x + i * 1024, 1024 * sizeof *cat);
+            memcpy(cat + i * W + 1024, ares + i * 64, 64 * sizeof *cat);
+            cat[i * W + 1088] = f0d[i];
+            cat[i * W + 1089] = nd[i];
+        }
+        free(x);
+        x = NULL;
+        if ((st = kk_resblk_run(pool, &m->dec[b], s, cat, F, &x, &t2)) != VOX_OK) goto done;
+    }
+    *x_out = x;
+    x = NULL;
+done:
+    free(f0d), free(cat), free(ares), free(x), free(y);
+    return st;
+}
+
+/* Sum of the three resblocks of a stage applied to the same input, divided by 3 (in place on x). */
+static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const float *s, float *x, int64_t t,
+                            int64_t c) {
+    float *a = malloc((size_t)(t * c) * sizeof *a), *sum = malloc((size_t)(t * c) * sizeof *sum);
+    vox_status st = VOX_OK;
+    if (!a || !sum) {
+        st = oom();
+        goto done;
+    }
+    for (int j = 0; j < 3 && st == VOX_OK; j++) {
+        memcpy(j ? a : sum, x, (size_t)(t * c) * sizeof *a);
+        st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + j], s, j ? a : sum, t);
+        if (j && st == VOX_OK) vx_add(sum, a, t * c, sum);
+    }
+    for (int64_t i = 0; i < t * c; i++) x[i] = sum[i] / 3.0f;
+done:
+    free(a);
+    free(sum);
+    return st;
+}
+
+vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int64_t t, const float *s,
+                        const float *f0_curve, const kk_forward_opts *opts, float **spec_out, int64_t *n_spec_frames) {
+    const int64_t post = m->n_fft + 2, hf = t * 60 + 1;
+    vox_status st = VOX_OK;
+    float *har = malloc((size_t)(hf * post) * sizeof *har);
+    float *x = malloc((size_t)(t * 512) * sizeof *x), *src = NULL, *up = NULL;
+    if (!har || !x) {
+        st = oom();
+        goto done;
+    }
+    memcpy(x, xin, (size_t)(t * 512) * sizeof *x);
+    if ((st = kk_harmonic_source(m, pool, f0_curve, t, opts, har)) != VOX_OK) goto done;
+    if (opts->tap) opts->tap(opts->tap_ctx, "har", har, hf, post);
+    int64_t c = 512;
+    for (int i = 0; i < 2; i++) {
+        const int64_t co = c / 2;
+        kk_leaky_relu(x, t * c, 0.1f);
+        int64_t ts, tu;
+        /* the source branch: noise conv (stride 6 for stage 0, 1x1 for stage 1) and its resblock */
+        int64_t t_src = i == 0 ? (hf + 2 * m->noise_pad[0] - m->noise_convs[0].k) / m->noise_stride[0] + 1 : hf;
+        src = malloc((size_t)(t_src * co) * sizeof *src);
+        int64_t t_up = (t - 1) * m->ups[i].stride - 2 * m->ups[i].pad + m->ups[i].k;
+        up = malloc((size_t)((t_up + 1) * co) * sizeof *up);
+        if (!src || !up) {
+            st = oom();
+            goto done;
+        }
+        if ((st = kk_conv1d(pool, &m->noise_convs[i], har, hf, 1, m->noise_stride[i], m->noise_pad[i],
+                            m->noise_pad[i], src, &ts)) != VOX_OK ||
+            (st = kk_snakeblk_run(pool, &m->noise_res[i], s, src, ts)) != VOX_OK)
+            goto done;
+        float *dst = i == 1 ? up + co : up; /* stage 1: room for the reflection pad (1, 0) */
+        if ((st = kk_convt1d(pool, &m->ups[i], x, t, 0, dst, &tu)) != VOX_OK) goto done;
+        if (i == 1) {
+            memcpy(up, up + 2 * co, (size_t)co * sizeof *up);
+            tu += 1;
+        }
+        if (tu != ts) {
+            st = vox_set_error(VOX_ERR_INTERNAL, "kokoro generator: source length %lld != upsampled length %lld",
+                               (long long)ts, (long long)tu);
+            goto done;
+        }
+        vx_add(up, src, tu * co, up);
+        free(src);
+        src = NULL;
+        free(x);
+        x = up;
+        up = NULL;
+        t = tu;
+        c = co;
+        if ((st = resblocks(m, pool, i, s, x, t, c)) != VOX_OK) goto done;
+        if (opts->cancel && atomic_load(opts->cancel)) {
+            st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
+            goto done;
+        }
+    }
+    kk_leaky_relu(x, t * c, 0.01f);
+    float *spec = malloc((size_t)(t * post) * sizeof *spec);
+    if (!spec) {
+        st = oom();
+        goto done;
+    }
+    int64_t tp;
+    if ((st = kk_conv1d(pool, &m->conv_post, x, t, 1, 1, 3, 3, spec, &tp)) != VOX_OK) {
+        free(spec);
+        goto done;
+    }
+    *spec_out = spec;
+    *n_spec_frames = tp;
+done:
+    free(har), free(x), free(src), free(up);
+    return st;
+}

@@ -1,0 +1,355 @@
+/* The Kokoro family: loading, voices (style packs), sessions (text -> spans -> audio chunks) and the
+ * verification entry. A voice is a style pack [510][256] kept in vox_voice.embedding; the row used
+ * for a span is chosen by its phoneme count, as KPipeline does (pack[len(phonemes) - 1]). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../engine.h"
+#include "../error.h"
+#include "../strbuf.h"
+#include "../tmod.h"
+#include "kokoro.h"
+#include "session_text.h"
+
+#define KK_PACK_FLOATS ((size_t)KK_PACK_ROWS * 2 * KK_STYLE)
+
+typedef struct kk_engine {
+    kk_model *m;
+    kk_vocab vocab;
+} kk_engine;
+
+static const char *precision_of(const vox_json *manifest) {
+    const vox_json *p = vox_json_get(manifest, "precision"), *d = p ? vox_json_get(p, "dtype") : NULL;
+    return d && d->type == VOX_JSON_STRING ? d->str : "f32";
+}
+
+static char *build_info(const vox_engine *e, const kk_model *m) {
+    vx_buf b = {0};
+    const vx_cpu_info *cpu = vx_cpu();
+    vx_buf_printf(&b, "{\"family\":\"kokoro\",\"variant\":");
+    vx_buf_json_string(&b, m->variant, (size_t)-1);
+    vx_buf_printf(&b, ",\"size\":\"82m\",\"model_id\":\"%s\",\"sample_rate\":%d", m->model_id, KK_SAMPLE_RATE);
+    vx_buf_printf(&b, ",\"capabilities\":{\"clone\":false,\"speakers\":true,\"instruct\":false,\"design\":false,"
+                      "\"speed\":true,\"phoneme_input\":true,\"text_frontend\":%s,\"pronunciations\":%s,"
+                      "\"style_voices\":true,\"decoder_modes\":[],"
+                      "\"stream\":{\"text_in\":\"sentence\",\"audio_out\":\"span\"}}",
+                  kk_has_frontend(m) ? "true" : "false", kk_has_frontend(m) ? "true" : "false");
+    vx_buf_printf(&b, ",\"speakers\":[");
+    const vox_json *spk = vox_json_get(m->manifest, "speakers");
+    int i = 0;
+    for (const vox_json *c = spk && spk->type == VOX_JSON_ARRAY ? spk->child : NULL; c; c = c->next)
+        if (c->type == VOX_JSON_STRING) {
+            vx_buf_printf(&b, i++ ? "," : "");
+            vx_buf_json_string(&b, c->str, c->str_len);
+        }
+    const vox_json *ds = vox_json_get(m->manifest, "default_speaker");
+    vx_buf_printf(&b, "],\"default_speaker\":");
+    if (ds && ds->type == VOX_JSON_STRING)
+        vx_buf_json_string(&b, ds->str, ds->str_len);
+    else
+        vx_buf_printf(&b, "null");
+    vx_buf_printf(&b, ",\"languages\":[\"auto\"],\"precision\":{\"weights\":");
+    vx_buf_json_string(&b, precision_of(m->manifest), (size_t)-1);
+    vx_buf_printf(&b, "},\"device\":\"cpu\",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
+    vx_buf_json_string(&b, cpu->name, (size_t)-1);
+    vx_buf_printf(&b, "}");
+    return vx_buf_take(&b);
+}
+
+static void kk_unload(vox_engine *e) {
+    kk_engine *k = e->impl;
+    if (!k) return;
+    kk_model_free(k->m);
+    free(k);
+    e->impl = NULL;
+}
+
+static vox_status kk_load(vox_engine *e) {
+    kk_engine *k = calloc(1, sizeof *k);
+    if (!k) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    vox_status st = kk_model_load(e->model, e->manifest, &k->m);
+    if (st == VOX_OK) st = kk_vocab_build(k->m->vocab, &k->vocab);
+    if (st != VOX_OK) {
+        if (k->m) kk_model_free(k->m);
+        free(k);
+        return st;
+    }
+    e->impl = k;
+    e->info = build_info(e, k->m);
+    if (!e->info) {
+        kk_unload(e);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    return VOX_OK;
+}
+
+/* vox_engine_tokenize: phonemes -> the model input [0] + ids + [0] (unknown symbols skipped). */
+static vox_status kk_tokenize(vox_engine *e, const char *text, int32_t *ids, size_t capacity, size_t *n_ids) {
+    kk_engine *k = e->impl;
+    size_t len = strlen(text), n = 0;
+    int32_t *all = malloc((len + 2) * sizeof *all);
+    if (!all) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    kk_vocab_ids(&k->vocab, text, len, all, &n, NULL);
+    if (ids) memcpy(ids, all, (n < capacity ? n : capacity) * sizeof *ids);
+    *n_ids = n;
+    free(all);
+    return VOX_OK;
+}
+
+static vox_status fill_voice(kk_engine *k, vox_voice *v, const char *name, const float *pack) {
+    v->family = vx_strdup("kokoro");
+    v->mode = vx_strdup("style");
+    v->model_id = vx_strdup(k->m->model_id);
+    v->variant = vx_strdup(k->m->variant);
+    v->name = vx_strdup(name);
+    v->speaker = vx_strdup(name);
+    v->language = vx_strdup(name[0] == 'a' ? "en-us" : name[0] == 'b' ? "en-gb" : name[0] == 'j' ? "ja" : "auto");
+    v->embedding = malloc(KK_PACK_FLOATS * sizeof *v->embedding);
+    if (!v->family || !v->mode || !v->model_id || !v->variant || !v->name || !v->speaker || !v->language ||
+        !v->embedding)
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(v->embedding, pack, KK_PACK_FLOATS * sizeof *v->embedding);
+    v->n_embedding = KK_PACK_FLOATS;
+    return VOX_OK;
+}
+
+static vox_status kk_voice_speaker(vox_engine *e, const char *speaker, const char *instruct, vox_voice *v) {
+    kk_engine *k = e->impl;
+    if (instruct && *instruct)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "Kokoro voices take no instruction (got \"%s\")", instruct);
+    char canon[128];
+    const float *pack = kk_speaker_pack(k->m, speaker, canon, sizeof canon);
+    if (!pack) return VOX_ERR_NOT_FOUND;
+    return fill_voice(k, v, canon, pack);
+}
+
+static vox_status kk_voice_check(vox_engine *e, const vox_voice *v) {
+    (void)e;
+    if (!v->family || strcmp(v->family, "kokoro") != 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "a %s voice cannot be used with a Kokoro model: use a built-in "
+                             "speaker (--speaker) or a Kokoro .tvoice", v->family ? v->family : "foreign");
+    if (!v->embedding || v->n_embedding != KK_PACK_FLOATS)
+        return vox_set_error(VOX_ERR_FORMAT, "a Kokoro voice is a style pack of %d x %d floats; this one has %zu",
+                             KK_PACK_ROWS, 2 * KK_STYLE, v->n_embedding);
+    return VOX_OK;
+}
+
+/* ------------------------------------------------------------------------------ sessions */
+typedef struct kk_sess {
+    kk_engine *k;
+    size_t pos;            /* bytes of the session text consumed into spans */
+    uint32_t span;         /* spans synthesized so far */
+    float *out;            /* the chunk being returned */
+    int done, emitted;
+    double stage_ms[KK_STAGES];
+    uint64_t tot_samples, tot_frames;
+} kk_sess;
+
+static vox_status kk_session_init(vox_session *s) {
+    kk_sess *q = calloc(1, sizeof *q);
+    if (!q) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    q->k = s->engine->impl;
+    if (!s->params.phoneme_input && !kk_has_frontend(q->k->m)) {
+        vox_status st = vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend data: give phonemes "
+                                      "(phoneme_input) or rebuild the model with `vox build`",
+                                      vox_model_path(q->k->m->file));
+        free(q);
+        return st;
+    }
+    s->impl = q;
+    return VOX_OK;
+}
+
+static void kk_session_free(vox_session *s) {
+    kk_sess *q = s->impl;
+    if (!q) return;
+    const char *prof = getenv("VOX_PROFILE");
+    if (prof && prof[0] && strcmp(prof, "0") != 0) {
+        double total = 0.0, audio_ms = (double)q->tot_samples * 1000.0 / KK_SAMPLE_RATE;
+        fprintf(stderr, "vox profile: kokoro %u spans, %llu frames;", q->span, (unsigned long long)q->tot_frames);
+        for (int i = 0; i < KK_STAGES; i++) {
+            fprintf(stderr, " %s %.1f ms", kk_stage_names[i], q->stage_ms[i]);
+            total += q->stage_ms[i];
+        }
+        fprintf(stderr, "; total %.1f ms for %.1f ms of audio (RTF %.3f)\n", total, audio_ms,
+                audio_ms > 0 ? total / audio_ms : 0.0);
+    }
+    free(q->out);
+    free(q);
+    s->impl = NULL;
+}
+
+/* Zero non-finite samples, cut the model's trailing silence (~300-450 ms per span) and fade the cut. */
+static int64_t trim_tail(float *x, int64_t n) {
+    float peak = 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) x[i] = 0.0f;
+        float a = fabsf(x[i]);
+        if (a > peak) peak = a;
+    }
+    const float thr = peak * KK_TRIM_REL > KK_TRIM_ABS ? peak * KK_TRIM_REL : KK_TRIM_ABS;
+    int64_t last = -1;
+    for (int64_t i = n - 1; i >= 0; i--)
+        if (fabsf(x[i]) > thr) {
+            last = i;
+            break;
+        }
+    int64_t keep = last + 1 + KK_TRIM_KEEP;
+    if (keep > n) keep = n;
+    int64_t fade = keep < KK_TRIM_FADE ? keep : KK_TRIM_FADE;
+    for (int64_t i = 0; i < fade; i++) x[keep - fade + i] *= (float)(fade - i) / (float)(fade + 1);
+    return keep;
+}
+
+static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
+    kk_sess *q = s->impl;
+    kk_engine *k = q->k;
+    out->sample_rate = KK_SAMPLE_RATE;
+    if (q->done) {
+        out->kind = VOX_CHUNK_END;
+        return VOX_OK;
+    }
+    for (;;) {
+        const char *text = s->text + q->pos;
+        size_t avail = s->text_len - q->pos, consumed = 0, span_len;
+        vx_buf ph = {0};
+        vox_status st = kk_next_span(k->m, s->params.phoneme_input, text, avail, s->ended, &span_len, &consumed);
+        if (st != VOX_OK) return st;
+        if (consumed == 0) {
+            if (!s->ended) {
+                out->kind = VOX_CHUNK_NEED_TEXT;
+                return VOX_OK;
+            }
+            q->done = 1;
+            if (!q->emitted)
+                return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text is empty");
+            out->kind = VOX_CHUNK_AUDIO; /* the last span had unspeakable text after it */
+            out->is_last = 1;
+            return VOX_OK;
+        }
+        if ((st = kk_phonemes(k->m, s->params.phoneme_input, text, span_len, s->params.pronunciations, &ph)) != VOX_OK)
+            return st;
+        q->pos += consumed;
+        size_t n_ph = 0, cps = 0;
+        int32_t *ids = malloc((ph.len + 2) * sizeof *ids);
+        if (!ids) {
+            vx_buf_free(&ph);
+            return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        kk_vocab_ids(&k->vocab, ph.s ? ph.s : "", ph.len, ids, &n_ph, &cps);
+        vx_buf_free(&ph);
+        if (n_ph <= 2) { /* nothing speakable in this span */
+            free(ids);
+            continue;
+        }
+        if (n_ph - 2 > KK_MAX_PHONEMES) {
+            free(ids);
+            return vox_set_error(VOX_ERR_LIMIT, "a span has %zu phonemes; Kokoro takes at most %d", n_ph - 2,
+                                 KK_MAX_PHONEMES);
+        }
+        size_t row = cps < 1 ? 0 : cps > KK_PACK_ROWS ? KK_PACK_ROWS - 1 : cps - 1;
+        const float *style = s->voice->embedding + row * 2 * KK_STYLE;
+        kk_forward_opts o = {.speed = s->params.speed, .seed = s->params.seed, .span = q->span, .noise = 1,
+                             .cancel = &s->cancelled, .stage_ms = q->stage_ms};
+        float *audio = NULL;
+        int64_t n_audio = 0;
+        double before[KK_STAGES];
+        memcpy(before, q->stage_ms, sizeof before);
+        uint32_t fp = vx_fp_fast();
+        st = kk_forward(k->m, s->engine->pool, ids, (int64_t)n_ph, style, &o, &audio, &n_audio);
+        vx_fp_restore(fp);
+        free(ids);
+        if (st != VOX_OK) return st;
+        int64_t keep = trim_tail(audio, n_audio);
+        int64_t pause = q->span > 0 ? (int64_t)s->params.pause_ms * KK_SAMPLE_RATE / 1000 : 0;
+        free(q->out);
+        q->out = malloc((size_t)(pause + keep) * sizeof *q->out + 1);
+        if (!q->out) {
+            free(audio);
+            return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memset(q->out, 0, (size_t)pause * sizeof *q->out);
+        memcpy(q->out + pause, audio, (size_t)keep * sizeof *q->out);
+        free(audio);
+        vox_engine_stats d = {0};
+        for (int i = 0; i < KK_STAGES; i++) {
+            double dt = q->stage_ms[i] - before[i];
+            if (i <= KK_ST_F0N)
+                d.predictor_ms += dt;
+            else
+                d.decoder_ms += dt;
+        }
+        d.samples_produced = (uint64_t)(pause + keep);
+        d.frames_generated = (uint64_t)n_audio / (2 * KK_HOP); /* predictor frames */
+        vx_stats_add(s->engine, &d);
+        q->tot_samples += d.samples_produced;
+        q->tot_frames += d.frames_generated;
+        out->kind = VOX_CHUNK_AUDIO;
+        out->samples = q->out;
+        out->n_samples = (size_t)(pause + keep);
+        out->first_frame = q->span;
+        out->n_frames = 1;
+        q->span++;
+        q->emitted = 1;
+        /* last: the text is complete and nothing but whitespace remains */
+        if (s->ended && kk_only_space(s->text + q->pos, s->text_len - q->pos)) {
+            out->is_last = 1;
+            q->done = 1;
+        }
+        return VOX_OK;
+    }
+}
+
+/* ------------------------------------------------------------------------------ verification */
+typedef struct tap_ctx {
+    const char *want;
+    float *out;
+    size_t capacity, rows, cols;
+    int found;
+} tap_ctx;
+
+static void tap_copy(void *c, const char *name, const float *data, int64_t rows, int64_t cols) {
+    tap_ctx *t = c;
+    if (strcmp(t->want, name) != 0) return;
+    t->found = 1;
+    t->rows = (size_t)rows;
+    t->cols = (size_t)cols;
+    size_t n = t->rows * t->cols;
+    if (t->out) memcpy(t->out, data, (n < t->capacity ? n : t->capacity) * sizeof *data);
+}
+
+static vox_status kk_trace(vox_engine *e, const int32_t *ids, size_t n_ids, const float *style, float speed,
+                           uint64_t seed, int32_t noise, const char *tap, float *out, size_t capacity, size_t *n_rows,
+                           size_t *n_cols) {
+    kk_engine *k = e->impl;
+    tap_ctx t = {.want = tap, .out = out, .capacity = capacity};
+    kk_forward_opts o = {.speed = speed, .seed = seed, .noise = noise, .tap = tap_copy, .tap_ctx = &t};
+    float *audio = NULL;
+    int64_t n_audio;
+    uint32_t fp = vx_fp_fast();
+    vox_status st = kk_forward(k->m, e->pool, ids, (int64_t)n_ids, style, &o, &audio, &n_audio);
+    vx_fp_restore(fp);
+    free(audio);
+    if (st != VOX_OK) return st;
+    if (!t.found) return vox_set_error(VOX_ERR_NOT_FOUND, "vox_engine_trace: no intermediate named \"%s\"", tap);
+    *n_rows = t.rows;
+    *n_cols = t.cols;
+    return VOX_OK;
+}
+
+const vx_family vx_family_kokoro = {
+    .name = "kokoro",
+    .load = kk_load,
+    .unload = kk_unload,
+    .tokenize = kk_tokenize,
+    .voice_speaker = kk_voice_speaker,
+    .voice_check = kk_voice_check,
+    .session_init = kk_session_init,
+    .session_pull = kk_session_pull,
+    .session_free = kk_session_free,
+    .trace = kk_trace,
+    .portable_voices = 1,
+};

@@ -1,0 +1,296 @@
+/* Kokoro building blocks on time-major activations: convolutions through GEMM, transposed
+ * convolutions, AdaIN, bidirectional LSTMs, and the two residual block types. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "kokoro.h"
+
+/* im2col rows per GEMM call: bounds the column buffer (~3 MB for the widest conv) while keeping
+ * each call large enough to stream its weights once per tile. */
+#define KK_CONV_TILE 512
+
+static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
+
+void kk_leaky_relu(float *x, int64_t n, float slope) {
+    for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : x[i] * slope;
+}
+
+vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
+                     int64_t pad_l, int64_t pad_r, float *y, int64_t *t_out) {
+    const int64_t ci = c->c_in, k = c->k;
+    const int64_t tp = t_in + pad_l + pad_r;
+    const int64_t to = (tp - dil * (k - 1) - 1) / stride + 1;
+    *t_out = to > 0 ? to : 0;
+    if (to <= 0) return VOX_OK;
+    if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0) {
+        vx_linear(pool, &c->w, c->b, x, t_in, y);
+        return VOX_OK;
+    }
+    /* the padded input (zeros at both ends), then im2col in tiles of output rows */
+    float *xp = malloc((size_t)(tp * ci) * sizeof *xp);
+    int64_t tile = to < KK_CONV_TILE ? to : KK_CONV_TILE;
+    float *col = malloc((size_t)(tile * ci * k) * sizeof *col);
+    if (!xp || !col) {
+        free(xp);
+        free(col);
+        return oom();
+    }
+    memset(xp, 0, (size_t)(pad_l * ci) * sizeof *xp);
+    memcpy(xp + pad_l * ci, x, (size_t)(t_in * ci) * sizeof *xp);
+    memset(xp + (pad_l + t_in) * ci, 0, (size_t)(pad_r * ci) * sizeof *xp);
+    for (int64_t t0 = 0; t0 < to; t0 += tile) {
+        int64_t nt = to - t0 < tile ? to - t0 : tile;
+        vx_im2col(xp + t0 * stride * ci, tp - t0 * stride, ci, k, dil, stride, nt, col);
+        vx_linear(pool, &c->w, c->b, col, nt, y + t0 * c->c_out);
+    }
+    free(xp);
+    free(col);
+    return VOX_OK;
+}
+
+/* ConvTranspose1d: out[o] = b + sum over (t, j) with o = t * stride - pad + j of x[t] . w[:, :, j].
+ * Dense: one GEMM gives every (t, c_out, j) product, then overlap-add in t order (the same order for
+ * any tiling). Depthwise (groups == channels): direct. */
+vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t t_in, int64_t out_pad, float *y,
+                      int64_t *t_out) {
+    const int64_t k = c->k, s = c->stride, p = c->pad, co = c->c_out;
+    const int64_t to = (t_in - 1) * s - 2 * p + k + out_pad;
+    *t_out = to;
+    for (int64_t o = 0; o < to; o++)
+        for (int64_t ch = 0; ch < co; ch++) y[o * co + ch] = c->b ? c->b[ch] : 0.0f;
+    if (c->groups == c->c_in && c->groups == co) {
+        for (int64_t t = 0; t < t_in; t++)
+            for (int64_t j = 0; j < k; j++) {
+                int64_t o = t * s - p + j;
+                if (o < 0 || o >= to) continue;
+                const float *xr = x + t * co;
+                float *yr = y + o * co;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += xr[ch] * c->w[ch * k + j];
+            }
+        return VOX_OK;
+    }
+    int64_t tile = t_in < 64 ? t_in : 64;
+    float *prod = malloc((size_t)(tile * co * k) * sizeof *prod);
+    if (!prod) return oom();
+    for (int64_t t0 = 0; t0 < t_in; t0 += tile) {
+        int64_t nt = t_in - t0 < tile ? t_in - t0 : tile;
+        vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
+        for (int64_t t = 0; t < nt; t++) {
+            const float *pr = prod + t * co * k;
+            for (int64_t j = 0; j < k; j++) {
+                int64_t o = (t0 + t) * s - p + j;
+                if (o < 0 || o >= to) continue;
+                float *yr = y + o * co;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k + j];
+            }
+        }
+    }
+    free(prod);
+    return VOX_OK;
+}
+
+/* AdaIN1d: (1 + gamma) * InstanceNorm(x) + beta with [gamma | beta] = fc(s); statistics per channel
+ * over time (biased variance, eps 1e-5), accumulated in double; channel blocks of 16 (one cache
+ * line of a row) per task for the statistics, row ranges for the affine map. */
+typedef struct adain_job {
+    const float *x, *h, *nw, *nb;
+    float *y, *mul, *add;
+    int64_t t, c;
+} adain_job;
+
+static void adain_stats(void *ctx, int64_t begin, int64_t end) {
+    adain_job *j = ctx;
+    const int64_t c = j->c, c0 = begin * 16, c1 = end * 16 < c ? end * 16 : c;
+    double mean[16], var[16];
+    for (int64_t b = c0; b < c1; b += 16) {
+        int64_t nb = c1 - b < 16 ? c1 - b : 16;
+        for (int64_t k = 0; k < nb; k++) mean[k] = var[k] = 0.0;
+        for (int64_t i = 0; i < j->t; i++)
+            for (int64_t k = 0; k < nb; k++) mean[k] += j->x[i * c + b + k];
+        for (int64_t k = 0; k < nb; k++) mean[k] /= (double)j->t;
+        for (int64_t i = 0; i < j->t; i++)
+            for (int64_t k = 0; k < nb; k++) {
+                double d = j->x[i * c + b + k] - mean[k];
+                var[k] += d * d;
+            }
+        for (int64_t k = 0; k < nb; k++) {
+            int64_t ch = b + k;
+            float rstd = (float)(1.0 / sqrt(var[k] / (double)j->t + 1e-5));
+            float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
+            float g = 1.0f + j->h[ch], be = j->h[c + ch];
+            j->mul[ch] = g * rstd * w;
+            j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
+        }
+    }
+}
+
+static void adain_apply(void *ctx, int64_t begin, int64_t end) {
+    adain_job *j = ctx;
+    const int64_t c = j->c;
+    for (int64_t i = begin; i < end; i++)
+        for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
+}
+
+vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+    const int64_t c = a->c;
+    float *h = malloc((size_t)(4 * c) * sizeof *h);
+    if (!h) return oom();
+    vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
+    adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .y = y, .mul = h + 2 * c, .add = h + 3 * c,
+                   .t = t, .c = c};
+    vx_pool_for(pool, (c + 15) / 16, 1, adain_stats, &j);
+    vx_pool_for(pool, t, 64, adain_apply, &j);
+    free(h);
+    return VOX_OK;
+}
+
+/* ------------------------------------------------------------------------------ LSTM */
+static inline float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
+
+typedef struct lstm_job {
+    const kk_lstm *l;
+    const float *gx;   /* [2][t][4H]: input projections of every step, both directions */
+    int64_t t;
+    float *y;
+    float *work;       /* [2][6H] */
+} lstm_job;
+
+/* One direction per task: only the recurrent matvec runs per step; the two directions run in
+ * parallel, each wholly on one thread (so the result never depends on the thread count). */
+static void lstm_dir(void *ctx, int64_t begin, int64_t end) {
+    lstm_job *j = ctx;
+    const int64_t H = j->l->hidden;
+    for (int64_t d = begin; d < end; d++) {
+        float *g = j->work + d * 6 * H, *h = g + 4 * H, *c = h + H;
+        memset(h, 0, (size_t)(2 * H) * sizeof *h);
+        const float *gx = j->gx + d * j->t * 4 * H;
+        for (int64_t step = 0; step < j->t; step++) {
+            int64_t t = d == 0 ? step : j->t - 1 - step;
+            vx_linear(NULL, &j->l->w_hh[d], j->l->b_hh[d], h, 1, g);
+            const float *gt = gx + t * 4 * H;
+            float *yt = j->y + t * 2 * H + d * H;
+            for (int64_t u = 0; u < H; u++) {
+                float ig = sigm(gt[u] + g[u]), fg = sigm(gt[H + u] + g[H + u]);
+                float cg = tanhf(gt[2 * H + u] + g[2 * H + u]), og = sigm(gt[3 * H + u] + g[3 * H + u]);
+                c[u] = fg * c[u] + ig * cg;
+                h[u] = og * tanhf(c[u]);
+                yt[u] = h[u];
+            }
+        }
+    }
+}
+
+vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t t, float *y) {
+    const int64_t H = l->hidden;
+    float *gx = malloc((size_t)(2 * t * 4 * H + 2 * 6 * H) * sizeof *gx);
+    if (!gx) return oom();
+    for (int d = 0; d < 2; d++) vx_linear(pool, &l->w_ih[d], l->b_ih[d], x, t, gx + d * t * 4 * H);
+    lstm_job j = {.l = l, .gx = gx, .t = t, .y = y, .work = gx + 2 * t * 4 * H};
+    vx_pool_for(pool, 2, 1, lstm_dir, &j);
+    free(gx);
+    return VOX_OK;
+}
+
+/* ------------------------------------------------------------------------------ residual blocks */
+/* AdainResBlk1d: (residual + shortcut) / sqrt(2), residual = conv2(lrelu(norm2(conv1(pool(lrelu(norm1 x))))))
+ * and shortcut = conv1x1(upsample2x(x)). */
+vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t, float **y,
+                         int64_t *t_out) {
+    const int64_t ci = b->norm1.c, co = b->conv1.c_out, t2 = b->upsample ? 2 * t : t;
+    vox_status st = VOX_OK;
+    float *a = malloc((size_t)(t * ci) * sizeof *a);
+    float *u = malloc((size_t)(t2 * ci) * sizeof *u);
+    float *r = malloc((size_t)(t2 * co) * sizeof *r);
+    float *out = malloc((size_t)(t2 * co) * sizeof *out);
+    if (!a || !u || !r || !out) {
+        st = oom();
+        goto done;
+    }
+    int64_t tt;
+    if ((st = kk_adain_run(pool, &b->norm1, s, x, t, a)) != VOX_OK) goto done;
+    kk_leaky_relu(a, t * ci, 0.2f);
+    const float *cin = a;
+    if (b->upsample) {
+        if ((st = kk_convt1d(pool, &b->pool, a, t, 1, u, &tt)) != VOX_OK) goto done;
+        cin = u;
+    }
+    if ((st = kk_conv1d(pool, &b->conv1, cin, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
+    float *r2 = realloc(a, (size_t)(t2 * co) * sizeof *a);
+    if (!r2) {
+        st = oom();
+        goto done;
+    }
+    a = r2;
+    if ((st = kk_adain_run(pool, &b->norm2, s, r, t2, a)) != VOX_OK) goto done;
+    kk_leaky_relu(a, t2 * co, 0.2f);
+    if ((st = kk_conv1d(pool, &b->conv2, a, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
+    /* shortcut: nearest 2x upsample, then the learned 1x1 conv */
+    const float *sx = x;
+    if (b->upsample) {
+        for (int64_t i = 0; i < t; i++) {
+            memcpy(u + 2 * i * ci, x + i * ci, (size_t)ci * sizeof *u);
+            memcpy(u + (2 * i + 1) * ci, x + i * ci, (size_t)ci * sizeof *u);
+        }
+        sx = u;
+    }
+    if (b->sc.w.data) {
+        vx_linear(pool, &b->sc.w, NULL, sx, t2, out);
+        sx = out;
+    }
+    const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */
+    for (int64_t i = 0; i < t2 * co; i++) out[i] = (r[i] + sx[i]) * rs2;
+    *y = out;
+    out = NULL;
+    *t_out = t2;
+done:
+    free(a);
+    free(u);
+    free(r);
+    free(out);
+    return st;
+}
+
+typedef struct rows_job {
+    float *x;
+    const float *a, *b;
+    int64_t c;
+} rows_job;
+
+static void snake_rows(void *ctx, int64_t begin, int64_t end) {
+    rows_job *j = ctx;
+    vx_snake_beta(j->x + begin * j->c, j->a, j->b, end - begin, j->c, j->x + begin * j->c);
+}
+
+/* Snake: x + (1 / alpha) * sin(alpha * x)^2 per channel (the official's order of operations), in
+ * row ranges on the pool (elementwise: the same bits for any split). */
+static void snake(vx_pool *pool, float *x, int64_t t, int64_t c, const float *alpha, const float *inv_alpha) {
+    rows_job j = {.x = x, .a = alpha, .b = inv_alpha, .c = c};
+    vx_pool_for(pool, t, 64, snake_rows, &j);
+}
+
+/* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times. */
+vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x, int64_t t) {
+    const int64_t c = b->adain1[0].c, k = b->k;
+    float *a = malloc((size_t)(t * c) * sizeof *a), *r = malloc((size_t)(t * c) * sizeof *r);
+    vox_status st = VOX_OK;
+    if (!a || !r) {
+        st = oom();
+        goto done;
+    }
+    for (int i = 0; i < 3; i++) {
+        int64_t tt, p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
+        if ((st = kk_adain_run(pool, &b->adain1[i], s, x, t, a)) != VOX_OK) goto done;
+        snake(pool, a, t, c, b->alpha1[i], b->inv_alpha1[i]);
+        if ((st = kk_conv1d(pool, &b->convs1[i], a, t, b->dil[i], 1, p1, p1, r, &tt)) != VOX_OK) goto done;
+        if ((st = kk_adain_run(pool, &b->adain2[i], s, r, t, a)) != VOX_OK) goto done;
+        snake(pool, a, t, c, b->alpha2[i], b->inv_alpha2[i]);
+        if ((st = kk_conv1d(pool, &b->convs2[i], a, t, 1, 1, p2, p2, r, &tt)) != VOX_OK) goto done;
+        for (int64_t e = 0; e < t * c; e++) x[e] += r[e];
+    }
+done:
+    free(a);
+    free(r);
+    return st;
+}

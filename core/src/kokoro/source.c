@@ -1,0 +1,140 @@
+/* The harmonic-plus-noise source (SineGen + SourceModuleHnNSF), the STFT of the source and the
+ * iSTFT of the generator's output, with the exact index and interpolation arithmetic of the official
+ * code (torch nearest/linear interpolation in float32, cumsum accumulated in double as torch's CPU
+ * cumsum does). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "kokoro.h"
+
+#define KK_HARMONICS 9           /* harmonic_num 8 + the fundamental */
+#define KK_SINE_AMP 0.1f
+#define KK_NOISE_STD 0.003f
+#define KK_VOICED_THRESHOLD 10.0f
+/* Philox stream of the source noise: counter (sample, harmonic, span, KK_STREAM_SOURCE_NOISE). */
+#define KK_STREAM_SOURCE_NOISE 1u
+
+void vox_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+
+/* A standard normal from one Philox draw: Box-Muller on two 32-bit words, u1 in (0, 1], in double. */
+static float normal_at(uint64_t seed, uint32_t sample, uint32_t harmonic, uint32_t span) {
+    const uint32_t ctr[4] = {sample, harmonic, span, KK_STREAM_SOURCE_NOISE};
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    uint32_t r[4];
+    vox_philox4x32_10(ctr, key, r);
+    double u1 = ((double)r[0] + 1.0) * (1.0 / 4294967296.0), u2 = (double)r[1] * (1.0 / 4294967296.0);
+    return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+}
+
+/* har_source [t2 * 300] from the F0 curve [t2]; then its STFT (center, reflect padding) as
+ * har [frames][2 * bins] = [magnitude | phase], frames = t2 * 60 + 1. */
+vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_curve, int64_t t2,
+                              const kk_forward_opts *opts, float *har) {
+    const int64_t N = t2 * KK_HOP, nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
+    const int64_t frames = N / hop + 1;
+    float *src = malloc((size_t)N * sizeof *src);
+    float *phase = malloc((size_t)(t2 * KK_HARMONICS) * sizeof *phase);
+    float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
+    float *ri = malloc((size_t)(frames * 2 * bins) * sizeof *ri);
+    if (!src || !phase || !fr || !ri) {
+        free(src), free(phase), free(fr), free(ri);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    /* rad = (f0 * h / sr) % 1 at 24 kHz, linearly downsampled by 300: sample i reads the upsampled
+     * positions 300 i + 149 and 300 i + 150 (weights 1/2), which both hold f0[i] (nearest upsampling).
+     * The random initial phase is added at position 0 only, which this downsampling never reads. */
+    const float pi_f = 3.14159265358979323846f;
+    for (int64_t h = 0; h < KK_HARMONICS; h++) {
+        double acc = 0.0;
+        for (int64_t i = 0; i < t2; i++) {
+            float fn = f0_curve[i] * (float)(h + 1);
+            float r = fn / 24000.0f;
+            r = r - floorf(r);
+            float rd = 0.5f * r + 0.5f * r;
+            acc += (double)rd;
+            phase[i * KK_HARMONICS + h] = (float)acc * 2.0f * pi_f * 300.0f;
+        }
+    }
+    /* linear upsampling of the phase by 300 (align_corners False), sines, voicing, noise, merge */
+    const float scale = (float)(1.0 / 300.0), noise_unvoiced = (float)(0.1 / 3.0);
+    const float *lw = m->l_linear_w;
+    for (int64_t j = 0; j < N; j++) {
+        /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
+         * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
+        float s = fmaf(scale, (float)j + 0.5f, -0.5f);
+        if (s < 0.0f) s = 0.0f;
+        int64_t i0 = (int64_t)s;
+        int64_t i1 = i0 + (i0 < t2 - 1 ? 1 : 0);
+        float l1 = s - (float)i0, l0 = 1.0f - l1;
+        float f0 = f0_curve[j / KK_HOP];
+        float uv = f0 > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
+        float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
+        float acc = m->l_linear_b[0];
+        for (int64_t h = 0; h < KK_HARMONICS; h++) {
+            float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
+            float sw = sinf(ph) * KK_SINE_AMP;
+            float noise = opts->noise ? namp * normal_at(opts->seed, (uint32_t)j, (uint32_t)h, opts->span) : 0.0f;
+            sw = sw * uv + noise;
+            acc += lw[h] * sw;
+        }
+        src[j] = tanhf(acc);
+    }
+    /* STFT: reflect-padded frames times the windowed DFT basis, one GEMM */
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t i = 0; i < nfft; i++) {
+            int64_t p = f * hop + i - pad;
+            if (p < 0) p = -p;
+            if (p >= N) p = 2 * (N - 1) - p;
+            fr[f * nfft + i] = src[p];
+        }
+    vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = 2 * bins, .cols = nfft, .data = m->stft_basis};
+    vx_linear(pool, &basis, NULL, fr, frames, ri);
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t k = 0; k < bins; k++) {
+            float re = ri[f * 2 * bins + k], im = ri[f * 2 * bins + bins + k];
+            har[f * 2 * bins + k] = hypotf(re, im);
+            har[f * 2 * bins + bins + k] = atan2f(im, re);
+        }
+    if (opts->tap) opts->tap(opts->tap_ctx, "har_source", src, N, 1);
+    free(src), free(phase), free(fr), free(ri);
+    return VOX_OK;
+}
+
+/* torch.istft(mag * exp(i phase), n_fft, hop, hann, center): per-frame inverse DFT times the window
+ * (one GEMM), overlap-add, division by the summed squared window, n_fft / 2 trimmed at both ends.
+ * spec [frames][2 * bins] holds the generator's raw output: exp() of the first half is the
+ * magnitude, sin() of the second the phase. audio: [(frames - 1) * hop]. */
+vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t frames, float *audio) {
+    const int64_t nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
+    const int64_t len = (frames - 1) * hop + nfft;
+    float *x = malloc((size_t)(frames * 2 * bins) * sizeof *x);
+    float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
+    float *y = calloc((size_t)(2 * len), sizeof *y);
+    if (!x || !fr || !y) {
+        free(x), free(fr), free(y);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t k = 0; k < bins; k++) {
+            float mag = expf(spec[f * 2 * bins + k]), ph = sinf(spec[f * 2 * bins + bins + k]);
+            x[f * 2 * bins + k] = mag * cosf(ph);
+            x[f * 2 * bins + bins + k] = mag * sinf(ph);
+        }
+    vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = nfft, .cols = 2 * bins, .data = m->istft_basis};
+    vx_linear(pool, &basis, NULL, x, frames, fr);
+    float *env = y + len;
+    const float *w = m->istft_env_window;
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t i = 0; i < nfft; i++) {
+            y[f * hop + i] += fr[f * nfft + i];
+            env[f * hop + i] += w[i] * w[i];
+        }
+    for (int64_t n = 0; n < (frames - 1) * hop; n++) {
+        float e = env[n + pad];
+        audio[n] = e > 1e-11f ? y[n + pad] / e : y[n + pad];
+    }
+    free(x), free(fr), free(y);
+    return VOX_OK;
+}

@@ -1,0 +1,116 @@
+/* Sentence chunking, incremental (reference/kokoro/frontend/chunk.py is the spec). Positions are
+ * bytes; the span limit counts characters, as in the Python twin. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kokoro/text/frontend.h"
+#include "kokoro/text/text_internal.h"
+
+#define TERMINATORS ".!?…"
+#define CLOSERS ")]}\"”'’"
+#define CLAUSE ",;:—"
+#define LEAD "([{\"“'"
+
+static const char *const NO_BREAK[] = {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Mt.", "St.", "No.", "Gen.", "Sen.",
+                                       "Rep.", "Capt.", "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.",
+                                       "approx.", "Jr.", "Sr."};
+
+static uint32_t cp_at(const char *t, size_t n, size_t i, size_t *k) {
+    uint32_t cp;
+    *k = kt_next(t, n, i, &cp);
+    return cp;
+}
+
+/* Whether the "." at t[i] follows an abbreviation, a capital initial or an initialism. */
+static bool no_break(const char *t, size_t n, size_t i) {
+    size_t k = i, l;
+    while (k > 0) {
+        size_t p = kt_prev(t, k);
+        if (kt_is_ws(cp_at(t, n, p, &l))) break;
+        k = p;
+    }
+    while (k < i && kt_in(cp_at(t, n, k, &l), LEAD)) k += l;
+    size_t wn = i - k;
+    if (!wn) return false;
+    const char *w = t + k; /* w followed by the dot is t[k..i] */
+    for (size_t a = 0; a < sizeof NO_BREAK / sizeof NO_BREAK[0]; a++)
+        if (kt_eq(w, wn + 1, NO_BREAK[a])) return true;
+    if (wn == 1 && kt_is_upper((unsigned char)w[0])) return true;
+    return kt_is_initialism(w, wn + 1);
+}
+
+size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed) {
+    size_t s = 0, k;
+    while (s < n && kt_is_ws(cp_at(t, n, s, &k))) s += k;
+    if (s == n) {
+        *consumed = n;
+        return 0;
+    }
+    size_t i = s, count = 0;
+    while (i < n && count < VX_KFRONT_SPAN_LIMIT) {
+        uint32_t c = cp_at(t, n, i, &k);
+        if (kt_in(c, TERMINATORS)) {
+            size_t j = i, jc = count;
+            while (j < n && kt_in(cp_at(t, n, j, &k), TERMINATORS)) j += k, jc++;
+            while (j < n && kt_in(cp_at(t, n, j, &k), CLOSERS)) j += k, jc++;
+            if (jc > VX_KFRONT_SPAN_LIMIT) break;
+            if (j == n) {
+                *consumed = final ? j : 0;
+                return final ? j : 0;
+            }
+            if (kt_is_ws(cp_at(t, n, j, &k)) && !(j == i + 1 && t[i] == '.' && no_break(t, n, i))) {
+                *consumed = j;
+                return j;
+            }
+            i = j;
+            count = jc;
+            continue;
+        }
+        i += k;
+        count++;
+    }
+    size_t total = kt_count(t + s, n - s);
+    if (total <= VX_KFRONT_SPAN_LIMIT) {
+        if (!final) {
+            *consumed = 0;
+            return 0;
+        }
+        size_t e = n;
+        while (kt_is_ws(cp_at(t, n, kt_prev(t, e), &k))) e = kt_prev(t, e);
+        *consumed = n;
+        return e;
+    }
+    /* Longer than the limit: decide within the first LIMIT + 1 characters. */
+    size_t w_end = s;
+    for (size_t c = 0; c < VX_KFRONT_SPAN_LIMIT; c++) w_end += kt_next(t, n, w_end, &(uint32_t){0});
+    size_t clause = 0, space = 0;
+    for (size_t p = s; p <= w_end;) {
+        uint32_t c = cp_at(t, n, p, &k);
+        if (p > s) {
+            if (p < w_end && kt_in(c, CLAUSE)) {
+                size_t k2;
+                if (c == 0x2014 || kt_is_ws(cp_at(t, n, p + k, &k2))) clause = p + k;
+            }
+            if (kt_is_ws(c)) space = p;
+        }
+        p += k;
+    }
+    if (clause) {
+        *consumed = clause;
+        return clause;
+    }
+    if (space) {
+        size_t e = space;
+        while (kt_is_ws(cp_at(t, n, kt_prev(t, e), &k))) e = kt_prev(t, e);
+        *consumed = space;
+        return e;
+    }
+    size_t p = w_end;
+    while (p < n && !kt_is_ws(cp_at(t, n, p, &k))) p += k;
+    if (p == n && !final) {
+        *consumed = 0;
+        return 0;
+    }
+    *consumed = p;
+    return p;
+}
