@@ -26,7 +26,7 @@ pytest.importorskip("onnxruntime")
 
 SR = 24000
 CONTROL_SENTENCES = 12   # the WER controls run on the first 12 sentences (enough to fail clearly, CI time)
-TILT_DB = 3.0            # the spectral control: the band above 4 kHz raised by 3 dB
+TILT_DB = 2.0            # the spectral control: the band above 4 kHz raised by 2 dB
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +57,13 @@ def engine(kit):
 
 @pytest.fixture(scope="module")
 def onnx_side(kit):
-    """onnxruntime (the published int8 ONNX) on the frontend's phonemes: audio and transcripts."""
+    """onnxruntime on the frontend's phonemes: audio and transcripts. The f32 rewrite of the published
+    ONNX: the weights vox runs, in the other runtime (the int8 graph also quantizes activations, which
+    moves integer durations, so its audio cannot be compared sample-aligned)."""
     from vox.bench.kokoro_onnx import OnnxKokoro
     from vox.verify.perceptual import kokoro_gate as kg
 
-    k = OnnxKokoro("int8", threads=2)
+    k = OnnxKokoro("f32", threads=2)
     audio = [k.synth(p, kit["voice"]) for p in kit["phonemes"]]
     garbled = [k.synth(kg.garble(p), kit["voice"]) for p in kit["phonemes"][:CONTROL_SENTENCES]]
     return dict(audio=audio, hyps=kg.transcribe_all(kit["asr"], audio), garbled=garbled)
@@ -86,7 +88,7 @@ def test_native_wer(kit, native_side, onnx_side, record):
     record([
         measure("kokoro.perceptual.wer", native_side["hyps"], refs,
                 f"native, {len(refs)} sentences, voice {kit['voice']}", note=worst, backend="cpu"),
-        Row("kokoro.perceptual.wer_onnx", f"onnxruntime int8, same phonemes ({wer_onnx:.3f})", wer_onnx,
+        Row("kokoro.perceptual.wer_onnx", f"onnxruntime f32, same phonemes ({wer_onnx:.3f})", wer_onnx,
             backend="onnxruntime"),
         measure("kokoro.perceptual.wer_vs_onnx", {"hyps": native_side["hyps"], "refs": refs},
                 {"hyps": onnx_side["hyps"], "refs": refs},
@@ -158,9 +160,9 @@ def test_spectral_control_fails(kit, official_audio, record):
 
 
 def test_onnx_spectrum_beside_official(kit, onnx_side, official_audio, record):
-    """onnxruntime (int8) vs the official model, for the report: the distance a different runtime on
-    the same (int8-rounded) weights shows. ONNX audio is 1.5x louder (its iSTFT skips the window
-    normalization), so it is rescaled first."""
+    """onnxruntime (f32) vs the official model, for the report: the distance a different runtime on
+    the same weights shows. ONNX audio is 1.5x louder (its iSTFT skips the window normalization), so
+    it is rescaled first; sentences whose integer durations differ (different lengths) are left out."""
     from vox.bench.kokoro_onnx import ONNX_GAIN
 
     onnx = [a / ONNX_GAIN for a in onnx_side["audio"]]
@@ -169,7 +171,7 @@ def test_onnx_spectrum_beside_official(kit, onnx_side, official_audio, record):
     off = [official_audio[i] for i in same]
     record([
         measure("kokoro.perceptual.onnx_high_band_db", onnx, off,
-                f"onnxruntime int8 vs official, {len(same)} sentences", backend="onnxruntime"),
+                f"onnxruntime f32 vs official, {len(same)} of {len(onnx_side['audio'])} sentences", backend="onnxruntime"),
         measure("kokoro.perceptual.onnx_lsd_db", onnx, off,
-                f"onnxruntime int8 vs official, {len(same)} sentences", backend="onnxruntime"),
+                f"onnxruntime f32 vs official, {len(same)} of {len(onnx_side['audio'])} sentences", backend="onnxruntime"),
     ])
