@@ -15,6 +15,7 @@ SAME = [
     ("Prices rose by 15%.", "prices rose by fifteen per cent"),
     ("The train leaves at 7:45.", "The train leaves at seven forty-five."),
     ("We meet at 3:00.", "we meet at three o'clock"),
+    ("Dr. Patel will see you at 3:30.", "Doctor Patel will see you at 3.30."),   # whisper's clock times
     ("The museum opened on March 3rd, 2021.", "The museum opened on March third, twenty twenty-one."),
     ("She was born in 1947.", "she was born in nineteen forty seven"),
     ("It closed in 1905.", "it closed in nineteen oh five"),
@@ -36,6 +37,7 @@ DIFFERENT = [
     ("He paid $12.", "He paid twelve."),                     # the currency word is spoken
     ("Prices rose by 15%.", "prices rose by fifteen"),
     ("at 7:45", "at seven point four five"),
+    ("add 2.50 cups", "add two fifty cups"),                # H.MM is a time only after "at", "by", ...
     ("Is it open?", "it is open"),
     ("in 1947", "in nineteen forty"),
     ("two dogs and three cats", "two dogs three cats"),     # a conjunction between words is not a filler

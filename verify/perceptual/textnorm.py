@@ -163,6 +163,9 @@ def normalize(text: str) -> str:
     t = re.sub(r"(" + _NUM + r")\s?%", lambda m: f" {_number(m.group(1))} percent ", t)
     t = re.sub(r"\b(\d{1,3}(?:,\d{3})*|\d+)(?:st|nd|rd|th)\b", _ordinal, t)
     t = re.sub(r"\b(\d{1,2}):(\d{2})\b", _time, t)
+    # whisper writes a clock time the British way after "at" ("at 7.45"): read H.MM there as a time
+    t = re.sub(r"\b(at|by|until|till|before|after|around|from) (\d{1,2})\.(\d{2})\b(?!\.\d)",
+               lambda m: f" {m.group(1)}" + _time(re.match(r"(\d+)\.(\d+)", f"{m.group(2)}.{m.group(3)}")), t)
     t = re.sub(_NUM, lambda m: f" {_number(m.group(0))} ", t)
     # words
     t = re.sub(r"[-/]", " ", t)
