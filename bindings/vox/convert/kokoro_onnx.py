@@ -194,6 +194,7 @@ class Mapped:
 
 
 def map_to_kmodel(fg: FloatGraph, layout: dict[str, tuple[int, ...]] | None = None) -> Mapped:
+    """The KModel state dict from a dequantized graph; fg.weights is emptied as it is consumed."""
     layout = layout or kmodel_layout()
     wn_modules = {k[: -len(".weight_v")] for k in layout if k.endswith(".weight_v")}
     inits = fg.weights
@@ -206,9 +207,8 @@ def map_to_kmodel(fg: FloatGraph, layout: dict[str, tuple[int, ...]] | None = No
     def has(key: str) -> bool:
         return key in layout or (key.endswith(".weight") and key[: -len(".weight")] in wn_modules)
 
-    def proposals(iname: str) -> set[tuple[str, bool]]:
+    def proposals(iname: str, arr: np.ndarray) -> set[tuple[str, bool]]:
         props = set()
-        arr = inits[iname]
         for n, idx in consumers[iname]:
             mod = scope_to_module(n.name)
             if mod is None:
@@ -264,9 +264,11 @@ def map_to_kmodel(fg: FloatGraph, layout: dict[str, tuple[int, ...]] | None = No
         put(mod + ".weight_g", norm.reshape(layout[mod + ".weight_g"]), how, src)
 
     lstm_parts: dict[str, dict[int, tuple[str, np.ndarray]]] = defaultdict(dict)
-    for iname, arr in inits.items():
+    names = list(inits)
+    for iname in names:
+        arr = inits.pop(iname)  # consumed: the float graph's copy is not kept beside the state dict
         key = name_to_key(iname)
-        props = proposals(iname)
+        props = proposals(iname, arr)
         transpose = any(t for _, t in props)
         if key is not None and has(key):
             if key.endswith(".weight"):
@@ -306,5 +308,5 @@ def map_to_kmodel(fg: FloatGraph, layout: dict[str, tuple[int, ...]] | None = No
     if missing:
         raise FormatError(f"the ONNX graph lacks {len(missing)} KModel tensors: {', '.join(missing[:6])}")
     used = set(source.values())
-    unused = sorted(n for n in inits if n not in used)
+    unused = sorted(n for n in names if n not in used)
     return Mapped(state, method, zero_channels, unused)

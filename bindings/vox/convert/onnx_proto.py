@@ -243,8 +243,10 @@ def read_model(data: bytes | memoryview, what: str = "ONNX model") -> Graph:
                 graph = _graph(buf, s, e)
     except _Truncated:
         raise FormatError(f"{what}: truncated (a protobuf field runs past the end)") from None
-    except (UnicodeDecodeError, ValueError, struct.error) as e:
-        raise FormatError(f"{what}: not a valid ONNX model ({e})") from None
+    except (UnicodeDecodeError, ValueError, struct.error, OverflowError, IndexError) as e:
+        raise FormatError(f"{what}: not a valid ONNX model ({type(e).__name__}: {e})") from None
+    except RecursionError:
+        raise FormatError(f"{what}: not a valid ONNX model (subgraphs nested too deeply)") from None
     if graph is None or not graph.nodes:
         raise FormatError(f"{what}: not an ONNX model (no graph)")
     return graph

@@ -23,17 +23,24 @@ from ..errors import FormatError
 
 FORMAT = "vox.tvoice"
 VERSION = 1
-FAMILIES = ("qwen3_tts",)
-# mode -> the model variant it works with
+FAMILIES = ("qwen3_tts", "kokoro")
+# mode -> the model variant it works with (Qwen3-TTS modes; KOKORO_MODES for Kokoro's)
 MODES = {"icl": "base", "xvector": "base", "speaker": "custom_voice", "design": "voice_design"}
+KOKORO_MODES = {"style": "v1.0"}
+_VARIANT = {**MODES, **KOKORO_MODES}
+# mode -> the family it belongs to
+MODE_FAMILY = {"icl": "qwen3_tts", "xvector": "qwen3_tts", "speaker": "qwen3_tts", "design": "qwen3_tts",
+               "style": "kokoro"}
 # tensor -> (safetensors dtype, ndim)
 TENSORS = {"speaker_embedding": ("F32", 1), "ref_codes": ("I64", 2), "ref_text_tokens": ("I64", 1),
-           "source_wav": ("F32", 1)}
+           "source_wav": ("F32", 1), "style_pack": ("F32", 2)}
 REQUIRED = {"icl": ("speaker_embedding", "ref_codes", "ref_text_tokens"), "xvector": ("speaker_embedding",),
-            "speaker": (), "design": ()}
+            "speaker": (), "design": (), "style": ("style_pack",)}
 # What a mode may hold besides its required tensors: a cloned voice keeps its source recording, so it
 # can be re-made for other weights; speaker and design voices have no audio of their own.
-ALLOWED = {"icl": ("source_wav",), "xvector": ("source_wav",), "speaker": (), "design": ()}
+ALLOWED = {"icl": ("source_wav",), "xvector": ("source_wav",), "speaker": (), "design": (), "style": ()}
+# A Kokoro style pack: one style row per phoneme count (1..510), [:128] decoder, [128:] predictor.
+STYLE_PACK_SHAPE = (510, 256)
 REQUIRED_TEXT = {"icl": "ref_text", "speaker": "speaker", "design": "instruct"}
 MAX_FILE = 1 << 30  # an hour of 48 kHz float audio is 0.7 GB; anything larger is not a voice
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -42,7 +49,8 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 @dataclass
 class Voice:
     """The contents of a .tvoice. Arrays: speaker_embedding float32 [D], ref_codes int64 [T, groups],
-    ref_text_tokens int64 [N], source_wav float32 [samples] at source_sample_rate."""
+    ref_text_tokens int64 [N], source_wav float32 [samples] at source_sample_rate, style_pack float32
+    [510, 256] (Kokoro)."""
 
     mode: str
     model_id: str
@@ -59,6 +67,7 @@ class Voice:
     ref_text_tokens: np.ndarray | None = None
     source_wav: np.ndarray | None = None
     source_sample_rate: int | None = None
+    style_pack: np.ndarray | None = None
 
     def tensors(self) -> dict[str, np.ndarray]:
         return {n: getattr(self, n) for n in TENSORS if getattr(self, n) is not None}
@@ -83,10 +92,12 @@ class Voice:
 def _validate(v: Voice, path: str) -> None:
     if v.family not in FAMILIES:
         raise FormatError(f"{path}: unknown model family {v.family!r} (this vox knows: {', '.join(FAMILIES)})")
-    if v.mode not in MODES:
-        raise FormatError(f"{path}: unknown voice mode {v.mode!r} ({', '.join(MODES)})")
-    if v.variant != MODES[v.mode]:
-        raise FormatError(f"{path}: a {v.mode} voice belongs to the {MODES[v.mode]} variant, not {v.variant!r}")
+    if v.mode not in _VARIANT:
+        raise FormatError(f"{path}: unknown voice mode {v.mode!r} ({', '.join(_VARIANT)})")
+    if MODE_FAMILY[v.mode] != v.family:
+        raise FormatError(f"{path}: a {v.mode} voice belongs to the {MODE_FAMILY[v.mode]} family, not {v.family!r}")
+    if v.variant != _VARIANT[v.mode]:
+        raise FormatError(f"{path}: a {v.mode} voice belongs to the {_VARIANT[v.mode]} variant, not {v.variant!r}")
     if not isinstance(v.model_id, str) or not _HEX64.fullmatch(v.model_id):
         raise FormatError(f"{path}: model_id must be 64 lowercase hex digits")
     for key in ("name", "ref_text", "speaker", "instruct", "language"):
@@ -117,6 +128,9 @@ def _validate(v: Voice, path: str) -> None:
             raise FormatError(f"{path}: {n} holds non-finite values")
         if want_dtype == "I64" and (a < 0).any():
             raise FormatError(f"{path}: {n} holds negative ids")
+    if v.style_pack is not None and v.style_pack.shape != STYLE_PACK_SHAPE:
+        raise FormatError(f"{path}: style_pack has shape {list(v.style_pack.shape)}, a Kokoro style pack is "
+                          f"{list(STYLE_PACK_SHAPE)}")
     if v.source_wav is not None:
         sr = v.source_sample_rate
         if type(sr) is not int or not 0 < sr <= 1_000_000:
@@ -253,6 +267,12 @@ def check_model(voice: Voice, manifest: Mapping, voice_path: str = "<voice>") ->
     p = voice_path
     if voice.family != manifest.get("family"):
         raise FormatError(f"{p}: a {voice.family} voice cannot be used with a {manifest.get('family')} model")
+    if voice.family == "kokoro":
+        # A style pack works with any conversion of the same Kokoro version: its model_id is informational.
+        if voice.variant != manifest.get("variant"):
+            raise FormatError(f"{p}: a Kokoro {voice.variant} style pack cannot be used with a Kokoro "
+                              f"{manifest.get('variant')} model")
+        return
     mid = manifest.get("model_id", "")
     if voice.model_id != mid:
         raise FormatError(f"{p}: the voice was made with model {voice.model_id[:12]}, this model is {str(mid)[:12]} "
@@ -300,4 +320,4 @@ def lengths(voice: Voice) -> dict:
     return out
 
 
-__all__ = ["Voice", "read_voice", "write_voice", "check_model", "lengths", "FORMAT", "VERSION", "MODES"]
+__all__ = ["Voice", "read_voice", "write_voice", "check_model", "lengths", "FORMAT", "VERSION", "MODES", "KOKORO_MODES"]

@@ -4,10 +4,10 @@ lengths there are bytes of UTF-8, here characters, and the limit counts characte
 
 next_span(text, final) -> (span_len, consumed): the span is text[:span_len] (it may begin with
 whitespace; it never ends with any), consumed (>= span_len) is what the caller drops before the next
-call. span_len 0: no complete span yet (or only whitespace, which is then consumed).
+call. span_len 0: no complete span yet (or, when final, only whitespace, which is then consumed).
 
 A sentence ends after a run of . ! ? … (closing marks ) ] } " ” ' after it belong to it) that is
-followed by whitespace, or by the end of the text when final. A "." does not end a sentence after an
+followed by whitespace, or by the end of the text when final; a blank line also ends a span. A "." does not end a sentence after an
 abbreviation of the NO_BREAK list, a single capital letter ("J. K. Rowling") or an initialism
 ("U.S."); decimals ("3.14") never do as no whitespace follows the dot.
 A sentence longer than LIMIT characters is cut inside its first LIMIT characters: after the last
@@ -44,10 +44,22 @@ def next_span(text: str, final: bool) -> tuple[int, int]:
     s = 0
     while s < n and is_ws(text[s]):
         s += 1
-    if s == n:
-        return 0, n
+    if s == n:  # only whitespace: dropped at the end (kept before, so spans do not depend on the pieces)
+        return (0, n) if final else (0, 0)
     i = s
     while i < n and i - s < LIMIT:
+        if text[i] == "\n":  # a blank line (two newlines, spaces between) ends a span
+            j, nl = i + 1, 1
+            while j < n and is_ws(text[j]):
+                nl += text[j] == "\n"
+                j += 1
+            if nl >= 2:
+                e = i
+                while is_ws(text[e - 1]):
+                    e -= 1
+                return e, i
+            if j == n and not final:
+                return 0, 0  # a second newline may still come
         if text[i] in TERMINATORS:
             j = i
             while j < n and text[j] in TERMINATORS:

@@ -20,11 +20,15 @@ class OverrideError(ValueError):
     pass
 
 
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
 def _no_duplicates(pairs):
     d = {}
     for k, v in pairs:
         if k in d:
-            raise OverrideError(f"pronunciation overrides: word {k!r} appears twice")
+            raise OverrideError(f"pronunciation overrides: not valid JSON (duplicate key {_q(k)})")
         d[k] = v
     return d
 
@@ -41,25 +45,26 @@ def parse_overrides(text: str | None, vocab: dict[str, int] = KOKORO_VOCAB) -> d
         raise OverrideError("pronunciation overrides: expected a JSON object mapping words to phonemes")
     for word, ps in obj.items():
         if not word or len(word.encode("utf-8")) > MAX_OVERRIDE_WORD or any(c in " \t\n\r" for c in word):
-            raise OverrideError(f"pronunciation overrides: bad word {word!r} (one word, 1 to {MAX_OVERRIDE_WORD} bytes)")
+            raise OverrideError(f"pronunciation overrides: bad word {_q(word)} (one word, 1 to {MAX_OVERRIDE_WORD} bytes)")
         if not isinstance(ps, str) or not ps:
-            raise OverrideError(f"pronunciation overrides: {word!r} must map to a non-empty string of phonemes")
+            raise OverrideError(f"pronunciation overrides: {_q(word)} must map to a non-empty string of phonemes")
         for c in ps:
             if c not in vocab:
-                raise OverrideError(f"override {word!r}: symbol {c!r} (U+{ord(c):04X}) is not in the Kokoro vocabulary")
+                raise OverrideError(f"override {_q(word)}: symbol {_q(c)} (U+{ord(c):04X}) is not in the Kokoro vocabulary")
     return obj
 
 
 class Frontend:
-    def __init__(self, lexicon_blob: bytes):
+    def __init__(self, lexicon_blob: bytes, final_blob: bytes | None = None):
         self.lexicon = Lexicon(lexicon_blob)
+        self.final = Lexicon(final_blob) if final_blob is not None else None
 
     @classmethod
     def from_wheel(cls, misaki_wheel) -> "Frontend":
         from vox.convert.kokoro_frontend import frontend_tensors
 
         tensors, _ = frontend_tensors(misaki_wheel)
-        return cls(tensors["frontend.lexicon"].tobytes())
+        return cls(tensors["frontend.lexicon"].tobytes(), tensors["frontend.lexicon_final"].tobytes())
 
     def normalize(self, span: str, overrides: dict[str, str] | None = None):
         return Normalizer(overrides)(span)
@@ -67,6 +72,6 @@ class Frontend:
     def phonemize(self, span: str, overrides: str | dict[str, str] | None = None) -> str:
         ov = parse_overrides(overrides) if isinstance(overrides, str) or overrides is None else overrides
         items = Normalizer(ov)(span)
-        return G2P(self.lexicon, ov)(items)
+        return G2P(self.lexicon, ov, self.final)(items)
 
     next_span = staticmethod(next_span)

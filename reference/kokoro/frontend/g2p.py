@@ -2,7 +2,7 @@
 and capital stress), then the out-of-vocabulary chain: suffix strip, compound split, letter-to-sound.
 
 Where misaki has a behaviour it is followed (misaki/en.py of 0.9.4, run without a POS tagger):
-- "a" -> ɐ, "an" -> ɐn, "I" -> ˌI, "in" -> ˈɪn, "the" -> ði before a vowel else ðə, "to" -> tʊ / tə /
+- "a" -> ɐ, "an" -> ɐn, "I" -> ˌI, "in" -> ɪn (ˈɪn phrase-final), "the" -> ði before a vowel else ðə, "to" -> tʊ / tə /
   tu (before a vowel / a consonant / nothing), "am" -> ɐm before more words.
 - a capitalized word takes stress 0.5, an all-caps word stress 2 (misaki's cap_stresses, apply_stress);
   an unknown all-caps word is spelled ("FBI" -> ˌɛfbˌiˈI; "NASA" is in the lexicon and is read).
@@ -25,6 +25,7 @@ CONSONANTS = frozenset("bdfhjklmnpstvwzðŋɡɹɾʃʒʤʧθ")
 NON_QUOTE_PUNCTS = frozenset(";:,.!?—…")
 US_TAUS = frozenset("AIOWYiuæɑəɛɪɹʊʌ")
 OPENING = frozenset("(“")
+DIPHTHONGS = frozenset("AIOQWYʤʧ")
 DOUBLE = frozenset("bcdgklmnprstvxz")
 # (suffix, phonemes added, minimum word length) for the suffixes beyond misaki's -s -ed -ing.
 EXTRA_SUFFIXES = [("er", "əɹ", 5), ("est", "əst", 6), ("ly", "li", 5), ("ness", "nəs", 6), ("ment", "mənt", 7),
@@ -47,10 +48,10 @@ def _stress_first_vowel(ps: str, mark: str) -> str:
 
 
 def apply_stress(ps: str, stress: float | None) -> str:
-    """misaki.en.apply_stress for the stress values vox uses (None, -1, 0, 0.5, 2)."""
+    """misaki.en.apply_stress for the stress values vox uses (None, -1, -0.5, 0, 0.5, 2)."""
     if stress is None:
         return ps
-    if stress == -1 or (stress == 0 and PRIMARY in ps):
+    if stress == -1 or (stress in (0, -0.5) and PRIMARY in ps):
         return ps.replace(SECONDARY, "").replace(PRIMARY, SECONDARY)
     marks = PRIMARY in ps or SECONDARY in ps
     if stress in (0, 0.5) and not marks:
@@ -91,8 +92,9 @@ def _ing(stem: str) -> str:
 
 
 class G2P:
-    def __init__(self, lexicon: Lexicon, overrides: dict[str, str] | None = None):
+    def __init__(self, lexicon: Lexicon, overrides: dict[str, str] | None = None, final: Lexicon | None = None):
         self.lex = lexicon
+        self.final = final  # phrase-final readings ("there" ðˈɛɹ before punctuation or the end)
         self.overrides = overrides or {}
         self.overrides_ci: dict[str, str] = {}
         for k, v in self.overrides.items():
@@ -113,8 +115,9 @@ class G2P:
         k = ps.rfind(SECONDARY)
         return ps if k < 0 else ps[:k] + PRIMARY + ps[k + 1:]
 
-    def stems(self, word: str, resolve) -> str | None:
-        """Suffix stripping: word = known stem + suffix (misaki's stem_s, stem_ed, stem_ing, then more)."""
+    def stems(self, word: str, resolve, extra: bool = True) -> str | None:
+        """Suffix stripping: word = known stem + suffix (misaki's stem_s, stem_ed, stem_ing, then with
+        extra the suffixes vox adds)."""
         n = len(word)
         # -s, -es, -ies, 's
         if n >= 3 and word.endswith("s"):
@@ -141,9 +144,9 @@ class G2P:
                                (word[:-4], n > 5 and ((word[-4] == word[-5] and word[-4] in DOUBLE) or word.endswith("cking")))):
                 if cond:
                     ps = resolve(stem)
-                    if ps:
-                        return _ing(ps)
-        for suf, add, minlen in EXTRA_SUFFIXES:
+                    if ps:  # misaki looks the -ing stem up with stress 0.5
+                        return _ing(apply_stress(ps, 0.5))
+        for suf, add, minlen in EXTRA_SUFFIXES if extra else ():
             if n < minlen or not word.endswith(suf):
                 continue
             base = word[:-len(suf)]
@@ -157,8 +160,8 @@ class G2P:
             for stem, y_stem in cands:
                 ps = resolve(stem)
                 if ps:
-                    if y_stem and ps.endswith("i"):
-                        return ps[:-1] + ("ə" if add[0] in "lmnf" else "i") + add
+                    if y_stem and ps.endswith("i") and suf in ("ly", "ful"):
+                        return ps[:-1] + "ə" + add  # happy -> happily hˈæpəli (but happiness hˈæpinəs)
                     return ps + add
         return None
 
@@ -185,8 +188,8 @@ class G2P:
                 best, best_score = lp + apply_stress(rp, -1), score
         return best
 
-    def oov(self, lw: str) -> str:
-        """The chain for a lower-case word no lexicon entry covers."""
+    def oov(self, lw: str, possessive: bool = True) -> str:
+        """The chain for a lower-case word no lexicon entry covers ('s is stripped once)."""
         ps = self.stems(lw, self.lex_word)
         if ps is None and len(lw) >= 6:
             ps = self.compound(lw)
@@ -195,8 +198,8 @@ class G2P:
         if ps is None and "'" in lw:
             bare = lw.replace("'", "")
             ps = self.lex_word(bare) or self.stems(bare, self.lex_word)
-        if ps is None and len(lw) > 2 and lw.endswith("'s"):
-            ps = self.oov(lw[:-2])
+        if ps is None and possessive and len(lw) > 2 and lw.endswith("'s"):
+            ps = self.oov(lw[:-2], False)
             ps = _s(ps) if ps else None
         if ps is None and len(lw) >= 5 and lw.endswith("s") and lw[-2] not in "sui'":
             ps = letters_to_sounds(lw[:-1])
@@ -210,8 +213,16 @@ class G2P:
             return self.overrides[word]
         return self.overrides_ci.get(ascii_lower(word))
 
-    def word(self, w: str) -> str:
-        """A word (no context) -> phonemes."""
+    def lex_final(self, w: str, final: bool) -> str | None:
+        """The lexicon reading of w, the phrase-final one when final and w has one."""
+        if final and self.final is not None:
+            ps = self.final.get(w)
+            if ps is not None:
+                return ps
+        return self.lex.get(w)
+
+    def word(self, w: str, final: bool = False) -> str:
+        """A word -> phonemes; final: nothing but punctuation follows (misaki's future_vowel None)."""
         o = self.override(w)
         if o is not None:
             return o
@@ -225,24 +236,52 @@ class G2P:
         lw = ascii_lower(w)
         uw = ascii_upper(w)
         stress = None if w == lw else (2 if w == uw else 0.5)
-        ps = self.lex.get(w)
+        ps = self.lex_final(w, final)
         if ps is not None:
             return apply_stress(ps, stress)
         if w != lw and (w == uw or w[1:] == lw[1:]):
-            ps = self.lex_word(lw) or self.stems(lw, self.lex_word)
+            # misaki lower-cases a capitalized or all-caps word when the lexicon or its -s/-ed/-ing
+            # rules read it; an all-caps word it cannot read that way is spelled
+            ps = (self.lex_final(lw, final) if len(lw) >= 2 else None) or self.stems(lw, self.lex_word, extra=False)
             if ps is not None:
                 return apply_stress(ps, stress)
             if w == uw and any(is_upper(c) for c in w) and all(is_upper(c) or c == "'" for c in w):
                 ps = self.spell(w.replace("'", ""))
                 if ps is not None:
                     return ps
+        if len(w) >= 3 and w.endswith("s") and all(is_upper(c) for c in w[:-1]):
+            # plural of an acronym ("APIs", "CEOs"): misaki strips the -s off the all-caps stem
+            ps = self.word(w[:-1])
+            if ps:
+                return _s(ps)
         if len(w) == 1 and ("a" <= w <= "z"):
             ps = self.spell(w)
             if ps is not None:
                 return ps
+        if w != lw:
+            # misaki's -s/-ed/-ing rules on the word as written ("PhDs" -> PhD + z)
+            ps = self.stems(w, self.lex_word, extra=False)
+            if ps is not None:
+                return apply_stress(ps, stress)
         if "-" in w:
-            return " ".join(p for p in (self.word(part) for part in w.split("-") if part) if p)
+            texts = [part for part in w.split("-") if part]
+            return self.hyphenated(texts, [self.word(part) for part in texts])
         return apply_stress(self.oov(lw), stress)
+
+    @staticmethod
+    def hyphenated(texts: list[str], parts: list[str]) -> str:
+        """misaki's resolve_tokens for the parts of a hyphenated word ("well-known" -> wˌɛlnˈOn): joined
+        without spaces; with exactly two parts read and the first one letter long, the second is
+        demoted (primary -> secondary); else, when more than half the parts carry a primary stress,
+        the lighter half of them (by misaki's stress_weight, then position) is demoted."""
+        idx = [(PRIMARY in p, sum(2 if c in DIPHTHONGS else 1 for c in p), i) for i, p in enumerate(parts) if p]
+        parts = list(parts)
+        if len(idx) == 2 and len(texts[idx[0][2]]) == 1:
+            parts[idx[1][2]] = apply_stress(parts[idx[1][2]], -0.5)
+        elif len(idx) >= 2 and sum(b for b, _, _ in idx) > (len(idx) + 1) // 2:
+            for _, _, i in sorted(idx)[: len(idx) // 2]:
+                parts[i] = apply_stress(parts[i], -0.5)
+        return "".join(parts)
 
     def special(self, w: str, future_vowel: bool | None) -> str | None:
         """misaki's get_special_case for the words it handles without a tagger."""
@@ -257,7 +296,9 @@ class G2P:
         if w in ("to", "To", "TO"):
             return {None: self.lex.get("to"), False: "tə", True: "tʊ"}[future_vowel]
         if w in ("in", "In", "IN"):
-            return "ˈɪn"
+            # as misaki reads it with the tag spaCy gives "in" almost always (IN): stressed only at
+            # the end of a phrase ("come in.")
+            return "ˈɪn" if future_vowel is None else "ɪn"
         if w in ("the", "The", "THE"):
             return "ði" if future_vowel is True else "ðə"
         return None
@@ -278,7 +319,7 @@ class G2P:
                 if ps is None:
                     ps = self.special(text, future_vowel)
                 if ps is None:
-                    ps = self.word(text)
+                    ps = self.word(text, future_vowel is None)
             pss[k] = ps
             for c in ps:
                 if c in NON_QUOTE_PUNCTS:
@@ -297,4 +338,6 @@ class G2P:
             if out and not out.endswith(" ") and out[-1] not in OPENING:
                 out += " "
             out += ps
-        return out.strip(" ")
+        # misaki's G2P for Kokoro v1.0 (version != "2.0") writes the flap ɾ as T and the glottal stop ʔ
+        # as t: the symbols the model was trained on
+        return out.strip(" ").replace("ɾ", "T").replace("ʔ", "t")

@@ -26,6 +26,12 @@ Item = tuple[str, str]
 
 WHITESPACE = frozenset(" \t\n\r\f\v\u00a0\u2028\u2029\u3000\u202f\u205f" + "".join(chr(c) for c in range(0x2000, 0x200B)))
 CHAR_MAP = {"\u2018": "'", "\u2019": "'", "\u2013": "-", "\u2212": "-"}
+# Accented Latin letters fold to their base letter (the lexicon's keys are ASCII: "café" -> "cafe").
+ACCENTS = {"àáâãäå": "a", "ÀÁÂÃÄÅ": "A", "èéêë": "e", "ÈÉÊË": "E", "ìíîï": "i", "ÌÍÎÏ": "I", "òóôõö": "o",
+           "ÒÓÔÕÖ": "O", "ùúûü": "u", "ÙÚÛÜ": "U", "ýÿ": "y", "Ý": "Y", "ç": "c", "Ç": "C", "ñ": "n", "Ñ": "N"}
+for _chars, _base in ACCENTS.items():
+    for _c in _chars:
+        CHAR_MAP[_c] = _base
 LEAD = frozenset("([{\"“'")
 TRAIL = frozenset(".,;:!?…)]}\"”'")
 TRAIL_SYMBOL = {".": ".", ",": ",", ";": ";", ":": ":", "!": "!", "?": "?", "…": "…", ")": ")", "]": ")",
@@ -55,7 +61,9 @@ ABBREVIATIONS_CI = {"etc.": "etc", "e.g.": "for example", "i.e.": "that is", "vs
                     "approx.": "approximately", "cf.": "compare"}
 # Abbreviations after which a "." never ends a sentence (chunk.py), beside single-letter initials.
 NO_BREAK = frozenset(["Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Mt.", "St.", "No.", "Gen.", "Sen.", "Rep.", "Capt.",
-                      "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.", "approx.", "Jr.", "Sr."])
+                      "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.", "approx.", "Jr.", "Sr.",
+                      "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.",
+                      "Dec."])
 # Units after a number: abbreviation -> (singular words, plural words).
 UNITS = {
     "km": ("kilometer", "kilometers"), "cm": ("centimeter", "centimeters"), "mm": ("millimeter", "millimeters"),
@@ -67,10 +75,11 @@ UNITS = {
     "Hz": ("hertz", "hertz"), "kHz": ("kilohertz", "kilohertz"), "MHz": ("megahertz", "megahertz"),
     "GHz": ("gigahertz", "gigahertz"), "ms": ("millisecond", "milliseconds"), "ml": ("milliliter", "milliliters"),
     "mL": ("milliliter", "milliliters"), "min": ("minute", "minutes"), "hrs": ("hour", "hours"),
-    "sec": ("second", "seconds"), "°C": ("degree Celsius", "degrees Celsius"),
+    "sec": ("second", "seconds"), "hr": ("hour", "hours"), "°C": ("degree Celsius", "degrees Celsius"),
     "°F": ("degree Fahrenheit", "degrees Fahrenheit"), "°": ("degree", "degrees"),
 }
-AMPM = {"am": "A M", "pm": "P M", "a.m.": "A M", "p.m.": "P M"}
+# Spoken as letters: a dotted initialism is spelled by G2P ("a.m." -> ˌAˈɛm; "A" alone would be ɐ).
+AMPM = {"am": "a.m.", "pm": "p.m.", "a.m.": "a.m.", "p.m.": "p.m."}
 
 
 def is_ws(c: str) -> bool:
@@ -212,6 +221,7 @@ class Chunk:
     lead: str
     core: str
     trail: str
+    took_dot: bool = False  # the core took the first "." of the trail (an abbreviation)
 
 
 def split_chunks(text: str) -> list[Chunk]:
@@ -241,6 +251,8 @@ def split_chunks(text: str) -> list[Chunk]:
             if cand in ABBREVIATIONS or cand == "St." or cand == "No." or ascii_lower(cand) in ABBREVIATIONS_CI \
                     or ascii_lower(cand) in AMPM or is_initialism(cand):
                 core, trail = cand, trail[1:]
+                chunks.append(Chunk(tok[:a], core, trail, True))
+                continue
         chunks.append(Chunk(tok[:a], core, trail))
     return chunks
 
@@ -281,11 +293,13 @@ class Normalizer:
             if used_next:
                 i += 1
                 ch = chunks[i]
+            if ch.took_dot and i == len(chunks) - 1 and out[-1:] != [("p", ".")]:
+                out.append(("p", "."))  # an abbreviation ending the text also ends the sentence
             trail = ch.trail
             k = 0
             while k < len(trail):
                 if trail.startswith("...", k):
-                    out.append(("p", "…"))
+                    out.append(("p", "..."))  # as misaki writes it (the vocab has both . and …)
                     k += 3
                     continue
                 sym = TRAIL_SYMBOL.get(trail[k])
@@ -355,6 +369,10 @@ class Normalizer:
         d = self.date(c)
         if d is not None:
             return d, False
+        # fraction: N/D (1 to 3 digits each, D from 2 to 100): "one half", "three quarters", "five eighths"
+        fr = self.fraction(c)
+        if fr is not None:
+            return fr, False
         # ordinal: N(st|nd|rd|th)
         j = scan_int(c, 0)
         if j > 0 and j == n - 2 and ascii_lower(c[j:]) in ("st", "nd", "rd", "th"):
@@ -462,6 +480,24 @@ class Normalizer:
             return None
         return ([("w", MONTHS[mo - 1])] + [("w", w) for w in num.ordinal(str(d))] + [("p", ",")]
                 + [("w", w) for w in num.year(y)])
+
+    def fraction(self, c: str) -> list[Item] | None:
+        parts = c.split("/")
+        if len(parts) != 2 or not all(all_digits(p) and len(p) <= 3 for p in parts):
+            return None
+        n, d = int(parts[0]), int(parts[1])
+        if not 2 <= d <= 100:
+            return None
+        out = [("w", w) for w in num.cardinal(parts[0])]
+        if d == 2:
+            den = "half" if n == 1 else "halves"
+        elif d == 4:
+            den = "quarter" if n == 1 else "quarters"
+        else:
+            den = num.ordinal(str(d))
+            out += [("w", w) for w in den[:-1]]
+            den = den[-1] if n == 1 else den[-1] + "s"
+        return out + [("w", den)]
 
     def mixed(self, c: str) -> list[Item]:
         """Anything else holding digits: digit runs read as numbers, the rest as words ("MP3", "4x4")."""

@@ -5,6 +5,7 @@
 
 #include "kokoro/text/frontend.h"
 #include "kokoro/text/text_internal.h"
+#include "unicode/unicode.h"
 
 #define TERMINATORS ".!?…"
 #define CLOSERS ")]}\"”'’"
@@ -13,7 +14,8 @@
 
 static const char *const NO_BREAK[] = {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Mt.", "St.", "No.", "Gen.", "Sen.",
                                        "Rep.", "Capt.", "Lt.", "Sgt.", "Gov.", "Fig.", "e.g.", "i.e.", "vs.", "cf.",
-                                       "approx.", "Jr.", "Sr."};
+                                       "approx.", "Jr.", "Sr.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.",
+                                       "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec."};
 
 static uint32_t cp_at(const char *t, size_t n, size_t i, size_t *k) {
     uint32_t cp;
@@ -41,14 +43,38 @@ static bool no_break(const char *t, size_t n, size_t i) {
 
 size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed) {
     size_t s = 0, k;
+    if (!final && n) { /* a character cut off by the end of a piece counts only once it is whole */
+        size_t p = kt_prev(t, n);
+        uint32_t cp;
+        bool incomplete = false;
+        if (vx_utf8_decode(t, n, p, &cp, &incomplete) == 0 && incomplete) n = p;
+    }
     while (s < n && kt_is_ws(cp_at(t, n, s, &k))) s += k;
-    if (s == n) {
-        *consumed = n;
+    if (s == n) { /* only whitespace: dropped at the end (kept before, so spans do not depend on the pieces) */
+        *consumed = final ? n : 0;
         return 0;
     }
     size_t i = s, count = 0;
     while (i < n && count < VX_KFRONT_SPAN_LIMIT) {
         uint32_t c = cp_at(t, n, i, &k);
+        if (c == '\n') { /* a blank line (two newlines, spaces between) ends a span */
+            size_t j = i + 1, nl = 1, k2;
+            uint32_t c2;
+            while (j < n && kt_is_ws((c2 = cp_at(t, n, j, &k2)))) {
+                nl += c2 == '\n';
+                j += k2;
+            }
+            if (nl >= 2) {
+                size_t e = i;
+                while (kt_is_ws(cp_at(t, n, kt_prev(t, e), &k2))) e = kt_prev(t, e);
+                *consumed = i;
+                return e;
+            }
+            if (j == n && !final) {
+                *consumed = 0;
+                return 0; /* a second newline may still come */
+            }
+        }
         if (kt_in(c, TERMINATORS)) {
             size_t j = i, jc = count;
             while (j < n && kt_in(cp_at(t, n, j, &k), TERMINATORS)) j += k, jc++;

@@ -12,6 +12,7 @@
 
 struct vx_kfront {
     kt_lexicon lexicon;
+    kt_lexicon final;  /* phrase-final readings; count 0 when the model has none */
     /* the model vocab's symbols (one code point each), for validating overrides */
     uint32_t *vocab;
     size_t vocab_n;
@@ -35,11 +36,20 @@ vox_status vx_kfront_create(const vox_model *model, const vox_json *manifest, vx
     if (vox_model_find_tensor(model, lexname->str, &ti) != VOX_OK || ti.dtype != VOX_DTYPE_U8 || ti.ndim != 1)
         return vox_set_error(VOX_ERR_FORMAT, "Kokoro model: frontend lexicon tensor \"%s\" is missing or not 1-D u8",
                              lexname->str);
-    return vx_kfront_create_raw(ti.data, (size_t)ti.nbytes, vox_json_get(vox_json_get(manifest, "config"), "vocab"),
-                                out);
+    /* the phrase-final table is optional (absent: every word takes its default reading) */
+    const vox_json *finname = vox_json_get(fe, "lexicon_final");
+    vox_tensor_info tf = {0};
+    if (finname) {
+        if (finname->type != VOX_JSON_STRING || vox_model_find_tensor(model, finname->str, &tf) != VOX_OK ||
+            tf.dtype != VOX_DTYPE_U8 || tf.ndim != 1)
+            return vox_set_error(VOX_ERR_FORMAT, "Kokoro model: frontend.lexicon_final names no 1-D u8 tensor");
+    }
+    return vx_kfront_create_raw(ti.data, (size_t)ti.nbytes, finname ? tf.data : NULL, (size_t)tf.nbytes,
+                                vox_json_get(vox_json_get(manifest, "config"), "vocab"), out);
 }
 
-vox_status vx_kfront_create_raw(const void *lexicon, size_t nbytes, const vox_json *vocab, vx_kfront **out) {
+vox_status vx_kfront_create_raw(const void *lexicon, size_t nbytes, const void *final, size_t final_nbytes,
+                                const vox_json *vocab, vx_kfront **out) {
     if (!out) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_kfront_create: NULL argument");
     *out = NULL;
     if (!vocab || vocab->type != VOX_JSON_OBJECT || !vocab->count)
@@ -55,6 +65,13 @@ vox_status vx_kfront_create_raw(const void *lexicon, size_t nbytes, const vox_js
     if (!f->vocab) {
         free(f);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (final) {
+        st = kt_lexicon_init(&f->final, final, final_nbytes);
+        if (st != VOX_OK) {
+            vx_kfront_destroy(f);
+            return st;
+        }
     }
     for (const vox_json *v = vocab->child; v; v = v->next) {
         uint32_t cp;
@@ -165,7 +182,7 @@ vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len,
     if (st != VOX_OK) return st;
     kt_items items = {0};
     kt_normalize(&ov, span ? span : "", len, &items);
-    if (!items.failed) kt_g2p(&f->lexicon, &ov, &items, out);
+    if (!items.failed) kt_g2p(&f->lexicon, f->final.count ? &f->final : NULL, &ov, &items, out);
     bool failed = items.failed || out->failed;
     kt_items_free(&items);
     vox_json_free(ov.doc);

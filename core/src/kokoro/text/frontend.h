@@ -16,18 +16,20 @@
 typedef struct vx_kfront vx_kfront;
 
 /* A frontend over the model's "frontend.lexicon" tensor (read in place: the model must outlive the
- * frontend) and the manifest's "frontend" and "config"."vocab" objects. VOX_ERR_FORMAT names what is
+ * frontend) and the manifest's "frontend" and "config"."vocab" objects; "frontend.lexicon_final" (the
+ * phrase-final readings) is used when the manifest names it. VOX_ERR_FORMAT names what is
  * missing or malformed. */
 vox_status vx_kfront_create(const vox_model *model, const vox_json *manifest, vx_kfront **out);
-/* The same from the lexicon blob (which must outlive the frontend) and the vocab object (read during
- * the call only); the test tool uses it. */
-vox_status vx_kfront_create_raw(const void *lexicon, size_t nbytes, const vox_json *vocab, vx_kfront **out);
+/* The same from the lexicon blobs (which must outlive the frontend; final, the phrase-final
+ * readings, may be NULL) and the vocab object (read during the call only); the test tool uses it. */
+vox_status vx_kfront_create_raw(const void *lexicon, size_t nbytes, const void *final, size_t final_nbytes,
+                                const vox_json *vocab, vx_kfront **out);
 void vx_kfront_destroy(vx_kfront *f);
 
 /* The next complete span of text[0..len): returns its length (the span is text[0..ret); it may begin
  * with whitespace and never ends with any) and sets *consumed (>= ret) to the bytes the caller drops
  * before the next call. Returns 0 when no complete span is there yet (final = 0), or when only
- * whitespace remains (then consumed). final = 1: the text is complete, flush what remains.
+ * whitespace remains (consumed when final). final = 1: the text is complete, flush what remains.
  * Sentences end at . ! ? … followed by whitespace; longer than VX_KFRONT_SPAN_LIMIT characters they
  * are cut at the last clause mark, else the last space, never inside a word. */
 size_t vx_kfront_next_span(const char *text, size_t len, int final, size_t *consumed);

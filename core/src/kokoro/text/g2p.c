@@ -18,6 +18,7 @@
 
 typedef struct g2p {
     const kt_lexicon *lx;
+    const kt_lexicon *fin; /* phrase-final readings ("there" ðˈɛɹ), or NULL */
     const kt_overrides *ov;
 } g2p;
 
@@ -149,6 +150,11 @@ static char *suf_ing(char *stem) {
 
 /* ---- lexicon steps ---- */
 static char *lex_get(const g2p *g, const char *w, size_t n) { return dups(kt_lexicon_get(g->lx, w, n)); }
+/* the lexicon reading, the phrase-final one when final and w has one */
+static char *lex_final(const g2p *g, const char *w, size_t n, bool final) {
+    const char *p = final && g->fin ? kt_lexicon_get(g->fin, w, n) : NULL;
+    return p ? dups(p) : lex_get(g, w, n);
+}
 static char *lex_word(const g2p *g, const char *w, size_t n) {
     return kt_count(w, n) >= 2 ? lex_get(g, w, n) : NULL;
 }
@@ -211,7 +217,7 @@ static const struct { const char *suf, *add; size_t minlen; } EXTRA[] = {
     {"ful", "fəl", 6}, {"less", "ləs", 7},
 };
 
-static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
+static char *stems_ex(const g2p *g, const char *w, size_t bn, resolver rs, bool extra) {
     size_t n = kt_count(w, bn);
     char *ps;
     if (n >= 3 && kt_ends(w, bn, "s")) {
@@ -231,13 +237,14 @@ static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
             return suf_ed(ps);
     }
     if (n >= 5 && kt_ends(w, bn, "ing")) {
-        if (n > 5 && (ps = nz(resolve_with(g, rs, w, bn - 3, "")))) return suf_ing(ps);
-        if ((ps = nz(resolve_with(g, rs, w, bn - 3, "e")))) return suf_ing(ps);
+        /* misaki looks -ing stems up at stress 0.5 */
+        if (n > 5 && (ps = nz(resolve_with(g, rs, w, bn - 3, "")))) return suf_ing(apply_stress(ps, ST_05));
+        if ((ps = nz(resolve_with(g, rs, w, bn - 3, "e")))) return suf_ing(apply_stress(ps, ST_05));
         if (n > 5 && ((w[bn - 4] == w[bn - 5] && in_double(w[bn - 4])) || kt_ends(w, bn, "cking")) &&
             (ps = nz(resolve_with(g, rs, w, bn - 4, ""))))
-            return suf_ing(ps);
+            return suf_ing(apply_stress(ps, ST_05));
     }
-    for (size_t e = 0; e < sizeof EXTRA / sizeof EXTRA[0]; e++) {
+    for (size_t e = 0; extra && e < sizeof EXTRA / sizeof EXTRA[0]; e++) {
         size_t sl = strlen(EXTRA[e].suf);
         if (n < EXTRA[e].minlen || !kt_ends(w, bn, EXTRA[e].suf)) continue;
         size_t base = bn - sl;
@@ -261,8 +268,8 @@ static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
             if (!usable(&ps)) continue;
             size_t pn = strlen(ps);
             char *r;
-            if (y_stem && pn && ps[pn - 1] == 'i')
-                r = cat3(ps, pn - 1, strchr("lmnf", add[0]) ? "ə" : "i", add);
+            if (y_stem && pn && ps[pn - 1] == 'i' && (!strcmp(EXTRA[e].suf, "ly") || !strcmp(EXTRA[e].suf, "ful")))
+                r = cat3(ps, pn - 1, "ə", add); /* happily hˈæpəli, but happiness hˈæpinəs */
             else
                 r = cat3(ps, pn, add, "");
             free(ps);
@@ -271,6 +278,8 @@ static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) {
     }
     return NULL;
 }
+
+static char *stems(const g2p *g, const char *w, size_t bn, resolver rs) { return stems_ex(g, w, bn, rs, true); }
 
 static char *compound(const g2p *g, const char *w, size_t bn) {
     size_t bounds[130];
@@ -316,7 +325,8 @@ static char *lts(const char *w, size_t n) {
     return b.s ? vx_buf_take(&b) : (b.failed ? NULL : dups(""));
 }
 
-static char *oov(const g2p *g, const char *lw, size_t bn) {
+/* the chain for a lower-case word no lexicon entry covers ('s is stripped once: possessive) */
+static char *oov(const g2p *g, const char *lw, size_t bn, bool possessive) {
     size_t n = kt_count(lw, bn);
     char *ps = stems(g, lw, bn, lex_word);
     if (!ps && n >= 6) {
@@ -334,8 +344,8 @@ static char *oov(const g2p *g, const char *lw, size_t bn) {
         if (!ps) ps = stems(g, bare, k, lex_word);
         free(bare);
     }
-    if (!ps && n > 2 && kt_ends(lw, bn, "'s")) {
-        ps = oov(g, lw, bn - 2);
+    if (!ps && possessive && n > 2 && kt_ends(lw, bn, "'s")) {
+        ps = oov(g, lw, bn - 2, false);
         ps = usable(&ps) ? suf_s(ps) : NULL;
     }
     if (!ps && n >= 5 && kt_ends(lw, bn, "s") && !strchr("sui'", lw[bn - 2])) {
@@ -346,7 +356,78 @@ static char *oov(const g2p *g, const char *lw, size_t bn) {
     return ps;
 }
 
-static char *word(const g2p *g, const char *w0, size_t n0) {
+static char *word(const g2p *g, const char *w0, size_t n0, bool final);
+
+typedef struct part_key {
+    int primary, weight;
+    size_t i;
+} part_key;
+
+static int part_cmp(const void *a, const void *b) {
+    const part_key *x = a, *y = b;
+    if (x->primary != y->primary) return x->primary - y->primary;
+    if (x->weight != y->weight) return x->weight < y->weight ? -1 : 1;
+    return x->i < y->i ? -1 : (x->i > y->i);
+}
+
+/* misaki's resolve_tokens for a hyphenated word (g2p.py G2P.hyphenated): the parts read one by one,
+ * joined without spaces, stress balanced across them. */
+static char *hyphenated(const g2p *g, const char *w, size_t n) {
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) np += w[i] == '-';
+    np++;
+    char **parts = calloc(np, sizeof *parts);
+    size_t *plen = calloc(np, sizeof *plen);
+    part_key *keys = calloc(np, sizeof *keys);
+    char *r = NULL;
+    if (!parts || !plen || !keys) goto out;
+    size_t k = 0;
+    for (size_t i = 0; i <= n;) {
+        size_t j = i;
+        while (j < n && w[j] != '-') j++;
+        if (j > i) {
+            plen[k] = kt_count(w + i, j - i);
+            if (!(parts[k++] = word(g, w + i, j - i, false))) goto out;
+        }
+        i = j + 1;
+    }
+    size_t nk = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!*parts[i]) continue;
+        size_t pn = strlen(parts[i]);
+        int wgt = 0;
+        for (size_t q = 0; q < pn;) {
+            uint32_t c;
+            q += kt_next(parts[i], pn, q, &c);
+            wgt += kt_in(c, "AIOQWYʤʧ") ? 2 : 1;
+        }
+        keys[nk++] = (part_key){strstr(parts[i], PRIMARY) != NULL, wgt, i};
+    }
+    int primaries = 0;
+    for (size_t i = 0; i < nk; i++) primaries += keys[i].primary;
+    if (nk == 2 && plen[keys[0].i] == 1) {
+        size_t i = keys[1].i;
+        if (strstr(parts[i], PRIMARY) && !(parts[i] = apply_stress(parts[i], ST_M1))) goto out;
+    } else if (nk >= 2 && primaries > (int)(nk + 1) / 2) {
+        qsort(keys, nk, sizeof *keys, part_cmp);
+        for (size_t q = 0; q < nk / 2; q++) {
+            size_t i = keys[q].i;
+            /* misaki's stress -0.5: demote only a part that has a primary stress */
+            if (strstr(parts[i], PRIMARY) && !(parts[i] = apply_stress(parts[i], ST_M1))) goto out;
+        }
+    }
+    vx_buf b = {0};
+    for (size_t i = 0; i < k; i++) vx_buf_append(&b, parts[i], strlen(parts[i]));
+    r = b.s ? vx_buf_take(&b) : (b.failed ? NULL : dups(""));
+out:
+    for (size_t i = 0; parts && i < np; i++) free(parts[i]);
+    free(parts);
+    free(plen);
+    free(keys);
+    return r;
+}
+
+static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
     const char *o = kt_override_get(g->ov, w0, n0);
     if (o) return dups(o);
     char *w = dupn(w0, n0);
@@ -375,15 +456,17 @@ static char *word(const g2p *g, const char *w0, size_t n0) {
     kt_upper(uw, w, n);
     lw[n] = uw[n] = 0;
     int st = memcmp(w, lw, n) == 0 ? ST_NONE : (memcmp(w, uw, n) == 0 ? ST_2 : ST_05);
-    if ((ps = lex_get(g, w, n))) {
+    if ((ps = lex_final(g, w, n, final))) {
         ps = apply_stress(ps, st);
         goto done;
     }
     uint32_t c0;
     size_t k0 = kt_next(w, n, 0, &c0);
     if (memcmp(w, lw, n) != 0 && (memcmp(w, uw, n) == 0 || memcmp(w + k0, lw + k0, n - k0) == 0)) {
-        ps = lex_word(g, lw, n);
-        if (!ps) ps = stems(g, lw, n, lex_word);
+        /* misaki lower-cases a capitalized or all-caps word when the lexicon or its -s/-ed/-ing rules
+         * read it; an all-caps word it cannot read that way is spelled */
+        ps = kt_count(lw, n) >= 2 ? lex_final(g, lw, n, final) : NULL;
+        if (!ps) ps = stems_ex(g, lw, n, lex_word, false);
         if (ps) {
             ps = apply_stress(ps, st);
             goto done;
@@ -395,33 +478,40 @@ static char *word(const g2p *g, const char *w0, size_t n0) {
         }
         if (memcmp(w, uw, n) == 0 && any_upper && all_ok) {
             size_t k = 0;
-            char tmp[256];
-            for (size_t i = 0; i < n && k < sizeof tmp; i++)
+            char *tmp = malloc(n + 1);
+            if (!tmp) goto done;
+            for (size_t i = 0; i < n; i++)
                 if (w[i] != '\'') tmp[k++] = w[i];
-            if (n <= sizeof tmp && (ps = spell(g, tmp, k))) goto done;
+            ps = spell(g, tmp, k);
+            free(tmp);
+            if (ps) goto done;
+        }
+    }
+    if (n >= 3 && w[n - 1] == 's') {
+        /* plural of an acronym ("APIs", "CEOs"): misaki strips the -s off the all-caps stem */
+        bool caps = true;
+        for (size_t i = 0; i + 1 < n; i++) caps &= kt_is_upper((unsigned char)w[i]);
+        if (caps) {
+            ps = word(g, w, n - 1, false);
+            if (ps && *ps) {
+                ps = suf_s(ps);
+                goto done;
+            }
+            free(ps);
+            ps = NULL;
         }
     }
     if (n == 1 && w[0] >= 'a' && w[0] <= 'z' && (ps = spell(g, w, n))) goto done;
-    if (memchr(w, '-', n)) {
-        vx_buf b = {0};
-        size_t i = 0;
-        while (i <= n) {
-            size_t j = i;
-            while (j < n && w[j] != '-') j++;
-            if (j > i) {
-                char *p = word(g, w + i, j - i);
-                if (p && *p) {
-                    if (b.len) vx_buf_append(&b, " ", 1);
-                    vx_buf_append(&b, p, strlen(p));
-                }
-                free(p);
-            }
-            i = j + 1;
-        }
-        ps = b.s ? vx_buf_take(&b) : (b.failed ? NULL : dups(""));
+    if (memcmp(w, lw, n) != 0 && (ps = stems_ex(g, w, n, lex_word, false))) {
+        /* misaki's -s/-ed/-ing rules on the word as written ("PhDs" -> PhD + z) */
+        ps = apply_stress(ps, st);
         goto done;
     }
-    ps = apply_stress(oov(g, lw, n), st);
+    if (memchr(w, '-', n)) {
+        ps = hyphenated(g, w, n);
+        goto done;
+    }
+    ps = apply_stress(oov(g, lw, n, true), st);
 done:
     free(w);
     free(lw);
@@ -438,13 +528,14 @@ static char *special(const g2p *g, const char *w, size_t n, int fv) {
         return (kt_eq(w, n, "am") && fv >= 0) ? dups("ɐm") : lex_get(g, "am", 2);
     if (kt_eq(w, n, "to") || kt_eq(w, n, "To") || kt_eq(w, n, "TO"))
         return fv < 0 ? lex_get(g, "to", 2) : dups(fv ? "tʊ" : "tə");
-    if (kt_eq(w, n, "in") || kt_eq(w, n, "In") || kt_eq(w, n, "IN")) return dups("ˈɪn");
+    if (kt_eq(w, n, "in") || kt_eq(w, n, "In") || kt_eq(w, n, "IN"))
+        return dups(fv < 0 ? "ˈɪn" : "ɪn"); /* misaki with spaCy's usual tag for "in" (IN) */
     if (kt_eq(w, n, "the") || kt_eq(w, n, "The") || kt_eq(w, n, "THE")) return dups(fv == 1 ? "ði" : "ðə");
     return NULL;
 }
 
-void kt_g2p(const kt_lexicon *lx, const kt_overrides *ov, const kt_items *items, vx_buf *out) {
-    g2p g = {lx, ov};
+void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov, const kt_items *items, vx_buf *out) {
+    g2p g = {lx, fin, ov};
     size_t n = items->n;
     char **pss = calloc(n ? n : 1, sizeof *pss);
     if (!pss) {
@@ -461,7 +552,7 @@ void kt_g2p(const kt_lexicon *lx, const kt_overrides *ov, const kt_items *items,
         } else {
             const char *o = kt_override_get(ov, text, it->len);
             ps = o ? dups(o) : special(&g, text, it->len, fv);
-            if (!ps && !o) ps = word(&g, text, it->len);
+            if (!ps && !o) ps = word(&g, text, it->len, fv < 0);
         }
         if (!ps) {
             out->failed = true;
@@ -499,13 +590,25 @@ void kt_g2p(const kt_lexicon *lx, const kt_overrides *ov, const kt_items *items,
     }
     for (size_t k = 0; k < n; k++) free(pss[k]);
     free(pss);
-    /* strip spaces at both ends of what was appended */
+    /* strip spaces at both ends of what was appended; misaki's G2P for Kokoro v1.0 writes the flap ɾ
+     * as T and the glottal stop ʔ as t (the symbols the model was trained on): both shrink to one byte */
     if (out->failed || !out->s) return;
     size_t a = start;
     while (a < out->len && out->s[a] == ' ') a++;
     size_t e = out->len;
     while (e > a && out->s[e - 1] == ' ') e--;
-    memmove(out->s + start, out->s + a, e - a);
-    out->len = start + (e - a);
+    size_t d = start;
+    for (size_t i = a; i < e;) {
+        uint32_t c;
+        size_t k = kt_next(out->s, e, i, &c);
+        if (c == 0x27E || c == 0x294) {
+            out->s[d++] = c == 0x27E ? 'T' : 't';
+        } else {
+            memmove(out->s + d, out->s + i, k);
+            d += k;
+        }
+        i += k;
+    }
+    out->len = d;
     out->s[out->len] = 0;
 }

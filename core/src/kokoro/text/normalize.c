@@ -41,10 +41,10 @@ static const char *const UNITS[][3] = {
     {"Hz", "hertz", "hertz"}, {"kHz", "kilohertz", "kilohertz"}, {"MHz", "megahertz", "megahertz"},
     {"GHz", "gigahertz", "gigahertz"}, {"ms", "millisecond", "milliseconds"}, {"ml", "milliliter", "milliliters"},
     {"mL", "milliliter", "milliliters"}, {"min", "minute", "minutes"}, {"hrs", "hour", "hours"},
-    {"sec", "second", "seconds"}, {"°C", "degree Celsius", "degrees Celsius"},
+    {"sec", "second", "seconds"}, {"hr", "hour", "hours"}, {"°C", "degree Celsius", "degrees Celsius"},
     {"°F", "degree Fahrenheit", "degrees Fahrenheit"}, {"°", "degree", "degrees"},
 };
-static const pair AMPM[] = {{"am", "A M"}, {"pm", "P M"}, {"a.m.", "A M"}, {"p.m.", "P M"}};
+static const pair AMPM[] = {{"am", "a.m."}, {"pm", "p.m."}, {"a.m.", "a.m."}, {"p.m.", "p.m."}};
 /* currency symbol -> singular, plural, sub-unit singular, plural */
 static const char *const CURRENCY[][5] = {
     {"$", "dollar", "dollars", "cent", "cents"},
@@ -198,20 +198,18 @@ static void money(norm *z, const char *amount, size_t n, const char *const unit[
     size_t ipn = dot ? (size_t)(dot - amount) : n;
     const char *fp = dot ? dot + 1 : "";
     size_t fpn = dot ? n - ipn - 1 : 0;
-    char ip[64];
+    char *ip = malloc(ipn + 1);
+    if (!ip) {
+        z->out->failed = true;
+        return;
+    }
     size_t k = 0;
     for (size_t i = 0; i < ipn; i++)
-        if (amount[i] != ',') {
-            if (k == sizeof ip) { /* absurdly long amounts: read as digits, like a long cardinal */
-                read_number(z, amount, n);
-                pushz(z, 'w', unit[2]);
-                return;
-            }
-            ip[k++] = amount[i];
-        }
+        if (amount[i] != ',') ip[k++] = amount[i];
     if (fpn > 2) {
         kt_num_decimal(z->out, ip, k, fp, fpn);
         pushz(z, 'w', unit[2]);
+        free(ip);
         return;
     }
     char cents[3] = {0};
@@ -234,6 +232,7 @@ static void money(norm *z, const char *amount, size_t n, const char *const unit[
         kt_num_cardinal(z->out, cents, cn);
         pushz(z, 'w', kt_eq(cents, cn, "01") ? unit[3] : unit[4]);
     }
+    free(ip);
 }
 
 /* 1: matched (and *used set); 0: not a time */
@@ -289,6 +288,37 @@ static int date(norm *z, const char *c, size_t n) {
     kt_num_ordinal(z->out, db, (size_t)dn);
     pushz(z, 'p', ",");
     kt_num_year(z->out, y, 4);
+    return 1;
+}
+
+/* N/D, 1 to 3 digits each, D from 2 to 100: "one half", "three quarters", "five eighths" */
+static int fraction(norm *z, const char *c, size_t n) {
+    const char *sl = memchr(c, '/', n);
+    if (!sl) return 0;
+    size_t nn = (size_t)(sl - c), dn = n - nn - 1;
+    if (!all_digits(c, nn) || !all_digits(sl + 1, dn) || nn > 3 || dn > 3) return 0;
+    long num = small_int(c, nn), den = small_int(sl + 1, dn);
+    if (den < 2 || den > 100) return 0;
+    kt_num_cardinal(z->out, c, nn);
+    if (den == 2) {
+        pushz(z, 'w', num == 1 ? "half" : "halves");
+    } else if (den == 4) {
+        pushz(z, 'w', num == 1 ? "quarter" : "quarters");
+    } else {
+        char db[4];
+        int k = snprintf(db, sizeof db, "%ld", den);
+        kt_num_ordinal(z->out, db, (size_t)k);
+        if (num != 1 && z->out->n && !z->out->failed) {
+            const char *w = kt_item_text(z->out, z->out->n - 1);
+            size_t wn = z->out->v[z->out->n - 1].len;
+            char buf[40];
+            if (wn + 2 < sizeof buf) {
+                memcpy(buf, w, wn);
+                buf[wn] = 's';
+                kt_items_set_last(z->out, buf, wn + 1);
+            }
+        }
+    }
     return 1;
 }
 
@@ -362,17 +392,23 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
     bool used = false;
     if (time_of_day(z, c, n, nxt, &used)) return used;
     if (date(z, c, n)) return false;
+    if (fraction(z, c, n)) return false;
     /* ordinal */
     long j = scan_int(c, n, 0);
     if (j > 0 && (size_t)j + 2 == n) {
         char suf[2];
         kt_lower(suf, c + j, 2);
         if (!memcmp(suf, "st", 2) || !memcmp(suf, "nd", 2) || !memcmp(suf, "rd", 2) || !memcmp(suf, "th", 2)) {
-            char tmp[64];
+            char *tmp = malloc((size_t)j + 1);
+            if (!tmp) {
+                z->out->failed = true;
+                return false;
+            }
             size_t k = 0;
-            for (long i = 0; i < j && k < sizeof tmp; i++)
+            for (long i = 0; i < j; i++)
                 if (c[i] != ',') tmp[k++] = c[i];
             kt_num_ordinal(z->out, tmp, k);
+            free(tmp);
             return false;
         }
     }
@@ -591,6 +627,7 @@ static bool core(norm *z, const char *c, size_t n, slice nxt, bool prev_month, b
 /* ---- chunks ---- */
 typedef struct chunk {
     size_t lead, lead_n, core, core_n, trail, trail_n;
+    bool took_dot; /* the core took the first "." of the trail (an abbreviation) */
 } chunk;
 
 static bool cand_keeps_dot(const char *c, size_t n) {
@@ -600,7 +637,15 @@ static bool cand_keeps_dot(const char *c, size_t n) {
            kt_is_initialism(c, n);
 }
 
-/* Maps ‘ ’ to ', – and − to - (normalize.py CHAR_MAP). */
+/* Accented Latin letters -> base letter (normalize.py ACCENTS), by code point from U+00C0. */
+static const char ACCENT_BASE[64] = {
+    'A', 'A', 'A', 'A', 'A', 'A', 0, 'C', 'E', 'E', 'E', 'E', 'I', 'I', 'I', 'I',
+    0, 'N', 'O', 'O', 'O', 'O', 'O', 0, 0, 'U', 'U', 'U', 'U', 'Y', 0, 0,
+    'a', 'a', 'a', 'a', 'a', 'a', 0, 'c', 'e', 'e', 'e', 'e', 'i', 'i', 'i', 'i',
+    0, 'n', 'o', 'o', 'o', 'o', 'o', 0, 0, 'u', 'u', 'u', 'u', 'y', 0, 'y',
+};
+
+/* Maps ‘ ’ to ', – and − to -, accented letters to their base (normalize.py CHAR_MAP). */
 static char *premap(const char *s, size_t n, size_t *out_n) {
     char *d = malloc(n + 1);
     if (!d) return NULL;
@@ -612,6 +657,8 @@ static char *premap(const char *s, size_t n, size_t *out_n) {
             d[k++] = '\'';
         else if (cp == 0x2013 || cp == 0x2212)
             d[k++] = '-';
+        else if (cp >= 0xC0 && cp < 0x100 && ACCENT_BASE[cp - 0xC0])
+            d[k++] = ACCENT_BASE[cp - 0xC0];
         else {
             memcpy(d + k, s + i, l);
             k += l;
@@ -659,11 +706,12 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
             if (!kt_in(cp, TRAIL)) break;
             b = p;
         }
-        chunk c = {i, a - i, a, b - a, b, j - b};
+        chunk c = {i, a - i, a, b - a, b, j - b, false};
         if (c.core_n && c.trail_n && t[c.trail] == '.' && cand_keeps_dot(t + c.core, c.core_n + 1)) {
             c.core_n++;
             c.trail++;
             c.trail_n--;
+            c.took_dot = true;
         }
         if (nc == cap) {
             chunk *nch = realloc(ch, 2 * cap * sizeof *ch);
@@ -701,11 +749,14 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         }
         prev_month = month && !c->trail_n;
         if (used) c = &ch[++ci];
+        if (c->took_dot && ci == nc - 1 &&
+            !(out->n && out->v[out->n - 1].kind == 'p' && kt_eq(kt_item_text(out, out->n - 1), out->v[out->n - 1].len, ".")))
+            pushz(&z, 'p', "."); /* an abbreviation ending the text also ends the sentence */
         const char *tr = t + c->trail;
         size_t tn = c->trail_n;
         for (size_t p = 0; p < tn;) {
             if (p + 3 <= tn && !memcmp(tr + p, "...", 3)) {
-                pushz(&z, 'p', "…");
+                pushz(&z, 'p', "..."); /* as misaki writes it (the vocab has both . and …) */
                 p += 3;
                 continue;
             }

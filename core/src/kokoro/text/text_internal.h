@@ -86,7 +86,8 @@ extern const char *const kt_ones[20];
 
 /* ---- pipeline stages ---- */
 void kt_normalize(const kt_overrides *ov, const char *text, size_t n, kt_items *out);
-void kt_g2p(const kt_lexicon *lx, const kt_overrides *ov, const kt_items *items, vx_buf *out);
+/* fin: the phrase-final readings (may be NULL) */
+void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov, const kt_items *items, vx_buf *out);
 void kt_lts(const char *w, size_t n, vx_buf *out);
 
 #endif
