@@ -306,7 +306,8 @@ static void test_manifest_rules(void) {
     REJECT_EDIT("\"format_version\":1", "\"format_version\":2", "format_version 2 does not match the header's version 1");
     REJECT_EDIT("\"format_version\":1", "\"format_version\":\"1\"", "\"format_version\" must be a number, not a string");
     REJECT_EDIT("\"format_version\":1", "\"format_version\":1.0", "format_version 1 does not match");
-    REJECT_EDIT("\"qwen3_tts\"", "\"kokoro\"", "unknown model family \"kokoro\"");
+    REJECT_EDIT("\"qwen3_tts\"", "\"piper\"", "unknown model family \"piper\"");
+    REJECT_EDIT("\"qwen3_tts\"", "\"kokoro\"", "unknown kokoro variant \"base\" (v1.0)");
     REJECT_EDIT("\"variant\":\"base\"", "\"variant\":7", "\"variant\" must be a string, not a number");
     REJECT_EDIT("\"variant\":\"base\"", "\"variant\":\"large\"", "unknown qwen3_tts variant \"large\"");
     REJECT_EDIT("\"0123456789abcdef0123", "\"0123456789ABCDEF0123", "\"model_id\" must be 64 lowercase hex digits");

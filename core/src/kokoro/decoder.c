@@ -55,20 +55,31 @@ done:
     return st;
 }
 
-/* Sum of the three resblocks of a stage applied to the same input, divided by 3 (in place on x). */
+/* Sum of the three resblocks of a stage applied to the same input, divided by 3, in place on x (the
+ * last block runs on x itself, its input's last use: one activation buffer less at the peak). */
 static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const float *s, float *x, int64_t t,
-                            int64_t c) {
-    float *a = malloc((size_t)(t * c) * sizeof *a), *sum = malloc((size_t)(t * c) * sizeof *sum);
+                            int64_t c, const atomic_int *cancel) {
+    const size_t bytes = (size_t)(t * c) * sizeof(float);
+    float *sum = malloc(bytes), *a = malloc(bytes);
     vox_status st = VOX_OK;
     if (!a || !sum) {
         st = oom();
         goto done;
     }
-    for (int j = 0; j < 3 && st == VOX_OK; j++) {
-        memcpy(j ? a : sum, x, (size_t)(t * c) * sizeof *a);
-        st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + j], s, j ? a : sum, t);
-        if (j && st == VOX_OK) vx_add(sum, a, t * c, sum);
+    memcpy(sum, x, bytes);
+    memcpy(a, x, bytes);
+    if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3], s, sum, t)) != VOX_OK ||
+        (st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 1], s, a, t)) != VOX_OK)
+        goto done;
+    vx_add(sum, a, t * c, sum);
+    free(a);
+    a = NULL;
+    if (cancel && atomic_load(cancel)) {
+        st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
+        goto done;
     }
+    if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 2], s, x, t)) != VOX_OK) goto done;
+    vx_add(sum, x, t * c, sum);
     for (int64_t i = 0; i < t * c; i++) x[i] = sum[i] / 3.0f;
 done:
     free(a);
@@ -126,7 +137,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
         up = NULL;
         t = tu;
         c = co;
-        if ((st = resblocks(m, pool, i, s, x, t, c)) != VOX_OK) goto done;
+        if ((st = resblocks(m, pool, i, s, x, t, c, opts->cancel)) != VOX_OK) goto done;
         if (opts->cancel && atomic_load(opts->cancel)) {
             st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
             goto done;

@@ -146,6 +146,7 @@ typedef struct kk_sess {
     int done, emitted;
     double stage_ms[KK_STAGES];
     uint64_t tot_samples, tot_frames;
+    vx_buf pend;           /* phonemes left over from a span longer than the model's limit */
 } kk_sess;
 
 static vox_status kk_session_init(vox_session *s) {
@@ -178,6 +179,7 @@ static void kk_session_free(vox_session *s) {
                 audio_ms > 0 ? total / audio_ms : 0.0);
     }
     free(q->out);
+    vx_buf_free(&q->pend);
     free(q);
     s->impl = NULL;
 }
@@ -216,23 +218,45 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         const char *text = s->text + q->pos;
         size_t avail = s->text_len - q->pos, consumed = 0, span_len;
         vx_buf ph = {0};
-        vox_status st = kk_next_span(k->m, s->params.phoneme_input, text, avail, s->ended, &span_len, &consumed);
-        if (st != VOX_OK) return st;
-        if (consumed == 0) {
-            if (!s->ended) {
-                out->kind = VOX_CHUNK_NEED_TEXT;
+        vox_status st;
+        if (q->pend.len) { /* the rest of a span that had more phonemes than the model takes */
+            ph = q->pend;
+            memset(&q->pend, 0, sizeof q->pend);
+        } else {
+            st = kk_next_span(k->m, s->params.phoneme_input, text, avail, s->ended, &span_len, &consumed);
+            if (st != VOX_OK) return st;
+            if (consumed == 0) {
+                if (!s->ended) {
+                    out->kind = VOX_CHUNK_NEED_TEXT;
+                    return VOX_OK;
+                }
+                q->done = 1;
+                if (!q->emitted)
+                    return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text is empty");
+                out->kind = VOX_CHUNK_AUDIO; /* the last span had unspeakable text after it */
+                out->is_last = 1;
                 return VOX_OK;
             }
-            q->done = 1;
-            if (!q->emitted)
-                return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text is empty");
-            out->kind = VOX_CHUNK_AUDIO; /* the last span had unspeakable text after it */
-            out->is_last = 1;
-            return VOX_OK;
+            if ((st = kk_phonemes(k->m, s->params.phoneme_input, text, span_len, s->params.pronunciations, &ph)) !=
+                VOX_OK) {
+                vx_buf_free(&ph);
+                return st;
+            }
+            q->pos += consumed;
         }
-        if ((st = kk_phonemes(k->m, s->params.phoneme_input, text, span_len, s->params.pronunciations, &ph)) != VOX_OK)
-            return st;
-        q->pos += consumed;
+        /* more phonemes than one forward pass takes: speak up to the last word boundary that fits, keep
+         * the rest for the next pull */
+        size_t cut = kk_phoneme_cut(ph.s ? ph.s : "", ph.len, KK_MAX_PHONEMES);
+        if (cut < ph.len) {
+            size_t rest = cut;
+            while (rest < ph.len && ph.s[rest] == ' ') rest++;
+            vx_buf_append(&q->pend, ph.s + rest, ph.len - rest);
+            ph.len = cut;
+            if (q->pend.failed) {
+                vx_buf_free(&ph);
+                return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+        }
         size_t n_ph = 0, cps = 0;
         int32_t *ids = malloc((ph.len + 2) * sizeof *ids);
         if (!ids) {
@@ -295,7 +319,7 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         q->span++;
         q->emitted = 1;
         /* last: the text is complete and nothing but whitespace remains */
-        if (s->ended && kk_only_space(s->text + q->pos, s->text_len - q->pos)) {
+        if (s->ended && !q->pend.len && kk_only_space(s->text + q->pos, s->text_len - q->pos)) {
             out->is_last = 1;
             q->done = 1;
         }
@@ -305,6 +329,7 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
 
 /* ------------------------------------------------------------------------------ verification */
 typedef struct tap_ctx {
+    atomic_int stop;     /* set once the tap is copied: the rest of the forward pass is skipped */
     const char *want;
     float *out;
     size_t capacity, rows, cols;
@@ -315,6 +340,7 @@ static void tap_copy(void *c, const char *name, const float *data, int64_t rows,
     tap_ctx *t = c;
     if (strcmp(t->want, name) != 0) return;
     t->found = 1;
+    atomic_store(&t->stop, 1);
     t->rows = (size_t)rows;
     t->cols = (size_t)cols;
     size_t n = t->rows * t->cols;
@@ -326,13 +352,19 @@ static vox_status kk_trace(vox_engine *e, const int32_t *ids, size_t n_ids, cons
                            size_t *n_cols) {
     kk_engine *k = e->impl;
     tap_ctx t = {.want = tap, .out = out, .capacity = capacity};
-    kk_forward_opts o = {.speed = speed, .seed = seed, .noise = noise, .tap = tap_copy, .tap_ctx = &t};
+    atomic_init(&t.stop, 0);
+    kk_forward_opts o = {.speed = speed, .seed = seed, .noise = noise, .tap = tap_copy, .tap_ctx = &t,
+                         .cancel = &t.stop};
     float *audio = NULL;
     int64_t n_audio;
     uint32_t fp = vx_fp_fast();
     vox_status st = kk_forward(k->m, e->pool, ids, (int64_t)n_ids, style, &o, &audio, &n_audio);
     vx_fp_restore(fp);
     free(audio);
+    if (st == VOX_ERR_CANCELLED && t.found) {
+        vox_clear_error();
+        st = VOX_OK;
+    }
     if (st != VOX_OK) return st;
     if (!t.found) return vox_set_error(VOX_ERR_NOT_FOUND, "vox_engine_trace: no intermediate named \"%s\"", tap);
     *n_rows = t.rows;

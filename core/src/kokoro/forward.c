@@ -79,8 +79,10 @@ vox_status kk_forward(const kk_model *m, vx_pool *pool, const int32_t *ids, int6
     for (int64_t i = 0, f = 0; i < n; i++)
         for (int32_t r = 0; r < dur[i]; r++, f++) memcpy(en + f * W, d + i * W, (size_t)W * sizeof *en);
     TAP("en", en, F, W);
+    free(bert), free(d_en), free(d);  /* the rest runs on en, the text encoder and the decoder */
+    bert = d_en = d = NULL;
     STAGE_END(KK_ST_PREDICTOR);
-    kk_text_encoder(m, pool, ids, n, t_en);
+    if ((st = kk_text_encoder(m, pool, ids, n, t_en)) != VOX_OK) goto done;
     TAP("t_en", t_en, n, H);
     for (int64_t i = 0, f = 0; i < n; i++)
         for (int32_t r = 0; r < dur[i]; r++, f++) memcpy(asr + f * H, t_en + i * H, (size_t)H * sizeof *asr);
@@ -89,9 +91,13 @@ vox_status kk_forward(const kk_model *m, vx_pool *pool, const int32_t *ids, int6
     if ((st = kk_f0n(m, pool, en, F, s_pred, f0, nn)) != VOX_OK) goto done;
     TAP("F0", f0, 2 * F, 1);
     TAP("N", nn, 2 * F, 1);
+    free(en), free(t_en);
+    en = t_en = NULL;
     STAGE_END(KK_ST_F0N);
     if ((st = kk_decoder(m, pool, asr, f0, nn, F, s_dec, &x)) != VOX_OK) goto done;
     TAP("dec", x, 2 * F, 512);
+    free(asr);
+    asr = NULL;
     STAGE_END(KK_ST_DECODER);
     int64_t frames;
     if ((st = kk_generator(m, pool, x, 2 * F, s_dec, f0, opts, &spec, &frames)) != VOX_OK) goto done;

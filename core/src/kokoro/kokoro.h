@@ -138,7 +138,7 @@ vox_status kk_forward(const kk_model *m, vx_pool *pool, const int32_t *ids, int6
 
 /* Stages (forward.c calls them in order). */
 vox_status kk_albert(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out /*[n][768]*/);
-void kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out /*[n][512]*/);
+vox_status kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out /*[n][512]*/);
 vox_status kk_duration_encoder(const kk_model *m, vx_pool *pool, const float *d_en, int64_t n, const float *s,
                                float *d /*[n][hidden + style]*/);
 vox_status kk_durations(const kk_model *m, vx_pool *pool, const float *d, int64_t n, float speed, float *raw,

@@ -17,37 +17,82 @@ void kk_leaky_relu(float *x, int64_t n, float slope) {
     for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : x[i] * slope;
 }
 
-vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
-                     int64_t pad_l, int64_t pad_r, float *y, int64_t *t_out) {
-    const int64_t ci = c->c_in, k = c->k;
+/* A per-channel map applied to a convolution's input rows as they are gathered (the AdaIN affine
+ * map, then Snake when alpha is set): the transformed signal is never stored whole. Zero padding
+ * stays zero (torch pads the transformed signal). */
+typedef struct kk_pre {
+    const float *mul, *add, *alpha, *inv_alpha;
+} kk_pre;
+
+typedef struct pre_job {
+    const kk_pre *pre;
+    const float *src;
+    float *dst;
+    int64_t c;
+} pre_job;
+
+static void pre_rows(void *ctx, int64_t begin, int64_t end) {
+    pre_job *j = ctx;
+    const int64_t c = j->c;
+    const kk_pre *p = j->pre;
+    for (int64_t r = begin; r < end; r++)
+        for (int64_t ch = 0; ch < c; ch++) j->dst[r * c + ch] = j->src[r * c + ch] * p->mul[ch] + p->add[ch];
+    if (p->alpha) vx_snake_beta(j->dst + begin * c, p->alpha, p->inv_alpha, end - begin, c, j->dst + begin * c);
+}
+
+static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
+                            int64_t pad_l, int64_t pad_r, const kk_pre *pre, int accumulate, float *y, int64_t *t_out) {
+    const int64_t ci = c->c_in, k = c->k, co = c->c_out;
     const int64_t tp = t_in + pad_l + pad_r;
     const int64_t to = (tp - dil * (k - 1) - 1) / stride + 1;
     *t_out = to > 0 ? to : 0;
     if (to <= 0) return VOX_OK;
-    if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0) {
+    if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0 && !pre && !accumulate) {
         vx_linear(pool, &c->w, c->b, x, t_in, y);
         return VOX_OK;
     }
-    /* the padded input (zeros at both ends), then im2col in tiles of output rows */
-    float *xp = malloc((size_t)(tp * ci) * sizeof *xp);
+    /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
     int64_t tile = to < KK_CONV_TILE ? to : KK_CONV_TILE;
+    int64_t span = (tile - 1) * stride + dil * (k - 1) + 1;
+    float *xp = malloc((size_t)(span * ci) * sizeof *xp);
     float *col = malloc((size_t)(tile * ci * k) * sizeof *col);
-    if (!xp || !col) {
-        free(xp);
-        free(col);
+    float *acc = accumulate ? malloc((size_t)(tile * co) * sizeof *acc) : NULL;
+    if (!xp || !col || (accumulate && !acc)) {
+        free(xp), free(col), free(acc);
         return oom();
     }
-    memset(xp, 0, (size_t)(pad_l * ci) * sizeof *xp);
-    memcpy(xp + pad_l * ci, x, (size_t)(t_in * ci) * sizeof *xp);
-    memset(xp + (pad_l + t_in) * ci, 0, (size_t)(pad_r * ci) * sizeof *xp);
     for (int64_t t0 = 0; t0 < to; t0 += tile) {
         int64_t nt = to - t0 < tile ? to - t0 : tile;
-        vx_im2col(xp + t0 * stride * ci, tp - t0 * stride, ci, k, dil, stride, nt, col);
-        vx_linear(pool, &c->w, c->b, col, nt, y + t0 * c->c_out);
+        int64_t first = t0 * stride - pad_l, rows = (nt - 1) * stride + dil * (k - 1) + 1;
+        int64_t lo = first < 0 ? -first : 0, hi = first + rows > t_in ? t_in - first : rows;
+        if (hi < lo) hi = lo;
+        if (lo > 0) memset(xp, 0, (size_t)(lo * ci) * sizeof *xp);
+        if (hi > lo) {
+            float *dst = xp + lo * ci;
+            const float *src = x + (first + lo) * ci;
+            if (pre) {
+                pre_job j = {.pre = pre, .src = src, .dst = dst, .c = ci};
+                vx_pool_for(pool, hi - lo, 16, pre_rows, &j);
+            } else {
+                memcpy(dst, src, (size_t)((hi - lo) * ci) * sizeof *xp);
+            }
+        }
+        if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
+        vx_im2col(xp, rows, ci, k, dil, stride, nt, col);
+        if (accumulate) {
+            vx_linear(pool, &c->w, c->b, col, nt, acc);
+            vx_add(y + t0 * co, acc, nt * co, y + t0 * co);
+        } else {
+            vx_linear(pool, &c->w, c->b, col, nt, y + t0 * co);
+        }
     }
-    free(xp);
-    free(col);
+    free(xp), free(col), free(acc);
     return VOX_OK;
+}
+
+vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
+                     int64_t pad_l, int64_t pad_r, float *y, int64_t *t_out) {
+    return conv1d_ex(pool, c, x, t_in, dil, stride, pad_l, pad_r, NULL, 0, y, t_out);
 }
 
 /* ConvTranspose1d: out[o] = b + sum over (t, j) with o = t * stride - pad + j of x[t] . w[:, :, j].
@@ -133,17 +178,30 @@ static void adain_apply(void *ctx, int64_t begin, int64_t end) {
         for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
 }
 
-vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each). */
+static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
+                            float *add) {
     const int64_t c = a->c;
-    float *h = malloc((size_t)(4 * c) * sizeof *h);
+    float *h = malloc((size_t)(2 * c) * sizeof *h);
     if (!h) return oom();
     vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
-    adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .y = y, .mul = h + 2 * c, .add = h + 3 * c,
-                   .t = t, .c = c};
+    adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
     vx_pool_for(pool, (c + 15) / 16, 1, adain_stats, &j);
-    vx_pool_for(pool, t, 64, adain_apply, &j);
     free(h);
     return VOX_OK;
+}
+
+vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+    const int64_t c = a->c;
+    float *ma = malloc((size_t)(2 * c) * sizeof *ma);
+    if (!ma) return oom();
+    vox_status st = adain_map(pool, a, s, x, t, ma, ma + c);
+    if (st == VOX_OK) {
+        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c};
+        vx_pool_for(pool, t, 64, adain_apply, &j);
+    }
+    free(ma);
+    return st;
 }
 
 /* ------------------------------------------------------------------------------ LSTM */
@@ -252,45 +310,27 @@ done:
     return st;
 }
 
-typedef struct rows_job {
-    float *x;
-    const float *a, *b;
-    int64_t c;
-} rows_job;
-
-static void snake_rows(void *ctx, int64_t begin, int64_t end) {
-    rows_job *j = ctx;
-    vx_snake_beta(j->x + begin * j->c, j->a, j->b, end - begin, j->c, j->x + begin * j->c);
-}
-
-/* Snake: x + (1 / alpha) * sin(alpha * x)^2 per channel (the official's order of operations), in
- * row ranges on the pool (elementwise: the same bits for any split). */
-static void snake(vx_pool *pool, float *x, int64_t t, int64_t c, const float *alpha, const float *inv_alpha) {
-    rows_job j = {.x = x, .a = alpha, .b = inv_alpha, .c = c};
-    vx_pool_for(pool, t, 64, snake_rows, &j);
-}
-
-/* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times. */
+/* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times; each
+ * AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x. */
 vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x, int64_t t) {
     const int64_t c = b->adain1[0].c, k = b->k;
-    float *a = malloc((size_t)(t * c) * sizeof *a), *r = malloc((size_t)(t * c) * sizeof *r);
+    float *r = malloc((size_t)(t * c) * sizeof *r), *ma = malloc((size_t)(2 * c) * sizeof *ma);
     vox_status st = VOX_OK;
-    if (!a || !r) {
+    if (!r || !ma) {
         st = oom();
         goto done;
     }
     for (int i = 0; i < 3; i++) {
         int64_t tt, p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
-        if ((st = kk_adain_run(pool, &b->adain1[i], s, x, t, a)) != VOX_OK) goto done;
-        snake(pool, a, t, c, b->alpha1[i], b->inv_alpha1[i]);
-        if ((st = kk_conv1d(pool, &b->convs1[i], a, t, b->dil[i], 1, p1, p1, r, &tt)) != VOX_OK) goto done;
-        if ((st = kk_adain_run(pool, &b->adain2[i], s, r, t, a)) != VOX_OK) goto done;
-        snake(pool, a, t, c, b->alpha2[i], b->inv_alpha2[i]);
-        if ((st = kk_conv1d(pool, &b->convs2[i], a, t, 1, 1, p2, p2, r, &tt)) != VOX_OK) goto done;
-        for (int64_t e = 0; e < t * c; e++) x[e] += r[e];
+        kk_pre pre1 = {ma, ma + c, b->alpha1[i], b->inv_alpha1[i]}, pre2 = {ma, ma + c, b->alpha2[i], b->inv_alpha2[i]};
+        if ((st = adain_map(pool, &b->adain1[i], s, x, t, ma, ma + c)) != VOX_OK ||
+            (st = conv1d_ex(pool, &b->convs1[i], x, t, b->dil[i], 1, p1, p1, &pre1, 0, r, &tt)) != VOX_OK ||
+            (st = adain_map(pool, &b->adain2[i], s, r, t, ma, ma + c)) != VOX_OK ||
+            (st = conv1d_ex(pool, &b->convs2[i], r, t, 1, 1, p2, p2, &pre2, 1, x, &tt)) != VOX_OK)
+            goto done;
     }
 done:
-    free(a);
     free(r);
+    free(ma);
     return st;
 }

@@ -9,21 +9,26 @@
 static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 /* TextEncoder: embedding, three [conv k5 -> LayerNorm(channels) -> LeakyReLU 0.2], a BiLSTM. */
-void kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out) {
+vox_status kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out) {
     const int64_t H = m->hidden;
+    vox_status st = VOX_OK;
     float *x = malloc((size_t)(n * H) * sizeof *x), *y = malloc((size_t)(n * H) * sizeof *y);
-    if (!x || !y) goto done;
+    if (!x || !y) {
+        st = oom();
+        goto done;
+    }
     vx_gather_rows(&m->te_emb, ids, n, x);
     for (int i = 0; i < 3; i++) {
         int64_t t;
-        if (kk_conv1d(pool, &m->te_cnn[i], x, n, 1, 1, 2, 2, y, &t) != VOX_OK) goto done;
+        if ((st = kk_conv1d(pool, &m->te_cnn[i], x, n, 1, 1, 2, 2, y, &t)) != VOX_OK) goto done;
         vx_layer_norm(y, m->te_ln_g[i], m->te_ln_b[i], n, H, 1e-5f, x);
         kk_leaky_relu(x, n * H, 0.2f);
     }
-    kk_lstm_run(pool, &m->te_lstm, x, n, out);
+    st = kk_lstm_run(pool, &m->te_lstm, x, n, out);
 done:
     free(x);
     free(y);
+    return st;
 }
 
 /* DurationEncoder: x = [d_en | s]; three times: BiLSTM, AdaLayerNorm(s), then [x | s] again. */

@@ -62,6 +62,19 @@ int kk_only_space(const char *s, size_t n) {
     return 1;
 }
 
+size_t kk_phoneme_cut(const char *ph, size_t len, size_t limit) {
+    size_t cps = 0, last_space = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_next(ph, len, i, &cp);
+        if (cps == limit) return last_space ? last_space : i;
+        if (cp == ' ') last_space = i;
+        cps++;
+        i += n;
+    }
+    return len;
+}
+
 /* Phoneme input: a span ends after '.', '!' or '?' followed by whitespace; spans longer than the
  * model's limit are cut at the last space before it. */
 static void phoneme_span(const char *t, size_t len, int final, size_t *span_len, size_t *consumed) {

@@ -36,5 +36,8 @@ vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, 
 vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const char *overrides,
                        vx_buf *out);
 int kk_only_space(const char *s, size_t n);
+/* Bytes of phonemes[0..len) to speak in one pass of at most `limit` characters: all of it when it
+ * fits, else up to the last space within the limit (the limit itself when there is none). */
+size_t kk_phoneme_cut(const char *ph, size_t len, size_t limit);
 
 #endif

@@ -13,18 +13,24 @@
 #define KK_SINE_AMP 0.1f
 #define KK_NOISE_STD 0.003f
 #define KK_VOICED_THRESHOLD 10.0f
-/* Philox stream of the source noise: counter (sample, harmonic, span, KK_STREAM_SOURCE_NOISE). */
-#define KK_STREAM_SOURCE_NOISE 1u
+/* Philox stream of the source noise (reference/kokoro/source.py): counter (sample, harmonic,
+ * KK_STREAM_SOURCE_NOISE, span), key = the seed. */
+#define KK_STREAM_SOURCE_NOISE 2u
 
 void vox_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 
-/* A standard normal from one Philox draw: Box-Muller on two 32-bit words, u1 in (0, 1], in double. */
+static double u53(uint32_t hi, uint32_t lo) {
+    return (double)((uint64_t)(hi >> 5) * 67108864u + (lo >> 6)) * (1.0 / 9007199254740992.0);
+}
+
+/* A standard normal: Box-Muller on u1 = 1 - u53(words 0, 1) (in (0, 1]: the log is finite) and
+ * u2 = u53(words 2, 3), in double, rounded to float once. */
 static float normal_at(uint64_t seed, uint32_t sample, uint32_t harmonic, uint32_t span) {
-    const uint32_t ctr[4] = {sample, harmonic, span, KK_STREAM_SOURCE_NOISE};
+    const uint32_t ctr[4] = {sample, harmonic, KK_STREAM_SOURCE_NOISE, span};
     const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint32_t r[4];
     vox_philox4x32_10(ctr, key, r);
-    double u1 = ((double)r[0] + 1.0) * (1.0 / 4294967296.0), u2 = (double)r[1] * (1.0 / 4294967296.0);
+    double u1 = 1.0 - u53(r[0], r[1]), u2 = u53(r[2], r[3]);
     return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
@@ -58,7 +64,7 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
         }
     }
     /* linear upsampling of the phase by 300 (align_corners False), sines, voicing, noise, merge */
-    const float scale = (float)(1.0 / 300.0), noise_unvoiced = (float)(0.1 / 3.0);
+    const float scale = (float)(1.0 / 300.0), noise_unvoiced = KK_SINE_AMP / 3.0f;
     const float *lw = m->l_linear_w;
     for (int64_t j = 0; j < N; j++) {
         /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
@@ -109,7 +115,7 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
 vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t frames, float *audio) {
     const int64_t nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
     const int64_t len = (frames - 1) * hop + nfft;
-    float *x = malloc((size_t)(frames * 2 * bins) * sizeof *x);
+    float *x = calloc((size_t)(frames * 2 * bins), sizeof *x);
     float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
     float *y = calloc((size_t)(2 * len), sizeof *y);
     if (!x || !fr || !y) {
