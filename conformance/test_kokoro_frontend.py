@@ -133,7 +133,7 @@ EDGE = ["1" * 80 + "th place", "$" + "9" * 90 + ".99", "€" + "1,000" * 30, "A"
         ".5", "1.2.3.4", "1,23,456", "1,234,5678", "a-b-c-d", "---word---", "U.S.A.", "A.B.C.D.E.F.", "12:60",
         "24:00", "3:4", "3:45:10", "2024-13-01", "0/0/2020", "1/2/3", "2/100", "10%%", "%5", "50¢¢", "#", "#a", "No.",
         "No. No.", "St.", "mr.", "MR.", "'s", "s'", "'", "a'b'c", "😀😀 😀", "\u00a0\u00a0x", "café-au-lait", "naïve's",
-        "1st-2nd", "3rd.", "5 km.", "5 km/h", "5km/h", "10 am.", "10am", "13pm", "0am", "",
+        "1st-2nd", "3rd.", "Henry IIII", "John XL", "the IV", "Pope John Paul II.", "King (II)", "$5Mx", "$5M.", "-$1.5B", "5 km.", "5 km/h", "5km/h", "10 am.", "10am", "13pm", "0am", "",
         # long inputs: bounded work and no deep recursion in either twin
         "a" + "'s" * 5000, "x" * 20000, "-".join(["ab"] * 2000), "1" * 10000, "$" + "1" * 5000, "Q" * 10000 + "s",
         "." * 10000, "'" * 10000]
@@ -279,6 +279,8 @@ NORMALIZE = [
     ("€20", "twenty euros"),
     ("50¢", "fifty cents"),
     ("$2.5 million", "two point five million dollars"),
+    ("$5M", "five million dollars"),
+    ("£3bn", "three billion pounds"),
     ("-5", "minus five"),
     ("3.14", "three point one four"),
     ("0.5", "zero point five"),
@@ -330,6 +332,10 @@ NORMALIZE = [
     ("3/4", "three quarters"),
     ("5/8", "five eighths"),
     ("rock & roll", "rock and roll"),
+    ("World War II", "World War two"),
+    ("Henry VIII", "Henry the eighth"),
+    ("Louis XIV", "Louis the fourteenth"),
+    ("Chapter IV", "Chapter four"),
 ]
 
 
@@ -505,3 +511,34 @@ def test_pronunciation_file(tmp_path):
         pronunciations_json(bad)
     with pytest.raises(FormatError, match="cannot read"):
         pronunciations_json(tmp_path / "missing.json")
+
+
+def test_frontend_tensors_manifest_and_vocab_check():
+    import hashlib
+
+    from vox.convert.kokoro_frontend import frontend_tensors
+    from vox.errors import FormatError
+    from vox.reference.kokoro.frontend.lexicon import Lexicon
+    from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
+
+    wheel = _misaki_wheel()
+    tensors, m = frontend_tensors(wheel)
+    assert set(tensors) == {"frontend.lexicon", "frontend.lexicon_final"}
+    assert all(t.dtype.name == "uint8" and t.ndim == 1 for t in tensors.values())
+    assert m["format"] == "vox.kokoro.frontend" and m["format_version"] == 1
+    assert m["source"]["license"] == "Apache-2.0"
+    for member, sha in m["source"]["files"].items():
+        assert hashlib.sha256(_read_member(wheel, member)).hexdigest() == sha
+    # the packed table reads back what misaki's files say (gold wins; POS dicts keep DEFAULT)
+    gold = json.loads(_read_member(wheel, "misaki/data/us_gold.json"))
+    lx = Lexicon(tensors["frontend.lexicon"].tobytes())
+    assert lx.count == m["lexicon_entries"]
+    for k in ["hello", "NASA", "read", "live", "there", "masterclass"]:
+        v = gold.get(k)
+        assert lx.get(k) == (v["DEFAULT"] if isinstance(v, dict) else v)
+    fin = Lexicon(tensors["frontend.lexicon_final"].tobytes())
+    assert fin.get("there") == gold["there"]["None"] and fin.get("There") == gold["there"]["None"]
+    # a model vocab without the primary stress mark cannot take this lexicon
+    vocab = {k: v for k, v in KOKORO_VOCAB.items() if k != "ˈ"}
+    with pytest.raises(FormatError, match=r"symbol 'ˈ' \(U\+02C8\) is not in the model vocab"):
+        frontend_tensors(wheel, vocab)

@@ -39,6 +39,8 @@ TRAIL_SYMBOL = {".": ".", ",": ",", ";": ";", ":": ":", "!": "!", "?": "?", "…
 CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
             "€": ("euro", "euros", "cent", "cents")}
 SCALE_WORDS = frozenset(["thousand", "million", "billion", "trillion"])
+SCALE_SUFFIXES = {"K": "thousand", "k": "thousand", "M": "million", "m": "million", "B": "billion", "bn": "billion",
+                  "T": "trillion", "tn": "trillion"}
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December"]
 SYMBOL_WORDS = {"&": "and", "+": "plus", "@": "at", "=": "equals", "%": "percent", "°": "degrees"}
@@ -79,6 +81,12 @@ UNITS = {
     "°F": ("degree Fahrenheit", "degrees Fahrenheit"), "°": ("degree", "degrees"),
 }
 # Spoken as letters: a dotted initialism is spelled by G2P ("a.m." -> ˌAˈɛm; "A" alone would be ɐ).
+# Words after which a Roman numeral is a number ("World War II", "Chapter IV"); after other names it
+# is an ordinal ("Henry VIII" the eighth).
+ROMAN_COUNTED = frozenset(["War", "Chapter", "Part", "Volume", "Book", "Act", "Scene", "Episode", "Phase", "Level",
+                           "Type", "Class", "Section", "Article", "Title", "Stage", "Round", "Season", "Grade", "Step",
+                           "Apollo", "Gemini", "Vatican", "Mark", "Series", "Division", "Category", "Appendix",
+                           "Figure", "Table", "Unit", "Lesson", "Psalm", "Rocky", "Fantasy", "Bowl", "Model"])
 AMPM = {"am": "a.m.", "pm": "p.m.", "a.m.": "a.m.", "p.m.": "p.m."}
 
 
@@ -115,6 +123,34 @@ def all_digits(s: str) -> bool:
     return len(s) > 0 and all(is_digit(c) for c in s)
 
 
+def roman_value(s: str) -> int:
+    """The value of a Roman numeral of 2+ letters from I V X written canonically, in 2..39; else 0."""
+    if len(s) < 2 or any(c not in "IVX" for c in s):
+        return 0
+    vals = {"I": 1, "V": 5, "X": 10}
+    v = 0
+    for k, c in enumerate(s):
+        if k + 1 < len(s) and vals[c] < vals[s[k + 1]]:
+            v -= vals[c]
+        else:
+            v += vals[c]
+    return v if 2 <= v <= 39 and to_roman(v) == s else 0
+
+
+def to_roman(v: int) -> str:
+    out = ""
+    for val, sym in ((10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while v >= val:
+            out += sym
+            v -= val
+    return out
+
+
+def is_name(s: str) -> bool:
+    """A capitalized ASCII word (what a Roman numeral after it counts or orders)."""
+    return len(s) >= 2 and is_upper(s[0]) and all(is_lower(c) for c in s[1:])
+
+
 def is_initialism(s: str) -> bool:
     """Letters joined by dots, ending in a dot or a letter: "U.S.", "e.g", "a.m."."""
     if len(s) < 3 or not is_alpha(s[0]):
@@ -139,7 +175,7 @@ def scan_int(s: str, i: int) -> int:
     if j == i:
         return -1
     if j - i <= 3:
-        while j + 3 < len(s) + 0 and s[j] == "," and all_digits(s[j + 1:j + 4]) and (j + 4 == len(s) or not is_digit(s[j + 4])):
+        while j + 3 < len(s) and s[j] == "," and all_digits(s[j + 1:j + 4]) and (j + 4 == len(s) or not is_digit(s[j + 4])):
             j += 4
     return j
 
@@ -282,10 +318,16 @@ class Normalizer:
                 elif c in "\"“":
                     out.append(("p", "“"))
             nxt = chunks[i + 1] if i + 1 < len(chunks) and not ch.trail and not chunks[i + 1].lead else None
+            prev = chunks[i - 1] if i > 0 and not chunks[i - 1].trail and not ch.lead else None
+            roman = roman_value(ch.core) if prev is not None and is_name(prev.core) else 0
             if ch.lead == "(" and ch.trail == ")" and len(ch.core) == 3 and all_digits(ch.core) \
                     and i + 1 < len(chunks) and phone_groups(chunks[i + 1].core) is not None:
                 # "(555) 123-4567": the area code of a phone number
                 items, used_next, is_month = [("w", w) for w in num.digit_words(ch.core)], False, False
+            elif roman and self.override(ch.core) is None:
+                # "World War II" -> two, "Henry VIII" -> the eighth
+                ws = num.cardinal(str(roman)) if prev.core in ROMAN_COUNTED else ["the"] + num.ordinal(str(roman))
+                items, used_next, is_month = [("w", w) for w in ws], False, False
             else:
                 items, used_next, is_month = self.core(ch.core, nxt.core if nxt else None, prev_month)
             prev_month = is_month and not ch.trail
@@ -353,6 +395,13 @@ class Normalizer:
             if nxt is not None and nxt in SCALE_WORDS:
                 return pre + [("w", w) for w in read_number(amount)] + [("w", nxt), ("w", unit[1])], True
             return pre + self.money(amount, unit), False
+        # currency with a scale letter: $5M, £3bn, €20K
+        if n > neg + 1 and c[neg] in CURRENCY and c[neg + 1] != ".":
+            j = scan_num(c, neg + 1)
+            if j > neg + 1 and c[j:] in SCALE_SUFFIXES:
+                pre = [("w", "minus")] if neg else []
+                return (pre + [("w", w) for w in read_number(c[neg + 1:j])]
+                        + [("w", SCALE_SUFFIXES[c[j:]]), ("w", CURRENCY[c[neg]][1])]), False
         # cents: N¢
         if c.endswith("¢") and scan_int(c, 0) == n - 1:
             v = c[:-1]

@@ -31,6 +31,8 @@ static const pair ABBREVIATIONS_CI[] = {
 static const char *const MONTHS[12] = {"January", "February", "March", "April", "May", "June", "July",
                                        "August", "September", "October", "November", "December"};
 static const char *const SCALE_WORDS[] = {"thousand", "million", "billion", "trillion"};
+static const pair SCALE_SUFFIXES[] = {{"K", "thousand"}, {"k", "thousand"}, {"M", "million"}, {"m", "million"},
+                                      {"B", "billion"}, {"bn", "billion"}, {"T", "trillion"}, {"tn", "trillion"}};
 static const char *const UNITS[][3] = {
     {"km", "kilometer", "kilometers"}, {"cm", "centimeter", "centimeters"}, {"mm", "millimeter", "millimeters"},
     {"kg", "kilogram", "kilograms"}, {"mg", "milligram", "milligrams"}, {"lb", "pound", "pounds"},
@@ -43,6 +45,14 @@ static const char *const UNITS[][3] = {
     {"mL", "milliliter", "milliliters"}, {"min", "minute", "minutes"}, {"hrs", "hour", "hours"},
     {"sec", "second", "seconds"}, {"hr", "hour", "hours"}, {"°C", "degree Celsius", "degrees Celsius"},
     {"°F", "degree Fahrenheit", "degrees Fahrenheit"}, {"°", "degree", "degrees"},
+};
+/* Words after which a Roman numeral is a number ("World War II"); after other names, an ordinal
+ * ("Henry VIII" the eighth). normalize.py ROMAN_COUNTED. */
+static const char *const ROMAN_COUNTED[] = {
+    "War", "Chapter", "Part", "Volume", "Book", "Act", "Scene", "Episode", "Phase", "Level", "Type", "Class",
+    "Section", "Article", "Title", "Stage", "Round", "Season", "Grade", "Step", "Apollo", "Gemini", "Vatican",
+    "Mark", "Series", "Division", "Category", "Appendix", "Figure", "Table", "Unit", "Lesson", "Psalm", "Rocky",
+    "Fantasy", "Bowl", "Model",
 };
 static const pair AMPM[] = {{"am", "a.m."}, {"pm", "p.m."}, {"a.m.", "a.m."}, {"p.m.", "p.m."}};
 /* currency symbol -> singular, plural, sub-unit singular, plural */
@@ -374,6 +384,22 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
                 return false;
             }
         }
+        /* currency with a scale letter: $5M, £3bn, €20K */
+        for (size_t u = 0; u < COUNT(CURRENCY); u++) {
+            size_t sl = strlen(CURRENCY[u][0]);
+            if (n > neg + sl && memcmp(c + neg, CURRENCY[u][0], sl) == 0 && c[neg + sl] != '.') {
+                long j = scan_num(c, n, neg + sl);
+                const char *scale = j > (long)(neg + sl) ? pair_get(SCALE_SUFFIXES, COUNT(SCALE_SUFFIXES), c + j, n - (size_t)j)
+                                                         : NULL;
+                if (scale) {
+                    number_words_then(z, neg, "minus");
+                    read_number(z, c + neg + sl, (size_t)j - neg - sl);
+                    pushz(z, 'w', scale);
+                    pushz(z, 'w', CURRENCY[u][2]);
+                    return false;
+                }
+            }
+        }
     }
     /* cents: N¢ */
     if (kt_ends(c, n, "¢") && scan_int(c, n, 0) == (long)(n - strlen("¢"))) {
@@ -624,6 +650,52 @@ static bool core(norm *z, const char *c, size_t n, slice nxt, bool prev_month, b
     return false;
 }
 
+/* ---- Roman numerals after a name ---- */
+static int roman_digit(char c) { return c == 'I' ? 1 : c == 'V' ? 5 : c == 'X' ? 10 : 0; }
+
+/* The value of a canonical Roman numeral of 2+ letters from I V X, in 2..39; else 0. */
+static int roman_value(const char *s, size_t n) {
+    if (n < 2 || n > 8) return 0; /* XXXVIII, the longest in range, has 7 letters */
+    int v = 0;
+    for (size_t k = 0; k < n; k++) {
+        int d = roman_digit(s[k]);
+        if (!d) return 0;
+        v += (k + 1 < n && d < roman_digit(s[k + 1])) ? -d : d;
+    }
+    if (v < 2 || v > 39) return 0;
+    char canon[16];
+    size_t cn = 0;
+    static const struct { int val; const char *sym; } T[] = {{10, "X"}, {9, "IX"}, {5, "V"}, {4, "IV"}, {1, "I"}};
+    int r = v;
+    for (size_t t = 0; t < sizeof T / sizeof T[0]; t++)
+        while (r >= T[t].val) {
+            size_t l = strlen(T[t].sym);
+            memcpy(canon + cn, T[t].sym, l);
+            cn += l;
+            r -= T[t].val;
+        }
+    return (cn == n && !memcmp(canon, s, n)) ? v : 0;
+}
+
+static bool is_name(const char *s, size_t n) {
+    if (n < 2 || !kt_is_upper((unsigned char)s[0])) return false;
+    for (size_t i = 1; i < n; i++)
+        if (!kt_is_lower((unsigned char)s[i])) return false;
+    return true;
+}
+
+static void roman_words(norm *z, int v, const char *prev, size_t pn) {
+    char b[4];
+    int k = snprintf(b, sizeof b, "%d", v);
+    for (size_t i = 0; i < COUNT(ROMAN_COUNTED); i++)
+        if (kt_eq(prev, pn, ROMAN_COUNTED[i])) {
+            kt_num_cardinal(z->out, b, (size_t)k);
+            return;
+        }
+    pushz(z, 'w', "the");
+    kt_num_ordinal(z->out, b, (size_t)k);
+}
+
 /* ---- chunks ---- */
 typedef struct chunk {
     size_t lead, lead_n, core, core_n, trail, trail_n;
@@ -741,9 +813,13 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         if (ci + 1 < nc && !c->trail_n && !ch[ci + 1].lead_n) nxt = (slice){t + ch[ci + 1].core, ch[ci + 1].core_n, true};
         bool used = false, month = false;
         size_t gs[MAX_GROUPS], ge[MAX_GROUPS];
+        const chunk *prev = (ci > 0 && !ch[ci - 1].trail_n && !c->lead_n) ? &ch[ci - 1] : NULL;
+        int roman = prev && is_name(t + prev->core, prev->core_n) ? roman_value(t + c->core, c->core_n) : 0;
         if (c->lead_n == 1 && t[c->lead] == '(' && c->trail_n == 1 && t[c->trail] == ')' && c->core_n == 3 &&
             all_digits(t + c->core, 3) && ci + 1 < nc && phone_groups(t + ch[ci + 1].core, ch[ci + 1].core_n, gs, ge)) {
             kt_num_digits(out, t + c->core, 3); /* "(555) 123-4567": the area code */
+        } else if (roman && !kt_override_get(ov, t + c->core, c->core_n)) {
+            roman_words(&z, roman, t + prev->core, prev->core_n); /* "World War II" two, "Henry VIII" the eighth */
         } else {
             used = core(&z, t + c->core, c->core_n, nxt, prev_month, &month);
         }
