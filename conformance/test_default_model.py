@@ -61,6 +61,11 @@ def test_built_once_reused_and_rebuilt_when_truncated(model_dir, monkeypatch):
     models.ensure_default_model(quiet=True)
     assert len(calls) == 2 and models._looks_complete(p)
     assert not list(model_dir.glob("*.tmp*")), "a temporary file was left behind"
+    # a model without the text frontend's data (an older build) is not the default model either
+    real(p, frontend=False)
+    assert not models._looks_complete(p)
+    models.ensure_default_model(quiet=True)
+    assert len(calls) == 3 and models._looks_complete(p)
 
 
 def test_two_processes_build_once(model_dir):

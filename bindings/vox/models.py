@@ -47,18 +47,26 @@ def default_model_path() -> Path:
 
 
 def _looks_complete(path: Path) -> bool:
-    """A cheap check that a file is a whole .tmod of this format version (magic, header CRC, and the
-    size the header promises), so a file truncated by a copy or a full disk, or one written by
-    another vox version, is rebuilt rather than handed to the engine."""
+    """A cheap check that a file is a whole default model of this format version: the header (magic,
+    CRC, the size it promises) and the manifest (family kokoro, with the text frontend's data). A file
+    truncated by a copy or a full disk, written by another vox version, or built before the frontend
+    existed is rebuilt rather than handed to the engine."""
+    import json
+    import zlib
+
     from .errors import FormatError
     from .formats.tmod import HEADER_SIZE, check_header
 
     try:
         with open(path, "rb") as f:
-            check_header(f.read(HEADER_SIZE), os.fstat(f.fileno()).st_size, str(path))
-    except (OSError, FormatError):
+            h = check_header(f.read(HEADER_SIZE), os.fstat(f.fileno()).st_size, str(path))
+            raw = f.read(h.manifest_len)
+        if zlib.crc32(raw) != h.manifest_crc:
+            return False
+        manifest = json.loads(raw)
+    except (OSError, ValueError, FormatError):
         return False
-    return True
+    return manifest.get("family") == DEFAULT_FAMILY and "frontend" in manifest
 
 
 class _BuildLock:
