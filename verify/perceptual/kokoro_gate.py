@@ -142,7 +142,7 @@ def official_cached(phonemes: list[str], voice: str, packs: dict[str, np.ndarray
             out.append(np.load(f))
             continue
         if model is None:
-            model = (make or Official)() if make else Official(wheels_dir)
+            model = make() if make else Official(wheels_dir)
         n = len([c for c in p if c in model.km.vocab][:510])
         a = model.synth(p, packs[voice][n - 1])
         tmp = d / f".{key}.tmp{os.getpid()}.npy"
