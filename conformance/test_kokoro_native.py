@@ -48,7 +48,8 @@ def official():
         pytest.skip(str(e))
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    return off
+    yield off
+    torch.set_flush_denormal(False)  # import_official sets it process-wide; later tests expect IEEE floats
 
 
 @pytest.fixture(scope="module")
@@ -480,3 +481,63 @@ def test_span_over_the_phoneme_limit_is_split_at_a_word(real):
             s.end()
             chunks = list(s)
         assert len(chunks) >= 2 and chunks[-1].is_last
+
+
+# ------------------------------------------------------------------------------------- q8 (measured)
+def q8_tmod(src, out):
+    """The f32 .tmod with every matrix whose flattened rows are a multiple of 32 stored q8 as
+    [rows, cols] (the transposed convolutions, embeddings, norms and biases stay f32): what a q8
+    conversion would hold, for measuring its quality."""
+    import json
+
+    from vox.formats import tmod
+
+    with tmod.TmodFile(src) as f:
+        m = dict(f.manifest)
+        m.pop("tensors")
+        specs, arrays = [], {}
+        for e in f.manifest["tensors"]:
+            n = e["name"]
+            a = np.array(f.array(n)) if e["dtype"] != "u8" else np.array(f.raw(n))
+            shape = tuple(e["shape"])
+            dt = e["dtype"]
+            flat = int(np.prod(shape[1:])) if len(shape) >= 2 else 0
+            if (dt == "f32" and len(shape) >= 2 and flat % 32 == 0 and not n.startswith(("voices.", "bert.embeddings."))
+                    and ".ups." not in n and ".alpha" not in n and not n.endswith(".pool.weight")
+                    and n != "text_encoder.embedding.weight"):
+                a, shape, dt = a.reshape(shape[0], flat), (shape[0], flat), "q8"
+            specs.append(tmod.TensorSpec(n, dt, shape))
+            arrays[n] = a
+        m["precision"] = {"dtype": "q8", "quant": "q8"}
+        with tmod.TmodWriter(out, m, specs) as w:
+            for s in specs:
+                w.write(s.name, arrays[s.name])
+    json.dumps(m)
+    return out
+
+
+def test_q8_quality_is_measured(models, kmodels, official, tmp_path, record):
+    """q8 weights (int8 activations in the products, vx_linear's q8 path) against the official f32
+    model: reported, not a default (docs)."""
+    real = models("real", "f32")
+    q8 = q8_tmod(real, tmp_path / "q8.tmod")
+    km = kmodels(real)
+    pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
+    ref_s = pack[len(SENTENCE) - 1]
+    ids = ids_of(None, SENTENCE)
+    ref = official_run(official, km, ids, ref_s)
+    subject = f"real q8 vs official f32, {len(ids) - 2} phonemes"
+    rows = []
+    with vox.Engine(q8, threads=2) as eng:
+        dur = eng.trace(ids, ref_s, "durations").reshape(-1)
+        rows.append(measure("kokoro.native.q8.durations", dur, ref["durations"].reshape(-1), subject, backend="cpu"))
+        for st in ("d", "F0", "dec"):
+            ours = eng.trace(ids, ref_s, st)
+            if ours.shape == ref[st].shape:
+                rows.append(measure(f"kokoro.native.q8.{st}", ours, ref[st], subject, backend="cpu"))
+        audio = eng.trace(ids, ref_s, "audio").reshape(-1)
+        if audio.shape == ref["audio"].shape:
+            rows.append(measure("kokoro.native.q8.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
+                                backend="cpu"))
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)

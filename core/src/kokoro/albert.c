@@ -12,39 +12,40 @@ typedef struct attn_job {
     const float *qkv;   /* [n][3][hidden] */
     int64_t n, hidden, heads, dh;
     float *ctx;         /* [n][hidden] */
-    float *scores;      /* [heads][n] */
+    float *work;        /* per head: k, v [n][dh] each, q [n][dh], scores [n][n], out [n][dh] */
 } attn_job;
 
-/* One head per task: softmax(q k^T / sqrt(dh)) v, scores and sums in index order. */
+/* One head per task: softmax(q k^T / sqrt(dh)) v with the scores and the weighted sum as f32 GEMMs
+ * (run on the task's thread: the result does not depend on the thread count). */
 static void attn_heads(void *c, int64_t begin, int64_t end) {
     attn_job *j = c;
     const int64_t n = j->n, H = j->hidden, dh = j->dh, stride = 3 * H;
     const float scale = 1.0f / sqrtf((float)dh);
     for (int64_t h = begin; h < end; h++) {
-        float *sc = j->scores + h * n;
+        float *k = j->work + h * (4 * n * dh + n * n), *v = k + n * dh, *q = v + n * dh, *sc = q + n * dh,
+              *o = sc + n * n;
         for (int64_t i = 0; i < n; i++) {
-            const float *q = j->qkv + i * stride + h * dh;
-            float mx = -INFINITY;
-            for (int64_t k = 0; k < n; k++) {
-                const float *kk = j->qkv + k * stride + H + h * dh;
-                float s = 0.0f;
-                for (int64_t d = 0; d < dh; d++) s += q[d] * kk[d];
-                sc[k] = s * scale;
-                if (sc[k] > mx) mx = sc[k];
-            }
-            float sum = 0.0f;
-            for (int64_t k = 0; k < n; k++) {
-                sc[k] = expf(sc[k] - mx);
-                sum += sc[k];
-            }
-            float inv = 1.0f / sum, *o = j->ctx + i * H + h * dh;
-            for (int64_t d = 0; d < dh; d++) o[d] = 0.0f;
-            for (int64_t k = 0; k < n; k++) {
-                const float *v = j->qkv + k * stride + 2 * H + h * dh;
-                float p = sc[k] * inv;
-                for (int64_t d = 0; d < dh; d++) o[d] += p * v[d];
-            }
+            memcpy(q + i * dh, j->qkv + i * stride + h * dh, (size_t)dh * sizeof *q);
+            memcpy(k + i * dh, j->qkv + i * stride + H + h * dh, (size_t)dh * sizeof *k);
+            memcpy(v + i * dh, j->qkv + i * stride + 2 * H + h * dh, (size_t)dh * sizeof *v);
         }
+        vx_mat km = {.dtype = VOX_DTYPE_F32, .rows = n, .cols = dh, .data = k};
+        vx_linear(NULL, &km, NULL, q, n, sc);  /* sc[i][t] = q_i . k_t */
+        for (int64_t i = 0; i < n; i++) {
+            float *row = sc + i * n, mx = -INFINITY, sum = 0.0f;
+            for (int64_t t = 0; t < n; t++) {
+                row[t] *= scale;
+                if (row[t] > mx) mx = row[t];
+            }
+            for (int64_t t = 0; t < n; t++) {
+                row[t] = expf(row[t] - mx);
+                sum += row[t];
+            }
+            float inv = 1.0f / sum;
+            for (int64_t t = 0; t < n; t++) row[t] *= inv;
+        }
+        vx_matmul_nn_f32(NULL, v, n, dh, sc, n, o);  /* o[i] = sum_t p[i][t] v_t */
+        for (int64_t i = 0; i < n; i++) memcpy(j->ctx + i * H + h * dh, o + i * dh, (size_t)dh * sizeof *o);
     }
 }
 
@@ -63,7 +64,8 @@ vox_status kk_albert(const kk_model *m, vx_pool *pool, const int32_t *ids, int64
     float *qkv = malloc((size_t)(n * 3 * H) * sizeof *qkv);
     float *ctx = malloc((size_t)(n * H) * sizeof *ctx);
     float *ffn = malloc((size_t)(n * F) * sizeof *ffn);
-    float *scores = malloc((size_t)(m->bert_heads * n) * sizeof *scores);
+    const int64_t dh = H / m->bert_heads;
+    float *scores = malloc((size_t)(m->bert_heads * (4 * n * dh + n * n)) * sizeof *scores);
     if (!emb || !qkv || !ctx || !ffn || !scores) {
         free(emb), free(qkv), free(ctx), free(ffn), free(scores);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
@@ -93,8 +95,7 @@ vox_status kk_albert(const kk_model *m, vx_pool *pool, const int32_t *ids, int64
         vx_linear_multi(pool, 3, w3, b3, out, n, y3);
         for (int64_t i = 0; i < n; i++)
             for (int t = 0; t < 3; t++) memcpy(qkv + (i * 3 + t) * H, y3[t] + i * H, (size_t)H * sizeof *qkv);
-        attn_job j = {.qkv = qkv, .n = n, .hidden = H, .heads = m->bert_heads, .dh = H / m->bert_heads, .ctx = ctx,
-                      .scores = scores};
+        attn_job j = {.qkv = qkv, .n = n, .hidden = H, .heads = m->bert_heads, .dh = dh, .ctx = ctx, .work = scores};
         vx_pool_for(pool, m->bert_heads, 1, attn_heads, &j);
         /* attention output: LayerNorm(x + dense(ctx)) */
         vx_linear(pool, &ly->o, ly->o_b, ctx, n, q);

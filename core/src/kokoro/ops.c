@@ -40,6 +40,19 @@ static void pre_rows(void *ctx, int64_t begin, int64_t end) {
     if (p->alpha) vx_snake_beta(j->dst + begin * c, p->alpha, p->inv_alpha, end - begin, c, j->dst + begin * c);
 }
 
+/* im2col of output rows [begin, end) of a tile (rows are independent: any split gives the same bits) */
+typedef struct col_job {
+    const float *xp;
+    int64_t rows, c, k, dil, stride;
+    float *col;
+} col_job;
+
+static void col_rows(void *ctx, int64_t begin, int64_t end) {
+    col_job *j = ctx;
+    const float *x = j->xp + begin * j->stride * j->c;
+    vx_im2col(x, j->rows - begin * j->stride, j->c, j->k, j->dil, j->stride, end - begin, j->col + begin * j->c * j->k);
+}
+
 static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
                             int64_t pad_l, int64_t pad_r, const kk_pre *pre, int accumulate, float *y, int64_t *t_out) {
     const int64_t ci = c->c_in, k = c->k, co = c->c_out;
@@ -78,7 +91,8 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
             }
         }
         if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
-        vx_im2col(xp, rows, ci, k, dil, stride, nt, col);
+        col_job cj = {.xp = xp, .rows = rows, .c = ci, .k = k, .dil = dil, .stride = stride, .col = col};
+        vx_pool_for(pool, nt, 16, col_rows, &cj);
         if (accumulate) {
             vx_linear(pool, &c->w, c->b, col, nt, acc);
             vx_add(y + t0 * co, acc, nt * co, y + t0 * co);
