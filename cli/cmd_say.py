@@ -17,6 +17,7 @@ voices (one of):
   --ref-audio WAV --ref-text TEXT       clone on the fly (Base models)
 
 examples:
+  vox say "Hello there." -o hello.wav                    # the default model (Kokoro-82M; `vox models`)
   vox say "Hello there." --model base-q8.tmod --voice me.tvoice -o hello.wav
   vox say --stdin --stream --model base-q8.tmod --voice me.tvoice | ffplay -f f32le -ar 24000 -ch_layout mono -i -
   vox say "Hello." --model custom.tmod --speaker aiden --instruct "Speak slowly" -o out.wav

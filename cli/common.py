@@ -9,7 +9,8 @@ import sys
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("engine")
-    g.add_argument("--model", "-m", required=True, metavar="FILE", help="the .tmod model (see `vox build`)")
+    g.add_argument("--model", "-m", metavar="FILE",
+                   help="the .tmod model (see `vox build`; default: the built-in Kokoro-82M, `vox models`)")
     g.add_argument("--device", default="cpu", help="compute device (default: cpu)")
     g.add_argument("--threads", type=int, default=0, help="compute threads (default: every CPU this process may use)")
     g.add_argument("--affinity", metavar="CPUS", help='pin the compute threads to these CPUs, e.g. "0-3,6"')
@@ -47,6 +48,10 @@ def sampling_kwargs(a) -> dict:
 def open_engine(a):
     import vox
 
+    if a.model is None:  # the default model, built into the cache on first use (vox.models)
+        from vox.models import ensure_default_model
+
+        a.model = str(ensure_default_model(quiet=getattr(a, "quiet", False)))
     if not os.path.exists(a.model):
         raise FileNotFoundError(f"{a.model}: no such file")
     res = vox.Resources(device=a.device, threads=a.threads, cpu_affinity=a.affinity, nice=a.nice)

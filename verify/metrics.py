@@ -73,8 +73,36 @@ def topk_contains(a, b, k: int = 5) -> float:
     return float(np.mean(np.any(top == ref[..., None], -1)))
 
 
+def wer(hypotheses, references) -> float:
+    """Corpus word error rate of ASR transcripts against the texts, after normalization
+    (vox.verify.perceptual.wer): errors summed over the corpus / reference words."""
+    from .perceptual.wer import corpus_wer
+
+    return corpus_wer(list(references), list(hypotheses))[0]
+
+
+def wer_excess(hypotheses, baseline) -> float:
+    """WER of ours minus WER of a peer on the same texts: (ours, peer) are ({"hyps", "refs"}) dicts."""
+    return wer(hypotheses["hyps"], hypotheses["refs"]) - wer(baseline["hyps"], baseline["refs"])
+
+
+def high_band_db(ours, official, sr: int = 24000) -> float:
+    """Largest |high-band share difference| in dB over a list of utterances (perceptual.spectral)."""
+    from .perceptual.spectral import compare
+
+    return max(abs(compare(a, b, sr)["high_band_db"]) for a, b in zip(ours, official, strict=True))
+
+
+def lsd_db(ours, official, sr: int = 24000) -> float:
+    """Largest log-spectral distance in dB over a list of utterances (perceptual.spectral)."""
+    from .perceptual.spectral import compare
+
+    return max(compare(a, b, sr)["lsd_db"] for a, b in zip(ours, official, strict=True))
+
+
 METRICS = {
     "max_abs": max_abs, "max_abs_rel": max_abs_rel, "rel_l2": rel_l2, "cosine": cosine,
     "match_fraction": match_fraction, "argmax_match": argmax_match, "mean_kl": mean_kl,
-    "top5_contains": topk_contains,
+    "top5_contains": topk_contains, "wer": wer, "wer_excess": wer_excess, "high_band_db": high_band_db,
+    "lsd_db": lsd_db,
 }

@@ -268,9 +268,10 @@ class Session(_Closing):
 class Engine(_Closing):
     """A model loaded for synthesis: its weights mapped from the .tmod, its own thread pool.
 
-    Engine(model, device="cpu", resources=None, threads=None). Use as a context manager, or close()."""
+    Engine(model=None, device="cpu", resources=None, threads=None); no model: the default model
+    (vox.models, built once into the cache). Use as a context manager, or close()."""
 
-    def __init__(self, model: str | os.PathLike, device: str | None = None, resources: Resources | None = None,
+    def __init__(self, model: str | os.PathLike | None = None, device: str | None = None, resources: Resources | None = None,
                  threads: int | None = None):
         res = resources or Resources()
         p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
@@ -278,6 +279,10 @@ class Engine(_Closing):
         p.device, p.cpu_affinity = keep
         p.n_threads = res.threads if threads is None else threads
         p.nice, p.max_sessions = res.nice, res.max_sessions
+        if model is None:
+            from .models import ensure_default_model
+
+            model = ensure_default_model()
         path = os.fspath(model)
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path}: no such file")

@@ -31,7 +31,9 @@ from .common import ConvertResult, model_id
 Progress = Callable[[int, str], None]
 DTYPES = ("f32", "bf16")
 VARIANT = "v1.0"
-DEFAULT_SPEAKER = "jf_alpha"
+# The default English voice, chosen by measured intelligibility (vox.models.DEFAULT_VOICE, docs/kokoro.md).
+from ..models import DEFAULT_VOICE as DEFAULT_SPEAKER  # noqa: E402
+
 CONFIG_FILE = Path(__file__).resolve().parent / "data" / "kokoro_v1_0_config.json"
 _F32_ALWAYS = re.compile(r"(bert\.embeddings\..*|text_encoder\.embedding\.weight|voices\..*)")
 

