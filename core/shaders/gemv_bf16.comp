@@ -1,0 +1,23 @@
+#version 450
+// GEMV with bf16 weights [rows][cols] (row-major, as stored in the .tmod); x and y float32.
+#extension GL_GOOGLE_include_directive : require
+#include "gemv_common.glsl"
+layout(std430, binding = 0) readonly buffer W { uint w[]; };  // two bf16 per word, element e in half e & 1
+layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(std430, binding = 2) buffer Y { float y[]; };
+layout(std430, binding = 3) readonly buffer B { float bias[]; };
+
+void main() {
+    uint r = gemv_row();
+    if (r >= p.rows) return;   // the whole workgroup leaves together
+    uint i = gl_WorkGroupID.z;
+    uint wo = r * p.cols, xo = i * p.x_stride;
+    float acc = 0.0;
+    for (uint k = gl_LocalInvocationID.x; k < p.cols; k += WG) {
+        uint e = wo + k;
+        acc += uintBitsToFloat(((w[e >> 1] >> (16u * (e & 1u))) & 0xffffu) << 16) * x[xo + k];
+    }
+    float s = reduce(acc);
+    if (gl_LocalInvocationID.x == 0)
+        y[i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.y_offset + r] : s;
+}

@@ -1,0 +1,34 @@
+// q8/q4 GEMV: y = bias + sum over blocks b of float(isum_b) * (w_scale_b * x_scale_b), isum_b the exact
+// int32 dot product of the block's codes with the int8 codes of x (quantize_q8.comp), as the CPU
+// kernels (kernels.h). Invocation t takes blocks t, t + 64, ... in order; then the fixed tree.
+#extension GL_GOOGLE_include_directive : require
+#include "gemv_common.glsl"
+layout(std430, binding = 1) readonly buffer S { float ws[]; };   // [rows][cols / 32]
+layout(std430, binding = 2) readonly buffer XQ { uint xq[]; };   // [n][cols / 32][8]
+layout(std430, binding = 3) readonly buffer XD { float xd[]; };  // [n][cols / 32]
+layout(std430, binding = 4) buffer Y { float y[]; };
+layout(std430, binding = 5) readonly buffer B { float bias[]; };
+
+int dot4(uint a, uint b) {   // four signed bytes of each
+    return bitfieldExtract(int(a), 0, 8) * bitfieldExtract(int(b), 0, 8) +
+           bitfieldExtract(int(a), 8, 8) * bitfieldExtract(int(b), 8, 8) +
+           bitfieldExtract(int(a), 16, 8) * bitfieldExtract(int(b), 16, 8) +
+           bitfieldExtract(int(a), 24, 8) * bitfieldExtract(int(b), 24, 8);
+}
+
+int block_dot(uint r, uint b, uint xb);   // defined by gemv_q8 / gemv_q4
+
+void main() {
+    uint r = gemv_row();
+    if (r >= p.rows) return;
+    uint i = gl_WorkGroupID.z;
+    uint nb = p.cols / 32;
+    float acc = 0.0;
+    for (uint b = gl_LocalInvocationID.x; b < nb; b += WG) {
+        uint xb = i * p.x_stride + b;    // x_stride in blocks
+        acc += float(block_dot(r, b, xb)) * (ws[r * nb + b] * xd[xb]);
+    }
+    float s = reduce(acc);
+    if (gl_LocalInvocationID.x == 0)
+        y[i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.y_offset + r] : s;
+}

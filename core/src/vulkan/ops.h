@@ -1,0 +1,42 @@
+/* Internal: the model operations on a vx_gpu, each recorded into the current chain (vx_gpu_begin ..
+ * vx_gpu_submit). Tensors are float32 ranges of storage buffers (vx_gbind), row-major and dense.
+ * Every op computes what the CPU kernel of the same name in kernels.h computes; the order of the
+ * floating-point operations differs (tree sums over 64 invocations), so results agree within the
+ * vulkan.* rows of verify/tolerances.toml, and depend only on the inputs: the same on every run. */
+#ifndef VOX_VULKAN_OPS_H
+#define VOX_VULKAN_OPS_H
+
+#include "kernels.h"
+#include "vk.h"
+
+/* A weight matrix in device memory, split by rows into parts whose every binding fits in
+ * maxStorageBufferRange (vx_gpu_max_range): each part has its own buffers (values; scales for q8/q4). */
+typedef struct vx_gmat_part {
+    int64_t row0, rows;
+    vx_gbuf w, s;
+} vx_gmat_part;
+
+typedef struct vx_gmat {
+    vox_dtype dtype;
+    int64_t rows, cols;
+    int n_parts;
+    vx_gmat_part *parts;
+} vx_gmat;
+
+/* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
+ * VOX_ERR_UNSUPPORTED when one row alone exceeds the binding limit. */
+vox_status vx_gmat_upload(vx_gpu *g, const vx_mat *m, vx_gmat *out);
+void vx_gmat_free(vx_gpu *g, vx_gmat *m);
+uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload takes */
+
+/* Activations for q8/q4 weights: x[n][cols] (cols % 32 == 0) to int8 codes xq ([n][cols] bytes) and
+ * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. */
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd);
+
+/* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows).
+ * f32/f16/bf16 weights read x (float); q8/q4 weights read xq/xd from vx_gop_quantize (x unused).
+ * bias may be NULL. */
+vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
+                         int64_t n, vx_gbind y, int64_t y_stride, const char *label);
+
+#endif

@@ -1,0 +1,118 @@
+/* Weight upload and the linear layers on the GPU. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "ops.h"
+#include "shaders.h"
+
+/* Bytes of `rows` rows of m's values and of its scales. */
+static uint64_t value_bytes(vox_dtype dt, int64_t rows, int64_t cols) {
+    uint64_t n = (uint64_t)rows * (uint64_t)cols;
+    switch (dt) {
+    case VOX_DTYPE_F32: return 4 * n;
+    case VOX_DTYPE_F16:
+    case VOX_DTYPE_BF16: return 2 * n;
+    case VOX_DTYPE_Q8: return n;
+    default: return n / 2;
+    }
+}
+static int quantized(vox_dtype dt) { return dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4; }
+static uint64_t scale_bytes(vox_dtype dt, int64_t rows, int64_t cols) {
+    return quantized(dt) ? (uint64_t)rows * (uint64_t)(cols / 32) * 4 : 0;
+}
+static uint64_t round16(uint64_t n) { return (n + 15) & ~(uint64_t)15; }
+
+uint64_t vx_gmat_bytes(const vx_mat *m) {
+    return round16(value_bytes(m->dtype, m->rows, m->cols)) + round16(scale_bytes(m->dtype, m->rows, m->cols));
+}
+
+void vx_gmat_free(vx_gpu *g, vx_gmat *m) {
+    for (int i = 0; i < m->n_parts; i++) {
+        vx_gpu_release(g, &m->parts[i].w);
+        vx_gpu_release(g, &m->parts[i].s);
+    }
+    free(m->parts);
+    memset(m, 0, sizeof *m);
+}
+
+vox_status vx_gmat_upload(vx_gpu *g, const vx_mat *m, vx_gmat *out) {
+    memset(out, 0, sizeof *out);
+    if (m->dtype != VOX_DTYPE_F32 && m->dtype != VOX_DTYPE_F16 && m->dtype != VOX_DTYPE_BF16 && !quantized(m->dtype))
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "GPU weights: dtype %d is not supported", (int)m->dtype);
+    if (quantized(m->dtype) && m->cols % 32)
+        return vox_set_error(VOX_ERR_FORMAT, "GPU weights: q8/q4 need cols %% 32 == 0 (cols %lld)", (long long)m->cols);
+    /* Rows per part: as many as fit in one binding (values, and scales, each <= the range; rows of
+     * 16-bit values in pairs so every part starts on a word). */
+    uint64_t range = vx_gpu_max_range(g) & ~(uint64_t)15;
+    uint64_t row_bytes = value_bytes(m->dtype, 1, m->cols) ? value_bytes(m->dtype, 1, m->cols) : 1;
+    int64_t per = (int64_t)(range / row_bytes);
+    if (m->dtype == VOX_DTYPE_F16 || m->dtype == VOX_DTYPE_BF16 || m->dtype == VOX_DTYPE_Q4) per &= ~(int64_t)1;
+    if (per < 1)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "GPU weights: a row of %lld columns exceeds the device's storage "
+                             "buffer range (%llu bytes)", (long long)m->cols, (unsigned long long)range);
+    int64_t rows = m->rows > 0 ? m->rows : 0;
+    int n_parts = rows ? (int)((rows + per - 1) / per) : 1;
+    out->parts = calloc((size_t)n_parts, sizeof *out->parts);
+    if (!out->parts) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    out->dtype = m->dtype;
+    out->rows = m->rows;
+    out->cols = m->cols;
+    vox_status st = VOX_OK;
+    for (int i = 0; i < n_parts && st == VOX_OK; i++) {
+        vx_gmat_part *p = &out->parts[i];
+        p->row0 = (int64_t)i * per;
+        p->rows = rows - p->row0 < per ? rows - p->row0 : per;
+        out->n_parts = i + 1;
+        uint64_t vb = value_bytes(m->dtype, p->rows, m->cols), vo = value_bytes(m->dtype, p->row0, m->cols);
+        if ((st = vx_gpu_alloc(g, vb, 0, &p->w)) != VOX_OK) break;
+        if (vb) st = vx_gpu_upload(g, &p->w, 0, (const char *)m->data + vo, vb);
+        if (st == VOX_OK && quantized(m->dtype)) {
+            uint64_t sb = scale_bytes(m->dtype, p->rows, m->cols), so = scale_bytes(m->dtype, p->row0, m->cols);
+            if ((st = vx_gpu_alloc(g, sb, 0, &p->s)) == VOX_OK && sb)
+                st = vx_gpu_upload(g, &p->s, 0, (const char *)m->scales + so, sb);
+        }
+    }
+    if (st != VOX_OK) vx_gmat_free(g, out);
+    return st;
+}
+
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd) {
+    uint64_t blocks = (uint64_t)n * (uint64_t)(cols / 32);
+    uint32_t push = (uint32_t)blocks;
+    vx_gbind b[3] = {x, xq, xd};
+    b[0].size = blocks * 128;
+    b[1].size = blocks * 32;
+    b[2].size = blocks * 4;
+    uint64_t groups = (blocks + 63) / 64, gx = groups < 65535 ? groups : 65535;
+    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, (uint32_t)(gx ? gx : 1),
+                           (uint32_t)((groups + gx - 1) / (gx ? gx : 1)), 1, "quantize_q8");
+}
+
+vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
+                         int64_t n, vx_gbind y, int64_t y_stride, const char *label) {
+    if (y_stride <= 0) y_stride = w->rows;
+    int q = quantized(w->dtype);
+    int shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMV_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMV_F16
+               : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMV_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
+    for (int i = 0; i < w->n_parts; i++) {
+        const vx_gmat_part *p = &w->parts[i];
+        if (!p->rows) continue;
+        struct { uint32_t rows, cols, x_stride, y_stride, y_offset, has_bias; } push = {
+            (uint32_t)p->rows, (uint32_t)w->cols, (uint32_t)(q ? w->cols / 32 : w->cols), (uint32_t)y_stride,
+            (uint32_t)p->row0, bias != NULL};
+        vx_gbind bb = bias ? *bias : y;   /* an unused binding still needs a buffer */
+        uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx);
+        vox_status st;
+        if (q) {
+            vx_gbind b[6] = {{&p->w, 0, 0}, {&p->s, 0, 0}, xq, xd, y, bb};
+            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, (uint32_t)n, label);
+        } else {
+            vx_gbind b[4] = {{&p->w, 0, 0}, x, y, bb};
+            st = vx_gpu_dispatch(g, shader, b, 4, &push, sizeof push, gx, gy, (uint32_t)n, label);
+        }
+        if (st != VOX_OK) return st;
+    }
+    return VOX_OK;
+}
