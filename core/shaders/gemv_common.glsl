@@ -1,4 +1,6 @@
 // Shared by the GEMV shaders: y[i][y_offset + r] = x[i] . W[r] (+ bias[y_offset + r]).
+// Tensors are bound whole; x_base, y_base and b_base are their first elements (so any float offset
+// works, whatever the device's minStorageBufferOffsetAlignment).
 // One workgroup of 64 invocations per (output row, x row): invocation t sums the elements (or blocks)
 // t, t + 64, ... in order, then a fixed tree in shared memory adds the 64 partial sums. The order of
 // operations depends only on the row length, never on the device's subgroup size or on n.
@@ -12,6 +14,9 @@ layout(push_constant) uniform Push {
     uint y_stride;   // floats between y rows
     uint y_offset;   // first output row of this part
     uint has_bias;
+    uint x_base;     // first element of x (floats; quantized x: blocks)
+    uint y_base;
+    uint b_base;
 } p;
 shared float red[WG];
 

@@ -11,7 +11,7 @@ void main() {
     uint r = gemv_row();
     if (r >= p.rows) return;   // the whole workgroup leaves together
     uint i = gl_WorkGroupID.z;
-    uint wo = r * p.cols, xo = i * p.x_stride;
+    uint wo = r * p.cols, xo = p.x_base + i * p.x_stride;
     float acc = 0.0;
     for (uint k = gl_LocalInvocationID.x; k < p.cols; k += WG) {
         uint e = wo + k;
@@ -19,5 +19,5 @@ void main() {
     }
     float s = reduce(acc);
     if (gl_LocalInvocationID.x == 0)
-        y[i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.y_offset + r] : s;
+        y[p.y_base + i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.b_base + p.y_offset + r] : s;
 }

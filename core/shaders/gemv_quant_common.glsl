@@ -25,10 +25,10 @@ void main() {
     uint nb = p.cols / 32;
     float acc = 0.0;
     for (uint b = gl_LocalInvocationID.x; b < nb; b += WG) {
-        uint xb = i * p.x_stride + b;    // x_stride in blocks
+        uint xb = p.x_base + i * p.x_stride + b;    // x_stride in blocks
         acc += float(block_dot(r, b, xb)) * (ws[r * nb + b] * xd[xb]);
     }
     float s = reduce(acc);
     if (gl_LocalInvocationID.x == 0)
-        y[i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.y_offset + r] : s;
+        y[p.y_base + i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.b_base + p.y_offset + r] : s;
 }

@@ -7,19 +7,19 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) writeonly buffer Q { uint q[]; };    // [blocks][8]
 layout(std430, binding = 2) writeonly buffer D { float d[]; };   // [blocks]
-layout(push_constant) uniform Push { uint blocks; } p;
+layout(push_constant) uniform Push { uint blocks; uint x_base; } p;
 
 void main() {
     uint b = gl_GlobalInvocationID.x + gl_NumWorkGroups.x * gl_WorkGroupSize.x * gl_GlobalInvocationID.y;
     if (b >= p.blocks) return;
     uint amax = 0u;   // on the bit patterns, as the CPU: exact
-    for (uint j = 0; j < 32; j++) amax = max(amax, floatBitsToUint(x[32 * b + j]) & 0x7fffffffu);
+    for (uint j = 0; j < 32; j++) amax = max(amax, floatBitsToUint(x[p.x_base + 32 * b + j]) & 0x7fffffffu);
     float dd = uintBitsToFloat(amax) / 127.0;
     float r = dd > 0.0 ? 1.0 / dd : 0.0;
     for (uint w = 0; w < 8; w++) {
         uint packed = 0u;
         for (uint k = 0; k < 4; k++) {
-            float v = x[32 * b + 4 * w + k] * r;
+            float v = x[p.x_base + 32 * b + 4 * w + k] * r;
             float a = abs(v), t = trunc(a);
             if (a - t >= 0.5) t += 1.0;   // half away from zero (a - t is exact)
             int qi = int(min(t, 127.0)) * (v < 0.0 ? -1 : 1);

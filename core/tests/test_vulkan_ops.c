@@ -87,6 +87,132 @@ static void test_linear(vx_gpu *g, const char *tag) {
     }
 }
 
+/* ------------------------------------------------------------------------------ other ops */
+/* A tensor placed 3 floats into its buffer (the ops must honour offsets that are not aligned to
+ * minStorageBufferOffsetAlignment). */
+#define PAD 3
+typedef struct gt {
+    vx_gbuf buf;
+    int64_t n;
+} gt;
+static vx_gbind T(const gt *x) { return (vx_gbind){&x->buf, PAD * 4, (uint64_t)x->n * 4}; }
+static gt put(vx_gpu *g, const float *x, int64_t n) {
+    gt r;
+    vx_gpu_alloc(g, (uint64_t)(n + PAD) * 4, 0, &r.buf);
+    r.n = n;
+    if (x) vx_gpu_upload(g, &r.buf, PAD * 4, x, (uint64_t)n * 4);
+    return r;
+}
+static void get(vx_gpu *g, gt *t, float *out) {
+    vox_status st = vx_gpu_download(g, &t->buf, PAD * 4, out, (uint64_t)t->n * 4);
+    CHECK(st == VOX_OK, "download: %s", vox_last_error());
+}
+static void drop(vx_gpu *g, gt *t) { vx_gpu_release(g, &t->buf); }
+
+static void report(const char *row, const char *what, double err) {
+    double tol = tolerance_row(row, "max");
+    CHECK(err <= tol, "%s %s: max_abs_rel %.3g > %.3g", row, what, err, tol);
+    if (verbose) printf("ops        %-22s %-34s max_abs_rel %.3g (limit %.3g)\n", row, what, err, tol);
+}
+
+static void test_norm_elementwise(vx_gpu *g) {
+    static const int64_t shapes[][2] = {{1, 64}, {5, 96}, {16, 128}, {3, 1024}, {2, 2048}};
+    for (int s = 0; s < 5; s++) {
+        int64_t rows = shapes[s][0], d = shapes[s][1], n = rows * d;
+        float *x = fvec(n, -2, 2), *w = fvec(d, 0.5f, 1.5f), *u = fvec(n, -2, 2);
+        float *ref = malloc(sizeof(float) * (size_t)n), *got = malloc(sizeof(float) * (size_t)n);
+        char what[64];
+        snprintf(what, sizeof what, "%lldx%lld", (long long)rows, (long long)d);
+        for (int with_w = 0; with_w < 2; with_w++) {
+            gt gx = put(g, x, n), gw = put(g, w, d);
+            vx_rms_norm(x, with_w ? w : NULL, rows, d, 1e-6f, ref);
+            vx_gpu_begin(g);
+            vx_gbind wb = T(&gw);
+            vx_gop_rms_norm(g, T(&gx), with_w ? &wb : NULL, rows, d, 1e-6f, T(&gx), NULL);   /* in place */
+            CHECK(vx_gpu_submit(g) == VOX_OK, "rms_norm: %s", vox_last_error());
+            get(g, &gx, got);
+            report("vulkan.rms_norm", what, max_abs_rel(got, ref, n));
+            drop(g, &gx);
+            drop(g, &gw);
+        }
+        {
+            gt ga = put(g, x, n), gb = put(g, u, n);
+            vx_silu_mul(x, u, n, ref);
+            vx_gpu_begin(g);
+            vx_gop_silu_mul(g, T(&ga), T(&gb), n, T(&ga), NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK, "silu_mul: %s", vox_last_error());
+            get(g, &ga, got);
+            report("vulkan.silu_mul", what, max_abs_rel(got, ref, n));
+            drop(g, &ga);
+            drop(g, &gb);
+        }
+        {
+            gt ga = put(g, x, n), gb = put(g, u, n), gy = put(g, NULL, n);
+            vx_add(x, u, n, ref);
+            vx_gpu_begin(g);
+            vx_gop_add(g, T(&ga), T(&gb), n, T(&gy), NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK, "add: %s", vox_last_error());
+            get(g, &gy, got);
+            CHECK(!memcmp(got, ref, sizeof(float) * (size_t)n), "add %s: not exact", what);
+            drop(g, &ga);
+            drop(g, &gb);
+            drop(g, &gy);
+        }
+        free(x), free(w), free(u), free(ref), free(got);
+    }
+}
+
+static void test_rope(vx_gpu *g) {
+    static const int64_t cfg[][3] = {{1, 16, 128}, {7, 8, 64}, {3, 2, 16}};
+    for (int c = 0; c < 3; c++) {
+        int64_t n = cfg[c][0], heads = cfg[c][1], d = cfg[c][2];
+        float *x = fvec(n * heads * d, -2, 2), *cs = malloc(sizeof(float) * (size_t)(n * d)),
+              *sn = malloc(sizeof(float) * (size_t)(n * d)), *got = malloc(sizeof(float) * (size_t)(n * heads * d));
+        for (int64_t i = 0; i < n * d; i++) {
+            float a = urand(-40, 40);
+            cs[i] = cosf(a);
+            sn[i] = sinf(a);
+        }
+        gt gx = put(g, x, n * heads * d), gc = put(g, cs, n * d), gs = put(g, sn, n * d);
+        vx_rope(x, n, heads, d, cs, sn);
+        vx_gpu_begin(g);
+        vx_gop_rope(g, T(&gx), n, heads, d, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "rope: %s", vox_last_error());
+        get(g, &gx, got);
+        char what[64];
+        snprintf(what, sizeof what, "n=%lld heads=%lld d=%lld", (long long)n, (long long)heads, (long long)d);
+        report("vulkan.rope", what, max_abs_rel(got, x, n * heads * d));
+        drop(g, &gx), drop(g, &gc), drop(g, &gs);
+        free(x), free(cs), free(sn), free(got);
+    }
+}
+
+static void test_attention(vx_gpu *g) {
+    /* nq, nk, hq, hkv, d, window: decode steps, prefill blocks, GQA, a sliding window, long contexts */
+    static const int64_t cfg[][6] = {{1, 1, 4, 2, 32, 0},   {1, 37, 16, 8, 128, 0}, {9, 9, 4, 1, 64, 0},
+                                     {5, 70, 8, 2, 64, 0},  {6, 50, 4, 4, 32, 16},  {1, 300, 2, 1, 128, 72},
+                                     {64, 200, 4, 2, 64, 0}};
+    for (int c = 0; c < 7; c++) {
+        int64_t nq = cfg[c][0], nk = cfg[c][1], hq = cfg[c][2], hkv = cfg[c][3], d = cfg[c][4], win = cfg[c][5];
+        float scale = 1.0f / sqrtf((float)d);
+        float *q = fvec(nq * hq * d, -2, 2), *k = fvec(nk * hkv * d, -2, 2), *v = fvec(nk * hkv * d, -1, 1);
+        float *ref = malloc(sizeof(float) * (size_t)(nq * hq * d)), *got = malloc(sizeof(float) * (size_t)(nq * hq * d));
+        vx_attention(pool, q, nq, hq, k, v, nk, hkv, d, scale, win, ref);
+        gt gq = put(g, q, nq * hq * d), gk = put(g, k, nk * hkv * d), gv = put(g, v, nk * hkv * d),
+           gsc = put(g, NULL, nq * hq * nk), go = put(g, NULL, nq * hq * d);
+        vx_gpu_begin(g);
+        vx_gop_attention(g, T(&gq), nq, hq, T(&gk), T(&gv), nk, hkv, d, scale, win, T(&gsc), T(&go), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "attention: %s", vox_last_error());
+        get(g, &go, got);
+        char what[96];
+        snprintf(what, sizeof what, "nq=%lld nk=%lld hq=%lld hkv=%lld d=%lld win=%lld", (long long)nq, (long long)nk,
+                 (long long)hq, (long long)hkv, (long long)d, (long long)win);
+        report("vulkan.attention", what, max_abs_rel(got, ref, nq * hq * d));
+        drop(g, &gq), drop(g, &gk), drop(g, &gv), drop(g, &gsc), drop(g, &go);
+        free(q), free(k), free(v), free(ref), free(got);
+    }
+}
+
 /* A matrix larger than one binding may cover is split by rows: the result is the same. */
 static void test_split(int dev) {
     setenv("VOX_VK_MAX_RANGE", "8192", 1);
@@ -151,6 +277,9 @@ int main(void) {
     printf("device %d: %s (%s), subgroup %u, storage range %llu\n", dev, info->name, info->type_name,
            info->subgroup_size, (unsigned long long)info->max_storage_buffer_range);
     test_linear(g, "linear");
+    test_norm_elementwise(g);
+    test_rope(g);
+    test_attention(g);
     test_profile(g);
     test_split(dev);
     vx_gpu_free(g);

@@ -1,5 +1,7 @@
 /* Internal: the model operations on a vx_gpu, each recorded into the current chain (vx_gpu_begin ..
- * vx_gpu_submit). Tensors are float32 ranges of storage buffers (vx_gbind), row-major and dense.
+ * vx_gpu_submit). Tensors are float32 ranges of storage buffers (vx_gbind: any offset that is a
+ * multiple of 4; the ops bind whole buffers and pass element offsets to the shaders), row-major and
+ * dense.
  * Every op computes what the CPU kernel of the same name in kernels.h computes; the order of the
  * floating-point operations differs (tree sums over 64 invocations), so results agree within the
  * vulkan.* rows of verify/tolerances.toml, and depend only on the inputs: the same on every run. */
@@ -38,5 +40,26 @@ vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gb
  * bias may be NULL. */
 vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
                          int64_t n, vx_gbind y, int64_t y_stride, const char *label);
+
+/* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
+vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
+                           const char *label);
+/* vx_rope in place: x [n][heads][d], cos/sin [n][d]. */
+vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
+                       const char *label);
+/* vx_silu_mul: y = silu(gate) * up over n elements (y may alias gate). */
+vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label);
+/* vx_add: y = a + b over n elements (y may alias a or b). */
+vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind b, int64_t n, vx_gbind y, const char *label);
+/* vx_attention: q [nq][hq][d], k/v [nk][hkv][d] (the last nq keys are the queries' own), out
+ * [nq][hq][d]; scores: scratch of nq * hq * nk floats. */
+vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
+                            const char *label);
+
+/* Internal to the op files: t bound whole (up to the binding limit) and t's offset in floats. */
+vx_gbind vx_gop_whole(const vx_gpu *g, vx_gbind t, uint32_t *base);
+/* A 1-D grid of `items` invocations in groups of 64, folded into y beyond 65535 groups. */
+void vx_gop_grid(uint64_t items, uint32_t *gx, uint32_t *gy);
 
 #endif

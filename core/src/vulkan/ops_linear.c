@@ -78,16 +78,32 @@ vox_status vx_gmat_upload(vx_gpu *g, const vx_mat *m, vx_gmat *out) {
     return st;
 }
 
+vx_gbind vx_gop_whole(const vx_gpu *g, vx_gbind t, uint32_t *base) {
+    uint64_t size = t.b->size, lim = vx_gpu_max_range(g);
+    *base = (uint32_t)(t.offset / 4);
+    return (vx_gbind){t.b, 0, size < lim ? size : lim};
+}
+
+void vx_gop_grid(uint64_t items, uint32_t *gx, uint32_t *gy) {
+    uint64_t groups = (items + 63) / 64;
+    if (!groups) groups = 1;
+    uint64_t x = groups < 65535 ? groups : 65535;
+    *gx = (uint32_t)x;
+    *gy = (uint32_t)((groups + x - 1) / x);
+}
+
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd) {
     uint64_t blocks = (uint64_t)n * (uint64_t)(cols / 32);
-    uint32_t push = (uint32_t)blocks;
-    vx_gbind b[3] = {x, xq, xd};
-    b[0].size = blocks * 128;
+    struct { uint32_t blocks, x_base; } push = {(uint32_t)blocks, 0};
+    uint32_t qb, db;
+    vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, xq, &qb), vx_gop_whole(g, xd, &db)};
+    b[1].offset = xq.offset;   /* the codes and scales are written from their start: bind them there */
     b[1].size = blocks * 32;
+    b[2].offset = xd.offset;
     b[2].size = blocks * 4;
-    uint64_t groups = (blocks + 63) / 64, gx = groups < 65535 ? groups : 65535;
-    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, (uint32_t)(gx ? gx : 1),
-                           (uint32_t)((groups + gx - 1) / (gx ? gx : 1)), 1, "quantize_q8");
+    uint32_t gx, gy;
+    vx_gop_grid(blocks, &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, gx, gy, 1, "quantize_q8");
 }
 
 vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
@@ -99,17 +115,20 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
     for (int i = 0; i < w->n_parts; i++) {
         const vx_gmat_part *p = &w->parts[i];
         if (!p->rows) continue;
-        struct { uint32_t rows, cols, x_stride, y_stride, y_offset, has_bias; } push = {
+        struct { uint32_t rows, cols, x_stride, y_stride, y_offset, has_bias, x_base, y_base, b_base; } push = {
             (uint32_t)p->rows, (uint32_t)w->cols, (uint32_t)(q ? w->cols / 32 : w->cols), (uint32_t)y_stride,
-            (uint32_t)p->row0, bias != NULL};
-        vx_gbind bb = bias ? *bias : y;   /* an unused binding still needs a buffer */
+            (uint32_t)p->row0, bias != NULL, 0, 0, 0};
+        vx_gbind yb = vx_gop_whole(g, y, &push.y_base);
+        vx_gbind bb = bias ? vx_gop_whole(g, *bias, &push.b_base) : yb;   /* unused, but bound */
         uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx);
         vox_status st;
         if (q) {
-            vx_gbind b[6] = {{&p->w, 0, 0}, {&p->s, 0, 0}, xq, xd, y, bb};
+            vx_gbind b[6] = {{&p->w, 0, 0}, {&p->s, 0, 0}, xq, xd, yb, bb};
+            b[2].size = (uint64_t)n * (uint64_t)w->cols;   /* the quantized x from its start */
+            b[3].size = (uint64_t)n * (uint64_t)(w->cols / 32) * 4;
             st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, (uint32_t)n, label);
         } else {
-            vx_gbind b[4] = {{&p->w, 0, 0}, x, y, bb};
+            vx_gbind b[4] = {{&p->w, 0, 0}, vx_gop_whole(g, x, &push.x_base), yb, bb};
             st = vx_gpu_dispatch(g, shader, b, 4, &push, sizeof push, gx, gy, (uint32_t)n, label);
         }
         if (st != VOX_OK) return st;

@@ -4,12 +4,17 @@
 #define VOX_VULKAN_SHADERS_SPV_H
 
 enum {
+    VX_SH_ADD,
+    VX_SH_ATTENTION,
     VX_SH_GEMV_BF16,
     VX_SH_GEMV_F16,
     VX_SH_GEMV_F32,
     VX_SH_GEMV_Q4,
     VX_SH_GEMV_Q8,
     VX_SH_QUANTIZE_Q8,
+    VX_SH_RMS_NORM,
+    VX_SH_ROPE,
+    VX_SH_SILU_MUL,
     VX_SHADER_COUNT
 };
 

@@ -1,0 +1,60 @@
+/* Norms, rotary embedding, elementwise ops and attention on the GPU. */
+
+#include "error.h"
+#include "ops.h"
+#include "shaders.h"
+
+vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
+                           const char *label) {
+    struct { uint32_t rows, d, has_w, x_base, w_base, y_base; float eps; } push = {
+        (uint32_t)rows, (uint32_t)d, w != NULL, 0, 0, 0, eps};
+    vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w ? *w : x, &push.w_base),
+                     vx_gop_whole(g, y, &push.y_base)};
+    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    return vx_gpu_dispatch(g, VX_SH_RMS_NORM, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "rms_norm");
+}
+
+vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
+                       const char *label) {
+    struct { uint32_t n, heads, d, x_base, cs_base; } push = {(uint32_t)n, (uint32_t)heads, (uint32_t)d, 0, 0};
+    uint32_t sb;
+    vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, cos, &push.cs_base), vx_gop_whole(g, sin, &sb)};
+    if (sb != push.cs_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_rope: cos and sin at different offsets");
+    uint32_t gx, gy;
+    vx_gop_grid((uint64_t)(n * heads * (d / 2)), &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_ROPE, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "rope");
+}
+
+vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label) {
+    struct { uint32_t n, g_base, u_base, y_base; } push = {(uint32_t)n, 0, 0, 0};
+    vx_gbind b[3] = {vx_gop_whole(g, gate, &push.g_base), vx_gop_whole(g, up, &push.u_base),
+                     vx_gop_whole(g, y, &push.y_base)};
+    uint32_t gx, gy;
+    vx_gop_grid((uint64_t)n, &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_SILU_MUL, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "silu_mul");
+}
+
+vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y, const char *label) {
+    struct { uint32_t n, a_base, b_base, y_base; } push = {(uint32_t)n, 0, 0, 0};
+    vx_gbind b[3] = {vx_gop_whole(g, a, &push.a_base), vx_gop_whole(g, bb, &push.b_base),
+                     vx_gop_whole(g, y, &push.y_base)};
+    uint32_t gx, gy;
+    vx_gop_grid((uint64_t)n, &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_ADD, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "add");
+}
+
+vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
+                            const char *label) {
+    if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention: bad shape (nq %lld nk %lld hq %lld hkv %lld)",
+                             (long long)nq, (long long)nk, (long long)hq, (long long)hkv);
+    struct { uint32_t nq, hq, nk, hkv, d; int32_t window; float scale; uint32_t q_base, k_base, v_base, o_base; } push = {
+        (uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale, 0, 0, 0, 0};
+    vx_gbind sc = scores;
+    sc.size = (uint64_t)(nq * hq * nk) * 4;
+    vx_gbind b[5] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
+                     vx_gop_whole(g, v, &push.v_base), sc, vx_gop_whole(g, out, &push.o_base)};
+    return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 5, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1,
+                           label ? label : "attention");
+}
