@@ -1,7 +1,8 @@
 /* The Vulkan operations (core/src/vulkan/ops.h) against the CPU kernels of the same name, on one
  * Vulkan device (lavapipe in CI; VOX_TEST_VULKAN=N picks another). Limits: the vulkan.* rows of
  * verify/tolerances.toml. Exit 77 (CTest: skipped) when the machine has no Vulkan device.
- * VOX_TEST_VERBOSE=1 prints every measured error. */
+ * VOX_TEST_VERBOSE=1 prints every measured error; VOX_TEST_ROWS=1 prints them as
+ * "row<TAB>check<TAB>subject<TAB>value" lines (conformance/test_vulkan.py records them in the report). */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,13 @@
 #include "vk_testlib.h"
 #include "vulkan/ops.h"
 
-static int verbose;
+static int verbose, rows_out;
 static vx_pool *pool;
+static const char *device_name = "";
+
+static void emit_row(const char *check, const char *subject, double value) {
+    if (rows_out) printf("row\t%s\t%s on %s\t%.6g\n", check, subject, device_name, value);
+}
 
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 
@@ -84,6 +90,8 @@ static void test_linear(vx_gpu *g, const char *tag) {
                                         (long long)shapes[s][0], (long long)shapes[s][1], (long long)n, parts, e);
             }
         if (verbose) printf("%-10s %-22s max_abs_rel %.3g (limit %.3g)\n", tag, row, worst, tol);
+        emit_row(row, "GEMV vs vx_linear, 4 shapes up to 300x1024 and 130x2048, 1 and 3 x rows, with and without bias",
+                 worst);
     }
 }
 
@@ -113,6 +121,7 @@ static void report(const char *row, const char *what, double err) {
     double tol = tolerance_row(row, "max");
     CHECK(err <= tol, "%s %s: max_abs_rel %.3g > %.3g", row, what, err, tol);
     if (verbose) printf("ops        %-22s %-34s max_abs_rel %.3g (limit %.3g)\n", row, what, err, tol);
+    emit_row(row, what, err);
 }
 
 static void test_norm_elementwise(vx_gpu *g) {
@@ -231,6 +240,9 @@ static void test_split(int dev) {
         CHECK(parts > 1, "split %s: %d part(s)", dt_name(dts[d]), parts);
         CHECK(e <= tolerance_row(row, "max"), "split %s (%d parts): max_abs_rel %.3g", dt_name(dts[d]), parts, e);
         if (verbose) printf("split      %-22s %d parts, max_abs_rel %.3g\n", row, parts, e);
+        char what[96];
+        snprintf(what, sizeof what, "100x512 split in %d parts (binding limit 8 KiB) vs vx_linear", parts);
+        emit_row(row, what, e);
     }
     /* a row that alone exceeds the range is refused with a clear error */
     wmat w = make_w(VOX_DTYPE_F32, 2, 4096);
@@ -265,6 +277,8 @@ static void test_profile(vx_gpu *g) {
 int main(void) {
     const char *v = getenv("VOX_TEST_VERBOSE");
     verbose = v ? atoi(v) : 0;
+    v = getenv("VOX_TEST_ROWS");
+    rows_out = v && !strcmp(v, "1");
     int dev = test_device();
     if (dev < 0) return 77;
     vx_pool_opts po = {.n_threads = 1};
@@ -274,6 +288,7 @@ int main(void) {
     CHECK(st == VOX_OK, "vx_gpu_create(%d): %s", dev, vox_last_error());
     if (st != VOX_OK) return 1;
     const vx_vk_device_info *info = vx_gpu_info(g);
+    device_name = info->name;
     printf("device %d: %s (%s), subgroup %u, storage range %llu\n", dev, info->name, info->type_name,
            info->subgroup_size, (unsigned long long)info->max_storage_buffer_range);
     test_linear(g, "linear");
