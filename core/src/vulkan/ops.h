@@ -51,6 +51,8 @@ vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t 
 vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label);
 /* vx_add: y = a + b over n elements (y may alias a or b). */
 vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind b, int64_t n, vx_gbind y, const char *label);
+/* y = x over n floats (between host-visible and device-local buffers within a chain). */
+vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label);
 /* vx_attention: q [nq][hq][d], k/v [nk][hkv][d] (the last nq keys are the queries' own), out
  * [nq][hq][d]; scores: scratch of nq * hq * nk floats. */
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,

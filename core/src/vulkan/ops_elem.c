@@ -58,3 +58,11 @@ vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gb
     return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 5, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1,
                            label ? label : "attention");
 }
+
+vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label) {
+    struct { uint32_t n, x_base, y_base; } push = {(uint32_t)n, 0, 0};
+    vx_gbind b[2] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, y, &push.y_base)};
+    uint32_t gx, gy;
+    vx_gop_grid((uint64_t)n, &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_COPY, b, 2, &push, sizeof push, gx, gy, 1, label ? label : "copy");
+}

@@ -6,6 +6,7 @@
 enum {
     VX_SH_ADD,
     VX_SH_ATTENTION,
+    VX_SH_COPY,
     VX_SH_GEMV_BF16,
     VX_SH_GEMV_F16,
     VX_SH_GEMV_F32,

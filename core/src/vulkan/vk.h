@@ -85,8 +85,9 @@ uint64_t vx_gpu_bytes_allocated(const vx_gpu *g);
 /* Device-local (host = 0) or host-visible coherent (host = 1) storage buffer. Sizes round up to 16. */
 vox_status vx_gpu_alloc(vx_gpu *g, uint64_t size, int host, vx_gbuf *out);
 void vx_gpu_release(vx_gpu *g, vx_gbuf *b);
-/* Synchronous copies between host memory and a buffer (through a staging buffer when needed); they
- * must not be called while a chain is being recorded. */
+/* Synchronous copies between host memory and a buffer (through a staging buffer when needed; a plain
+ * memcpy for host-visible buffers). A thread recording a chain must not copy to device-local buffers
+ * (the device is locked from vx_gpu_begin to vx_gpu_submit, so sessions on several threads take turns). */
 vox_status vx_gpu_upload(vx_gpu *g, vx_gbuf *dst, uint64_t offset, const void *src, uint64_t n);
 vox_status vx_gpu_download(vx_gpu *g, const vx_gbuf *src, uint64_t offset, void *dst, uint64_t n);
 

@@ -1,5 +1,6 @@
 /* A Vulkan device for vox: memory, the pipeline cache, command chains and timestamps. */
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ typedef struct prof_entry {
 } prof_entry;
 
 struct vx_gpu {
+    pthread_mutex_t lock;        /* one command buffer: a chain (begin..submit) or a copy at a time */
     const vx_vk_fns *fi;
     vx_vk_device_fns f;
     vx_vk_device_info info;
@@ -82,6 +84,7 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     if (!fi) return vox_set_error(VOX_ERR_NOT_FOUND, "there is no Vulkan device %d", index);
     vx_gpu *g = calloc(1, sizeof *g);
     if (!g) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    pthread_mutex_init(&g->lock, NULL);
     g->fi = fi;
     g->pd = pd;
     for (int i = 0; i < n; i++)
@@ -208,6 +211,7 @@ void vx_gpu_free(vx_gpu *g) {
     }
     free(g->query_labels);
     free(g->prof);
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
@@ -323,28 +327,29 @@ static vox_status staging(vx_gpu *g) {
 }
 
 vox_status vx_gpu_upload(vx_gpu *g, vx_gbuf *dst, uint64_t offset, const void *src, uint64_t n) {
-    if (g->recording) return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_upload while recording");
     if (offset + n > dst->size) return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_upload past the buffer's end");
     if (dst->map) {
         memcpy((char *)dst->map + offset, src, n);
         return VOX_OK;
     }
+    pthread_mutex_lock(&g->lock);
     vox_status st = staging(g);
     for (uint64_t done = 0; st == VOX_OK && done < n; done += STAGING_BYTES) {
         uint64_t k = n - done < STAGING_BYTES ? n - done : STAGING_BYTES;
         memcpy(g->staging.map, (const char *)src + done, k);
         st = copy(g, &g->staging, 0, dst, offset + done, (k + 3) & ~3ull);
     }
+    pthread_mutex_unlock(&g->lock);
     return st;
 }
 
 vox_status vx_gpu_download(vx_gpu *g, const vx_gbuf *src, uint64_t offset, void *dst, uint64_t n) {
-    if (g->recording) return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_download while recording");
     if (offset + n > src->size) return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_download past the buffer's end");
     if (src->map) {
         memcpy(dst, (const char *)src->map + offset, n);
         return VOX_OK;
     }
+    pthread_mutex_lock(&g->lock);
     vox_status st = staging(g);
     for (uint64_t done = 0; st == VOX_OK && done < n; done += STAGING_BYTES) {
         uint64_t k = n - done < STAGING_BYTES ? n - done : STAGING_BYTES;
@@ -353,6 +358,7 @@ vox_status vx_gpu_download(vx_gpu *g, const vx_gbuf *src, uint64_t offset, void 
         st = copy(g, src, offset + done, &g->staging, 0, k4);
         if (st == VOX_OK) memcpy((char *)dst + done, g->staging.map, k);
     }
+    pthread_mutex_unlock(&g->lock);
     return st;
 }
 
@@ -422,10 +428,13 @@ static vox_status pipeline(vx_gpu *g, int shader) {
 
 /* ------------------------------------------------------------------------------ chains */
 vox_status vx_gpu_begin(vx_gpu *g) {
-    if (g->recording) return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_begin: a chain is already being recorded");
+    pthread_mutex_lock(&g->lock);   /* held until vx_gpu_submit */
     g->f.vkResetDescriptorPool(g->dev, g->desc_pool, 0);
     vox_status st = one_shot_begin(g);
-    if (st != VOX_OK) return st;
+    if (st != VOX_OK) {
+        pthread_mutex_unlock(&g->lock);
+        return st;
+    }
     g->recording = 1;
     g->n_dispatch = 0;
     g->chain_status = VOX_OK;
@@ -527,18 +536,26 @@ vox_status vx_gpu_submit(vx_gpu *g) {
     g->recording = 0;
     if (g->chain_status != VOX_OK) {   /* the error message is the one recording set */
         g->f.vkEndCommandBuffer(g->cmd);
+        pthread_mutex_unlock(&g->lock);
         return g->chain_status;
     }
     vox_status st = one_shot_end(g);
-    if (st != VOX_OK || !(g->profile && g->n_queries) || !g->n_dispatch) return st;
+    if (st != VOX_OK || !(g->profile && g->n_queries) || !g->n_dispatch) {
+        pthread_mutex_unlock(&g->lock);
+        return st;
+    }
     uint64_t *ts = malloc((size_t)g->n_dispatch * 2 * sizeof *ts);
-    if (!ts) return VOX_OK;
+    if (!ts) {
+        pthread_mutex_unlock(&g->lock);
+        return VOX_OK;
+    }
     if (g->f.vkGetQueryPoolResults(g->dev, g->queries, 0, 2u * (uint32_t)g->n_dispatch,
                                    (size_t)g->n_dispatch * 2 * sizeof *ts, ts, sizeof *ts,
                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS)
         for (int i = 0; i < g->n_dispatch; i++)
             profile_add(g, g->query_labels[i], (double)(ts[2 * i + 1] - ts[2 * i]) * g->info.timestamp_period_ns * 1e-6);
     free(ts);
+    pthread_mutex_unlock(&g->lock);
     return VOX_OK;
 }
 
