@@ -4,7 +4,8 @@ CPU kernels on a Vulkan device (lavapipe in CI: mesa-vulkan-drivers).
 The operation checks run the C test program test_vulkan_ops, built next to libvox
 (core/tests/test_vulkan_ops.c; VOX_LIBRARY_DIR names the build), which compares each GPU op with the
 CPU kernel of the same name on random inputs and prints one row per check of verify/tolerances.toml.
-They skip only when the machine has no Vulkan device at all (the program exits 77 and says why).
+They skip only when the machine has no Vulkan device at all (the program exits 77 and says why), and
+fail instead when VOX_REQUIRE_VULKAN=1 (CI, which installs lavapipe).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from verify.tolerance import Row
+from vox.verify.tolerance import Row
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBDIR = Path(os.environ.get("VOX_LIBRARY_DIR", ROOT / "build" / "dev"))
@@ -27,6 +29,12 @@ def vk_devices() -> list[dict]:
     import vox
 
     return vox.devices().get("gpus", [])
+
+
+def skip_without_vulkan(why: str):
+    if os.environ.get("VOX_REQUIRE_VULKAN") == "1":
+        pytest.fail(f"VOX_REQUIRE_VULKAN=1 but {why}")
+    pytest.skip(why)
 
 
 def test_stored_spirv_is_current():
@@ -43,7 +51,7 @@ def test_vulkan_ops(record):
     env = dict(os.environ, VOX_TEST_ROWS="1")
     r = subprocess.run([str(exe)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     if r.returncode == 77:
-        pytest.skip(r.stdout.strip())
+        skip_without_vulkan(r.stdout.strip())
     rows = []
     for line in r.stdout.splitlines():
         if line.startswith("row\t"):
@@ -65,7 +73,7 @@ def test_devices_listing():
     gpus = d["gpus"]
     if not d["vulkan"]["available"]:
         assert gpus == [] and d["vulkan"]["reason"]
-        pytest.skip(f"no Vulkan device: {d['vulkan']['reason']}")
+        skip_without_vulkan(f"no Vulkan device: {d['vulkan']['reason']}")
     for g in gpus:
         for key in ("index", "name", "type", "software", "memory_total", "memory_free", "memory_free_estimated",
                     "subgroup_size", "max_storage_buffer_range"):
@@ -118,3 +126,106 @@ def test_device_selection(qwen3_tmod):
     if " 0 on the CPU" not in line[0]:
         r = _engine(model, f"vulkan:{gpus[0]['index']},strict")
         assert r.returncode == 3 and "strict" in r.stderr, r.stderr
+
+
+# ----------------------------------------------------------------------------- the Qwen3 LM on the GPU
+from test_native_lm import (DTYPES, LOGIT_CHECKS, MAX_NEW_TOKENS, VARIANTS, lm_env, native,  # noqa: E402,F401
+                            open_session, run_session, sampled_runs)
+from vox.reference.qwen3.generate import teacher_force as ref_teacher_force  # noqa: E402
+from vox.verify.qwen3 import talker as vt  # noqa: E402
+from vox.verify.tolerance import measure  # noqa: E402
+
+VK = "vulkan"
+import vox  # noqa: E402
+
+
+def _gpu_index() -> int:
+    gpus = vk_devices()
+    if not gpus:
+        skip_without_vulkan("no Vulkan device")
+    return gpus[0]["index"]
+
+
+@pytest.fixture(scope="module")
+def vk_native(native):
+    """vk_native(variant, dtype) -> native(...) dict whose engine runs on the Vulkan device."""
+    cache = {}
+
+    def get(variant, dtype="f32"):
+        if (variant, dtype) not in cache:
+            nat = dict(native(variant, dtype))
+            eng = vox.Engine(nat["tmod"], device=f"vulkan:{_gpu_index()}", threads=1)
+            voices = {}
+            for k, v in nat["voices"].items():   # the same voice files, loaded into the GPU engine
+                voices[k] = eng.load_voice(v.path) if hasattr(v, "path") else v
+            nat.update(eng=eng, voices=voices)
+            cache[(variant, dtype)] = nat
+        return cache[(variant, dtype)]
+
+    return get
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_vulkan_teacher_forced_logits(variant, dtype, lm_env, native, vk_native, sampled_runs, record):
+    """Talker and predictor logits on the GPU vs the CPU on the same .tmod, vs the reference, and (f32)
+    vs the official code, teacher-forced on the codes of an official sampled run."""
+    env = lm_env(variant)
+    cpu, gpu = native(variant, dtype), vk_native(variant, dtype)
+    case, run = sampled_runs(variant)
+    codes = run.codes
+    V, PV = run.talker_logits.shape[1], run.predictor_logits.shape[2]
+    out = {}
+    for name, nat in (("cpu", cpu), ("gpu", gpu)):
+        s = open_session(nat, case)
+        out[name] = s.teacher_force(codes, V, PV)
+        s.close()
+    (ctl, cpl), (gtl, gpl) = out["cpu"], out["gpu"]
+    gpr = gpl.reshape(-1, PV)
+    sub_t = f"{variant} {dtype} {case.name}, {gtl.shape[0]} steps talker"
+    sub_p = f"{variant} {dtype} {case.name}, {codes.shape[0]} frames x 15 predictor"
+    vs_cpu = "vulkan.quant_logits_vs_cpu" if dtype in ("q8", "q4") else "vulkan.logits_vs_cpu"
+    rows = [measure(vs_cpu, gtl, ctl, sub_t, backend=VK),
+            measure(vs_cpu, gpr, cpl.reshape(-1, PV), sub_p, backend=VK)]
+    rtl, rpl = ref_teacher_force(cpu["ref"], vt.reference_prompt(cpu["ref"], case, env["voice"]), codes)
+    rows += [measure(LOGIT_CHECKS[dtype], gtl, rtl, sub_t, backend=VK),
+             measure(LOGIT_CHECKS[dtype], gpr, rpl.reshape(-1, PV), sub_p, backend=VK)]
+    if dtype == "f32":
+        po = run.predictor_logits.reshape(-1, PV)
+        rows += [measure("qwen3.talker_logits", gtl, run.talker_logits, sub_t, backend=VK),
+                 measure("qwen3.talker_argmax", gtl, run.talker_logits, sub_t, backend=VK),
+                 measure("qwen3.predictor_logits", gpr, po, sub_p, backend=VK),
+                 measure("qwen3.predictor_argmax", gpr, po, sub_p, backend=VK)]
+    record(rows)
+
+
+@pytest.mark.parametrize("variant", ["custom06", "base17"])
+def test_vulkan_sampled_runs_repeat(variant, lm_env, vk_native, record):
+    """The same seed on the same device gives the same codes and audio, for any chunk size."""
+    case = lm_env(variant)["cases"][0]
+    gpu = vk_native(variant, "bf16")
+    a_codes, a_chunks = run_session(gpu, case, seed=11, max_new_tokens=MAX_NEW_TOKENS)
+    b_codes, b_chunks = run_session(gpu, case, seed=11, max_new_tokens=MAX_NEW_TOKENS, chunk_frames=3)
+    a = np.concatenate([c.samples for c in a_chunks])
+    b = np.concatenate([c.samples for c in b_chunks])
+    record([Row("vulkan.same_seed_codes", f"{variant} bf16 {case.name}, {a_codes.shape[0]} frames, chunk sizes "
+                "default and 3", float(np.array_equal(a_codes, b_codes)), backend=VK),
+            Row("vulkan.same_seed_audio", f"{variant} bf16 {case.name}, {a.size} samples",
+                float(a.shape == b.shape and np.array_equal(a, b)), backend=VK)])
+
+
+def test_vulkan_memory_limit(qwen3_tmod):
+    """Too little video memory: without strict the model runs on the CPU and says why; with strict
+    the engine is refused with OutOfMemory (a small card simulated with VOX_VRAM_LIMIT_MB)."""
+    idx = _gpu_index()
+    model = qwen3_tmod("custom06")
+    env = dict(os.environ, VOX_VRAM_LIMIT_MB="1")
+    code = ("import sys, vox\n"
+            "try:\n"
+            f"    vox.Engine({str(model)!r}, device=sys.argv[1]).close()\n"
+            "except vox.VoxError as e:\n"
+            "    print(type(e).__name__, e, file=sys.stderr); sys.exit(3)\n")
+    r = subprocess.run([sys.executable, "-c", code, f"vulkan:{idx}"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "0 matrices in VRAM" in r.stderr and "not enough video memory" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-c", code, f"vulkan:{idx},strict"], capture_output=True, text=True, env=env)
+    assert r.returncode == 3 and "OutOfMemory" in r.stderr and "not enough video memory" in r.stderr, r.stderr
