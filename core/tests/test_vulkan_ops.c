@@ -11,6 +11,7 @@
 #include "error.h"
 #include "tolerance_table.h"
 #include "vk_testlib.h"
+#include "qwen3/lm_internal.h"
 #include "vulkan/ops.h"
 
 static int verbose, rows_out;
@@ -222,6 +223,80 @@ static void test_attention(vx_gpu *g) {
     }
 }
 
+/* Choosing codes: the GPU's float32 sampling against q3_warp + q3_choose (float64 probabilities) on
+ * random logits, for greedy and the warpers; and the embedding of the chosen code, bit-exact. */
+static void test_sample_gather(vx_gpu *g) {
+    static const vx_gsampler cfg[] = {{0, 1.0f, 0, 1.0f}, {1, 1.0f, 0, 1.0f}, {1, 0.9f, 50, 1.0f},
+                                      {1, 0.7f, 0, 0.8f}, {1, 1.3f, 30, 0.9f}, {1, 1.0f, 1, 1.0f}};
+    const int64_t V = 2048;
+    const int draws = 40;
+    gt gl = put(g, NULL, V * draws), gws = put(g, NULL, V);
+    vx_gbuf codes, us;
+    vx_gpu_alloc(g, (uint64_t)draws * 4, 1, &codes);
+    vx_gpu_alloc(g, (uint64_t)draws * 4, 1, &us);
+    q3_sample_work w;
+    q3_sample_work_init(&w, V);
+    int total = 0, same = 0;
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        float *lg = fvec(V * draws, -6, 6), *sc = malloc(sizeof(float) * (size_t)V);
+        int32_t want[64];
+        for (int d = 0; d < draws; d++) {
+            double u = vox_philox_uniform(1234, (uint32_t)d, (uint32_t)c);
+            ((float *)us.map)[d] = (float)u;
+            memcpy(sc, lg + d * V, sizeof(float) * (size_t)V);
+            q3_sampler sp = {cfg[c].do_sample, cfg[c].temperature, cfg[c].top_k, cfg[c].top_p};
+            q3_warp(sc, V, &sp, &w);
+            want[d] = cfg[c].do_sample ? q3_sample(sc, V, u, &w) : q3_greedy(sc, V);
+        }
+        vx_gpu_upload(g, &gl.buf, PAD * 4, lg, sizeof(float) * (size_t)(V * draws));
+        vx_gpu_begin(g);
+        for (int d = 0; d < draws; d++) {
+            vx_gbind lb = {&gl.buf, (uint64_t)(PAD + d * V) * 4, (uint64_t)V * 4};
+            vx_gop_sample(g, lb, V, &cfg[c], T(&gws), (vx_gbind){&codes, 0, 0}, (vx_gbind){&us, 0, 0}, d, NULL);
+        }
+        CHECK(vx_gpu_submit(g) == VOX_OK, "sample: %s", vox_last_error());
+        int ok = 0;
+        for (int d = 0; d < draws; d++) ok += ((int32_t *)codes.map)[d] == want[d];
+        if (!cfg[c].do_sample) CHECK(ok == draws, "greedy: %d of %d codes differ", draws - ok, draws);
+        if (verbose) printf("sample     cfg %zu (sample %d t %.1f k %d p %.1f): %d of %d codes as the CPU\n", c,
+                            cfg[c].do_sample, cfg[c].temperature, cfg[c].top_k, cfg[c].top_p, ok, draws);
+        total += draws;
+        same += ok;
+        free(lg), free(sc);
+    }
+    double frac = (double)same / total;
+    CHECK(frac >= tolerance_row("vulkan.sampled_codes_vs_cpu", "min"), "sampling: %.4f of codes as the CPU", frac);
+    emit_row("vulkan.sampled_codes_vs_cpu", "random logits (V 2048, 6 settings x 40 draws: greedy, temperature, top-k, "
+             "top-p) vs q3_warp + q3_choose", frac);
+    q3_sample_work_free(&w);
+    drop(g, &gl), drop(g, &gws);
+
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 5; d++) {
+        wmat wm = make_w(dts[d], 70, 96);
+        vx_gmat gm;
+        CHECK(vx_gmat_upload(g, &wm.m, &gm) == VOX_OK, "gather upload: %s", vox_last_error());
+        int32_t ids[3] = {0, 69, 33};
+        float ref[3 * 96], got[3 * 96];
+        vx_gather_rows(&wm.m, ids, 3, ref);
+        gt go = put(g, NULL, 3 * 96);
+        memcpy(codes.map, ids, sizeof ids);
+        vx_gpu_begin(g);
+        for (int i = 0; i < 3; i++) {
+            vx_gbind ob = {&go.buf, (uint64_t)(PAD + 96 * i) * 4, 96 * 4};
+            vx_gop_gather(g, &gm, (vx_gbind){&codes, 0, 0}, i, ob, NULL);
+        }
+        CHECK(vx_gpu_submit(g) == VOX_OK, "gather: %s", vox_last_error());
+        get(g, &go, got);
+        CHECK(!memcmp(got, ref, sizeof ref), "gather %s: not the CPU's values", dt_name(dts[d]));
+        drop(g, &go);
+        vx_gmat_free(g, &gm);
+        free_w(&wm);
+    }
+    vx_gpu_release(g, &codes);
+    vx_gpu_release(g, &us);
+}
+
 /* A matrix larger than one binding may cover is split by rows: the result is the same. */
 static void test_split(int dev) {
     setenv("VOX_VK_MAX_RANGE", "8192", 1);
@@ -295,6 +370,7 @@ int main(void) {
     test_norm_elementwise(g);
     test_rope(g);
     test_attention(g);
+    test_sample_gather(g);
     test_profile(g);
     test_split(dev);
     vx_gpu_free(g);

@@ -59,6 +59,20 @@ vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gb
                             int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
                             const char *label);
 
+/* Choosing a code from logits [v] (v <= 8192) into codes[slot], as q3_warp + q3_choose with float32
+ * probabilities (sample.comp): greedy when !do_sample, else temperature, top-k, top-p and the inverse
+ * CDF at u[slot] (float; the host computes it with vox_philox_uniform). ws: v floats of scratch. */
+typedef struct vx_gsampler {
+    int do_sample;
+    float temperature;
+    int32_t top_k;
+    float top_p;
+} vx_gsampler;
+vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
+                         vx_gbind u, int slot, const char *label);
+/* out[cols] = row codes[slot] of the embedding table w (one part; any dtype), as vx_gather_rows. */
+vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label);
+
 /* Internal to the op files: t bound whole (up to the binding limit) and t's offset in floats. */
 vx_gbind vx_gop_whole(const vx_gpu *g, vx_gbind t, uint32_t *base);
 /* A 1-D grid of `items` invocations in groups of 64, folded into y beyond 65535 groups. */

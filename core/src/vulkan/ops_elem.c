@@ -66,3 +66,24 @@ vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
     vx_gop_grid((uint64_t)n, &gx, &gy);
     return vx_gpu_dispatch(g, VX_SH_COPY, b, 2, &push, sizeof push, gx, gy, 1, label ? label : "copy");
 }
+
+vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
+                         vx_gbind u, int slot, const char *label) {
+    if (v < 1 || v > 8192) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_sample: %lld logits (at most 8192)", (long long)v);
+    struct { uint32_t v, do_sample, top_k, slot, l_base; float temperature, top_p; } push = {
+        (uint32_t)v, sp->do_sample != 0, (uint32_t)(sp->top_k > 0 ? sp->top_k : sp->top_k < 0 ? 1 : 0), (uint32_t)slot, 0,
+        sp->temperature, sp->top_p};
+    vx_gbind b[4] = {vx_gop_whole(g, logits, &push.l_base), ws, codes, u};
+    return vx_gpu_dispatch(g, VX_SH_SAMPLE, b, 4, &push, sizeof push, 1, 1, 1, label ? label : "sample");
+}
+
+vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label) {
+    if (w->n_parts != 1) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_gather: a table in %d parts", w->n_parts);
+    const vx_gmat_part *pt = &w->parts[0];
+    struct { uint32_t cols, dtype, slot, o_base, rows; } push = {(uint32_t)w->cols, (uint32_t)w->dtype, (uint32_t)slot,
+                                                                0, (uint32_t)w->rows};
+    vx_gbind b[4] = {{&pt->w, 0, 0}, {pt->s.buf ? &pt->s : &pt->w, 0, 0}, codes, vx_gop_whole(g, out, &push.o_base)};
+    uint32_t gx, gy;
+    vx_gop_grid((uint64_t)w->cols, &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_GATHER, b, 4, &push, sizeof push, gx, gy, 1, label ? label : "gather");
+}

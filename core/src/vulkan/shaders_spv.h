@@ -7,6 +7,7 @@ enum {
     VX_SH_ADD,
     VX_SH_ATTENTION,
     VX_SH_COPY,
+    VX_SH_GATHER,
     VX_SH_GEMV_BF16,
     VX_SH_GEMV_F16,
     VX_SH_GEMV_F32,
@@ -15,6 +16,7 @@ enum {
     VX_SH_QUANTIZE_Q8,
     VX_SH_RMS_NORM,
     VX_SH_ROPE,
+    VX_SH_SAMPLE,
     VX_SH_SILU_MUL,
     VX_SHADER_COUNT
 };
