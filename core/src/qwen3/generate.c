@@ -34,7 +34,12 @@ vox_status q3_sess_alloc(q3_sess *q) {
     if (!q->x || !q->hid || !q->hidden || !q->logits || !q->scores || !q->ftmp || !q->pin || !q->px || !q->pout ||
         !q->plogits || !q->twork || !q->seen || !q->distinct)
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    if (q->m->gpu) return vx_q3_gsess_create(q->m->gpu, 0, &q->gpu);
+    if (q->m->gpu) {
+        /* VOX_GPU_SAMPLING=0 keeps the predictor's choices on the CPU (one submission per group) */
+        const char *gs = getenv("VOX_GPU_SAMPLING");
+        q->gpu_sampling = !(gs && !strcmp(gs, "0")) && lm->n_groups <= 65 && lm->pvocab <= 8192;
+        return vx_q3_gsess_create(q->m->gpu, 0, &q->gpu);
+    }
     return VOX_OK;
 }
 
@@ -121,6 +126,15 @@ void q3_predict(q3_sess *q, int32_t *codes, int forced, float *logits_out) {
     q->pkv.len = 0;
     memcpy(q->pin, q->hidden, (size_t)H * sizeof(float));
     vx_gather_rows(&lm->codec_emb, &codes[0], 1, q->pin + H);
+    if (q->gpu && !forced && q->gpu_sampling) {
+        /* the whole frame in one submission: passes, heads, choices and embeddings on the GPU */
+        float u[64];
+        for (int64_t g = 1; g < G && g <= 64; g++) u[g - 1] = (float)vox_philox_uniform(q->s->params.seed, frame, (uint32_t)g);
+        vx_gsampler sp = {q->pred_sp.do_sample, q->pred_sp.temperature, q->pred_sp.top_k, q->pred_sp.top_p};
+        vox_status st = vx_q3_predict_frame(q->gpu, q->pin, &sp, u, codes);
+        if (st != VOX_OK && q->gpu_status == VOX_OK) q->gpu_status = st;
+        return;
+    }
     int64_t n = 2;
     for (int64_t g = 1; g < G; g++) {
         float *lg = logits_out ? logits_out + (g - 1) * V : q->plogits;

@@ -23,7 +23,7 @@ struct vx_q3_gpu {
     vx_gpu *g;
     const q3_lm *lm;
     gdec talker, pred;
-    vx_gmat codec_head, proj, *phead;
+    vx_gmat codec_head, proj, *phead, *pemb;
     vx_gbuf proj_b;
     int has_proj_b;
 };
@@ -39,10 +39,11 @@ struct vx_q3_gsess {
     gkv tkv, pkv;
     int64_t rows;                          /* work rows (talker prefill chunk) */
     /* device work buffers, sized for the larger decoder */
-    vx_gbuf x, h, qs, a, t, gt, u, sc, xq, xd, last;
+    vx_gbuf x, h, qs, a, t, gt, u, sc, xq, xd, last, ws, emb;
     int64_t sc_cap;                        /* floats of the attention scores */
+    vx_gbuf plog;                          /* a frame's predictor logits, [groups][pvocab] (device) */
     /* host-visible: inputs and results */
-    vx_gbuf in, cs, sn, hid, logits;
+    vx_gbuf in, cs, sn, hid, logits, codes, us;
 };
 
 static int quantized(vox_dtype d) { return d == VOX_DTYPE_Q8 || d == VOX_DTYPE_Q4; }
@@ -67,7 +68,7 @@ uint64_t vx_q3_gpu_bytes(const q3_lm *lm, int64_t *n_matrices) {
     }
     bytes += vx_gmat_bytes(&lm->codec_head);
     n++;
-    for (int64_t g = 0; g + 1 < lm->n_groups; g++, n++) bytes += vx_gmat_bytes(&lm->phead[g]);
+    for (int64_t g = 0; g + 1 < lm->n_groups; g++, n += 2) bytes += vx_gmat_bytes(&lm->phead[g]) + vx_gmat_bytes(&lm->pemb[g]);
     if (lm->has_proj) {
         bytes += vx_gmat_bytes(&lm->proj);
         n++;
@@ -130,7 +131,10 @@ void vx_q3_gpu_free(vx_q3_gpu *q) {
     vx_gpu_release(q->g, &q->proj_b);
     if (q->phead)
         for (int64_t i = 0; i + 1 < q->lm->n_groups; i++) vx_gmat_free(q->g, &q->phead[i]);
+    if (q->pemb)
+        for (int64_t i = 0; i + 1 < q->lm->n_groups; i++) vx_gmat_free(q->g, &q->pemb[i]);
     free(q->phead);
+    free(q->pemb);
     free(q);
 }
 
@@ -141,11 +145,13 @@ vox_status vx_q3_gpu_load(vx_gpu *g, const q3_lm *lm, vx_q3_gpu **out) {
     q->g = g;
     q->lm = lm;
     q->phead = calloc((size_t)(lm->n_groups > 1 ? lm->n_groups - 1 : 1), sizeof *q->phead);
-    vox_status st = q->phead ? VOX_OK : vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    q->pemb = calloc((size_t)(lm->n_groups > 1 ? lm->n_groups - 1 : 1), sizeof *q->pemb);
+    vox_status st = q->phead && q->pemb ? VOX_OK : vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     if (st == VOX_OK) st = load_dec(g, &lm->talker, &q->talker);
     if (st == VOX_OK) st = load_dec(g, &lm->pred, &q->pred);
     if (st == VOX_OK) st = vx_gmat_upload(g, &lm->codec_head, &q->codec_head);
     for (int64_t i = 0; i + 1 < lm->n_groups && st == VOX_OK; i++) st = vx_gmat_upload(g, &lm->phead[i], &q->phead[i]);
+    for (int64_t i = 0; i + 1 < lm->n_groups && st == VOX_OK; i++) st = vx_gmat_upload(g, &lm->pemb[i], &q->pemb[i]);
     if (st == VOX_OK && lm->has_proj) st = vx_gmat_upload(g, &lm->proj, &q->proj);
     if (st == VOX_OK && lm->has_proj) st = put_f32(g, lm->proj_b, lm->pred.hidden, &q->proj_b, &q->has_proj_b);
     if (st != VOX_OK) {
@@ -201,8 +207,9 @@ void vx_q3_gsess_free(vx_q3_gsess *s) {
     vx_gpu *g = s->q->g;
     free_kv(g, &s->tkv, s->q->lm->talker.n_layers);
     free_kv(g, &s->pkv, s->q->lm->pred.n_layers);
-    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->sc, &s->xq, &s->xd, &s->last,
-                    &s->in, &s->cs, &s->sn, &s->hid, &s->logits};
+    vx_gpu_release(g, &s->plog);
+    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->sc, &s->xq, &s->xd, &s->last, &s->ws, &s->emb,
+                    &s->in, &s->cs, &s->sn, &s->hid, &s->logits, &s->codes, &s->us};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) vx_gpu_release(g, b[i]);
     free(s);
 }
@@ -235,6 +242,11 @@ vox_status vx_q3_gsess_create(vx_q3_gpu *q, int64_t talker_cap, vx_q3_gsess **ou
         (st = vx_gpu_alloc(g, (uint64_t)(R * hd) * 4, 1, &s->cs)) || (st = vx_gpu_alloc(g, (uint64_t)(R * hd) * 4, 1, &s->sn)) ||
         (st = vx_gpu_alloc(g, (uint64_t)hid * 4, 1, &s->hid)) ||
         (st = vx_gpu_alloc(g, (uint64_t)max64(lm->vocab, lm->pvocab) * 4, 1, &s->logits)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)lm->pvocab * 4, 0, &s->ws)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)lm->talker.hidden * 4, 0, &s->emb)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(lm->n_groups + 1) * 4, 1, &s->codes)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(lm->n_groups + 1) * 4, 1, &s->us)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(lm->n_groups * lm->pvocab) * 4, 0, &s->plog)) ||
         (st = reserve_kv(g, &s->pkv, P, lm->n_groups + 1, 0)) || (st = vx_q3_gsess_reserve(s, talker_cap))) {
         vx_q3_gsess_free(s);
         return st;
@@ -256,8 +268,14 @@ static vox_status reserve_scores(vx_q3_gsess *s, int64_t n) {
 int64_t vx_q3_gsess_cap(const vx_q3_gsess *s) { return s->tkv.cap; }
 
 vox_status vx_q3_gsess_reserve(vx_q3_gsess *s, int64_t cap) {
+    const q3_lm *lm = s->q->lm;
     int64_t keep = s->tkv.cap;   /* callers grow between steps: every position so far is kept */
-    return reserve_kv(s->q->g, &s->tkv, &s->q->lm->talker, cap, keep);
+    vox_status st = reserve_kv(s->q->g, &s->tkv, &lm->talker, cap, keep);
+    /* attention scores of the largest forward: a prefill chunk at the end of the cache, or a frame of
+     * the predictor */
+    if (st == VOX_OK) st = reserve_scores(s, max64(s->rows * lm->talker.heads * cap,
+                                                   2 * lm->pred.heads * (lm->n_groups + 1)));
+    return st;
 }
 
 /* ------------------------------------------------------------------------------ forward */
@@ -278,7 +296,10 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
     vx_gpu *g = s->q->g;
     const q3_decoder *d = G->d;
     const int64_t H = d->hidden, hd = d->head_dim, hq = d->heads, hkv = d->kv_heads, row = hkv * hd;
-    vox_status st = reserve_scores(s, n * hq * (pos + n));
+    /* buffers are never replaced inside a chain (earlier dispatches hold them): sized between chains */
+    vox_status st = n * hq * (pos + n) <= s->sc_cap ? VOX_OK
+                  : vox_set_error(VOX_ERR_INTERNAL, "attention scores: %lld floats reserved, %lld needed",
+                                  (long long)s->sc_cap, (long long)(n * hq * (pos + n)));
     for (int64_t i = 0; i < d->n_layers && st == VOX_OK; i++) {
         const glayer *L = &G->layers[i];
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
@@ -315,9 +336,12 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
     return st;
 }
 
-static vox_status head(vx_q3_gsess *s, const vx_gmat *w, const char *label) {
+static vox_status head_to(vx_q3_gsess *s, const vx_gmat *w, vx_gbind out, const char *label) {
     vox_status st = quantize_for(s, w, B(&s->last), 1);
-    return st == VOX_OK ? linear(s, w, NULL, 0, B(&s->last), 1, B(&s->logits), label) : st;
+    return st == VOX_OK ? linear(s, w, NULL, 0, B(&s->last), 1, out, label) : st;
+}
+static vox_status head(vx_q3_gsess *s, const vx_gmat *w, const char *label) {
+    return head_to(s, w, B(&s->logits), label);
 }
 
 vox_status vx_q3_talker(vx_q3_gsess *s, const float *x, int64_t n, int64_t pos, const float *cos, const float *sin,
@@ -372,5 +396,51 @@ vox_status vx_q3_predictor(vx_q3_gsess *s, const float *pin, int64_t n, int64_t 
     if (st == VOX_OK) st = sub;
     if (st != VOX_OK) return st;
     memcpy(logits, s->logits.map, (size_t)lm->pvocab * 4);
+    return VOX_OK;
+}
+
+/* The predictor's input rows (talker width, in `src`) into the residual stream x: projected when the
+ * predictor is narrower. */
+static vox_status pred_input(vx_q3_gsess *s, vx_gbind src, int64_t n) {
+    const q3_lm *lm = s->q->lm;
+    const int64_t H = lm->talker.hidden;
+    vx_gpu *g = s->q->g;
+    if (!lm->has_proj) return vx_gop_copy(g, src, n * H, B(&s->x), "predictor/input");
+    vox_status st = vx_gop_copy(g, src, n * H, B(&s->h), "predictor/input");
+    if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n);
+    if (st == VOX_OK)
+        st = linear(s, &s->q->proj, &s->q->proj_b, s->q->has_proj_b, B(&s->h), n, B(&s->x), "predictor/projection");
+    return st;
+}
+
+vox_status vx_q3_predict_frame(vx_q3_gsess *s, const float *pin, const vx_gsampler *sp, const float *u,
+                               int32_t *codes) {
+    const q3_lm *lm = s->q->lm;
+    const int64_t H = lm->talker.hidden, hd = lm->pred.head_dim, G = lm->n_groups, PV = lm->pvocab;
+    vx_gpu *g = s->q->g;
+    memcpy(s->in.map, pin, (size_t)(2 * H) * 4);
+    memcpy(s->cs.map, lm->pred_cos, (size_t)(G * hd) * 4);   /* positions 0 .. G-1 */
+    memcpy(s->sn.map, lm->pred_sin, (size_t)(G * hd) * 4);
+    memcpy(s->us.map, u, (size_t)(G - 1) * 4);
+    vox_status st = vx_gpu_begin(g);
+    if (st != VOX_OK) return st;
+    for (int64_t k = 1; k < G && st == VOX_OK; k++) {
+        const int64_t n = k == 1 ? 2 : 1, pos = k == 1 ? 0 : k;
+        /* group k's input: [hidden; emb0] from the host, then the embedding of code k-1, gathered on
+         * the GPU at the end of the previous group */
+        st = pred_input(s, k == 1 ? B(&s->in) : B(&s->emb), n);
+        if (st == VOX_OK)
+            st = decoder(s, &s->q->pred, &s->pkv, n, pos, BO(&s->cs, pos * hd), BO(&s->sn, pos * hd), "predictor");
+        vx_gbind lg = BO(&s->plog, (k - 1) * PV);
+        if (st == VOX_OK) st = head_to(s, &s->q->phead[k - 1], lg, "predictor/head");
+        if (st == VOX_OK) st = vx_gop_sample(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1),
+                                             "predictor/sample");
+        if (st == VOX_OK && k + 1 < G)
+            st = vx_gop_gather(g, &s->q->pemb[k - 1], B(&s->codes), (int)(k - 1), B(&s->emb), "predictor/embed");
+    }
+    vox_status sub = vx_gpu_submit(g);
+    if (st == VOX_OK) st = sub;
+    if (st != VOX_OK) return st;
+    memcpy(codes + 1, s->codes.map, (size_t)(G - 1) * 4);
     return VOX_OK;
 }

@@ -7,6 +7,7 @@
 #define VOX_VULKAN_Q3_GPU_H
 
 #include "../qwen3/lm_internal.h"
+#include "ops.h"
 #include "vk.h"
 
 typedef struct vx_q3_gpu vx_q3_gpu;     /* per engine: the weights in VRAM */
@@ -30,6 +31,12 @@ int64_t vx_q3_gsess_cap(const vx_q3_gsess *s);
  * for prefill chunks before the last). */
 vox_status vx_q3_talker(vx_q3_gsess *s, const float *x, int64_t n, int64_t pos, const float *cos, const float *sin,
                         float *hidden, float *logits);
+/* A whole frame of the code predictor in one submission: rows [hidden; emb0] (emb0: the talker's
+ * code-0 embedding, [2][talker hidden] in pin), then for g = 1..G-1 a pass, the head, the choice of
+ * code g on the GPU (sample.comp with u[g - 1] = vox_philox_uniform(seed, frame, g)) and the
+ * embedding of that code as the next pass's input. codes[1..G-1] receive the codes. */
+vox_status vx_q3_predict_frame(vx_q3_gsess *s, const float *pin, const vx_gsampler *sp, const float *u,
+                               int32_t *codes);
 /* One predictor pass: n rows pin [n][talker hidden] at predictor positions pos.. (pos 0 starts a
  * new frame) through the projection, the predictor and head `head`: logits [pvocab]. */
 vox_status vx_q3_predictor(vx_q3_gsess *s, const float *pin, int64_t n, int64_t pos, int64_t head, float *logits);
