@@ -229,3 +229,22 @@ def test_vulkan_memory_limit(qwen3_tmod):
     assert r.returncode == 0 and "0 matrices in VRAM" in r.stderr and "not enough video memory" in r.stderr, r.stderr
     r = subprocess.run([sys.executable, "-c", code, f"vulkan:{idx},strict"], capture_output=True, text=True, env=env)
     assert r.returncode == 3 and "OutOfMemory" in r.stderr and "not enough video memory" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_vulkan_generation_vs_cpu(variant, lm_env, native, vk_native, record):
+    """Free generation with the predictor's frame on the GPU (its choices made in the shader) vs the CPU
+    on the same weights and seed: greedy and sampled codes."""
+    case = lm_env(variant)["cases"][0]
+    rows = []
+    for mode, kw in (("greedy", dict(do_sample=False, subtalker_do_sample=False)), ("sampled", dict(seed=SEED_VK))):
+        c_codes, _ = run_session(native(variant), case, max_new_tokens=MAX_NEW_TOKENS, **kw)
+        g_codes, _ = run_session(vk_native(variant), case, max_new_tokens=MAX_NEW_TOKENS, **kw)
+        n = min(len(c_codes), len(g_codes))
+        frac = float((c_codes[:n] == g_codes[:n]).mean()) if len(c_codes) == len(g_codes) else 0.0
+        rows.append(Row("vulkan.greedy_codes_vs_cpu" if mode == "greedy" else "vulkan.sampled_codes_vs_cpu_generation", f"{variant} f32 {case.name}, {len(c_codes)} frames "
+                        f"(GPU {len(g_codes)})", frac, backend=VK))
+    record(rows)
+
+
+SEED_VK = 4321
