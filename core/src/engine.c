@@ -134,6 +134,10 @@ void vox_engine_free(vox_engine *e) {
     if (!e) return;
     if (e->family && e->impl) e->family->unload(e);
     vx_pool_free(e->pool);
+    if (e->gpu) {   /* VOX_PROFILE=gpu: where the device's time went, once the engine is done */
+        const char *prof = getenv("VOX_PROFILE");
+        if (prof && !strcmp(prof, "gpu")) vx_gpu_profile_print(e->gpu, stderr);
+    }
     vx_gpu_free(e->gpu);
     vox_model_close(e->model);
     pthread_mutex_destroy(&e->lock);

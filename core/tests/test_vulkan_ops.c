@@ -49,7 +49,7 @@ static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, i
     vx_gbind bias_bind = whole(&bb);
     st = vx_gpu_begin(g);
     int quant = dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4;
-    if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd));
+    if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd), "test");
     if (st == VOX_OK)
         st = vx_gop_linear(g, &gm, bias ? &bias_bind : NULL, whole(&bx), whole(&bq), whole(&bd), n, whole(&by), 0,
                            "test/linear");
@@ -336,15 +336,16 @@ static void test_profile(vx_gpu *g) {
     vx_gpu_set_profile(g, 1);
     int parts;
     int before;
-    vx_gpu_profile_ms(g, "test/linear", &before);
+    vx_gpu_profile_ms(g, "test/linear/gemv_f32", &before);
     linear_case(g, VOX_DTYPE_F32, 64, 256, 1, 0, &parts);
     linear_case(g, VOX_DTYPE_Q8, 64, 256, 1, 0, &parts);
     int count;
-    double ms = vx_gpu_profile_ms(g, "test/linear", &count);
-    int qcount;
-    vx_gpu_profile_ms(g, "quantize_q8", &qcount);
-    CHECK(count == before + 2 && qcount >= 1 && ms >= 0, "profile: %d linear dispatches (want %d), %d quantize",
-          count, before + 2, qcount);
+    double ms = vx_gpu_profile_ms(g, "test/linear/gemv_f32", &count);
+    int qcount, q8count;
+    vx_gpu_profile_ms(g, "test/quantize_q8", &qcount);
+    vx_gpu_profile_ms(g, "test/linear/gemv_q8", &q8count);
+    CHECK(count == before + 1 && q8count >= 1 && qcount >= 1 && ms >= 0,
+          "profile: %d f32 linear dispatches (want %d), %d q8, %d quantize", count, before + 1, q8count, qcount);
     if (verbose) vx_gpu_profile_print(g, stdout);
     vx_gpu_set_profile(g, 0);
 }

@@ -33,7 +33,7 @@ uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload t
 
 /* Activations for q8/q4 weights: x[n][cols] (cols % 32 == 0) to int8 codes xq ([n][cols] bytes) and
  * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. */
-vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd);
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
 
 /* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows).
  * f32/f16/bf16 weights read x (float); q8/q4 weights read xq/xd from vx_gop_quantize (x unused).

@@ -11,7 +11,7 @@ vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t row
     vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w ? *w : x, &push.w_base),
                      vx_gop_whole(g, y, &push.y_base)};
     uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
-    return vx_gpu_dispatch(g, VX_SH_RMS_NORM, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "rms_norm");
+    return vx_gpu_dispatch(g, VX_SH_RMS_NORM, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
 vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
@@ -22,7 +22,7 @@ vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t 
     if (sb != push.cs_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_rope: cos and sin at different offsets");
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)(n * heads * (d / 2)), &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_ROPE, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "rope");
+    return vx_gpu_dispatch(g, VX_SH_ROPE, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
 vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label) {
@@ -31,7 +31,7 @@ vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_
                      vx_gop_whole(g, y, &push.y_base)};
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)n, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_SILU_MUL, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "silu_mul");
+    return vx_gpu_dispatch(g, VX_SH_SILU_MUL, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
 vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y, const char *label) {
@@ -40,7 +40,7 @@ vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y,
                      vx_gop_whole(g, y, &push.y_base)};
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)n, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_ADD, b, 3, &push, sizeof push, gx, gy, 1, label ? label : "add");
+    return vx_gpu_dispatch(g, VX_SH_ADD, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
@@ -56,7 +56,7 @@ vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gb
     vx_gbind b[5] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
                      vx_gop_whole(g, v, &push.v_base), sc, vx_gop_whole(g, out, &push.o_base)};
     return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 5, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1,
-                           label ? label : "attention");
+                           label);
 }
 
 vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label) {
@@ -64,7 +64,7 @@ vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
     vx_gbind b[2] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, y, &push.y_base)};
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)n, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_COPY, b, 2, &push, sizeof push, gx, gy, 1, label ? label : "copy");
+    return vx_gpu_dispatch(g, VX_SH_COPY, b, 2, &push, sizeof push, gx, gy, 1, label);
 }
 
 vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
@@ -74,7 +74,7 @@ vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsample
         (uint32_t)v, sp->do_sample != 0, (uint32_t)(sp->top_k > 0 ? sp->top_k : sp->top_k < 0 ? 1 : 0), (uint32_t)slot, 0,
         sp->temperature, sp->top_p};
     vx_gbind b[4] = {vx_gop_whole(g, logits, &push.l_base), ws, codes, u};
-    return vx_gpu_dispatch(g, VX_SH_SAMPLE, b, 4, &push, sizeof push, 1, 1, 1, label ? label : "sample");
+    return vx_gpu_dispatch(g, VX_SH_SAMPLE, b, 4, &push, sizeof push, 1, 1, 1, label);
 }
 
 vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label) {
@@ -85,5 +85,5 @@ vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, 
     vx_gbind b[4] = {{&pt->w, 0, 0}, {pt->s.buf ? &pt->s : &pt->w, 0, 0}, codes, vx_gop_whole(g, out, &push.o_base)};
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)w->cols, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_GATHER, b, 4, &push, sizeof push, gx, gy, 1, label ? label : "gather");
+    return vx_gpu_dispatch(g, VX_SH_GATHER, b, 4, &push, sizeof push, gx, gy, 1, label);
 }

@@ -92,7 +92,7 @@ void vx_gop_grid(uint64_t items, uint32_t *gx, uint32_t *gy) {
     *gy = (uint32_t)((groups + x - 1) / x);
 }
 
-vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd) {
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label) {
     uint64_t blocks = (uint64_t)n * (uint64_t)(cols / 32);
     struct { uint32_t blocks, x_base; } push = {(uint32_t)blocks, 0};
     uint32_t qb, db;
@@ -103,7 +103,7 @@ vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gb
     b[2].size = blocks * 4;
     uint32_t gx, gy;
     vx_gop_grid(blocks, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, gx, gy, 1, "quantize_q8");
+    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
 vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,

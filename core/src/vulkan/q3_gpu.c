@@ -285,8 +285,8 @@ static vox_status linear(vx_q3_gsess *s, const vx_gmat *w, const vx_gbuf *bias, 
     return vx_gop_linear(s->q->g, w, has_bias ? &b : NULL, x, B(&s->xq), B(&s->xd), n, y, 0, label);
 }
 
-static vox_status quantize_for(vx_q3_gsess *s, const vx_gmat *w, vx_gbind x, int64_t n) {
-    return quantized(w->dtype) ? vx_gop_quantize(s->q->g, x, n, w->cols, B(&s->xq), B(&s->xd)) : VOX_OK;
+static vox_status quantize_for(vx_q3_gsess *s, const vx_gmat *w, vx_gbind x, int64_t n, const char *label) {
+    return quantized(w->dtype) ? vx_gop_quantize(s->q->g, x, n, w->cols, B(&s->xq), B(&s->xd), label) : VOX_OK;
 }
 
 /* q3_decoder_forward on the GPU: x (device, [n][hidden]) at positions pos..; the final norm of the
@@ -305,9 +305,9 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
         vx_gbind ln = B(&L->in_norm), lp = B(&L->post_norm), lq = B(&L->q_norm), lk = B(&L->k_norm);
         if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->q, B(&s->h), n);
-        if (st == VOX_OK && !quantized(L->q.dtype)) st = quantize_for(s, &L->k, B(&s->h), n);
-        if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype)) st = quantize_for(s, &L->v, B(&s->h), n);
+        if (st == VOX_OK) st = quantize_for(s, &L->q, B(&s->h), n, stage);
+        if (st == VOX_OK && !quantized(L->q.dtype)) st = quantize_for(s, &L->k, B(&s->h), n, stage);
+        if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype)) st = quantize_for(s, &L->v, B(&s->h), n, stage);
         if (st == VOX_OK) st = linear(s, &L->q, &L->qb, L->has_qb, B(&s->h), n, B(&s->qs), stage);
         if (st == VOX_OK) st = linear(s, &L->k, &L->kb, L->has_kb, B(&s->h), n, kc, stage);
         if (st == VOX_OK) st = linear(s, &L->v, &L->vb, L->has_vb, B(&s->h), n, vc, stage);
@@ -318,16 +318,16 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         if (st == VOX_OK)
             st = vx_gop_attention(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
                                   d->layers[i].window, B(&s->sc), B(&s->a), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n);
+        if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
         if (st == VOX_OK) st = linear(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->t), stage);
         if (st == VOX_OK) st = vx_gop_add(g, B(&s->x), B(&s->t), n * H, B(&s->x), stage);
         if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n);
-        if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, B(&s->h), n);
+        if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n, stage);
+        if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, B(&s->h), n, stage);
         if (st == VOX_OK) st = linear(s, &L->gate, NULL, 0, B(&s->h), n, B(&s->gt), stage);
         if (st == VOX_OK) st = linear(s, &L->up, NULL, 0, B(&s->h), n, B(&s->u), stage);
         if (st == VOX_OK) st = vx_gop_silu_mul(g, B(&s->gt), B(&s->u), n * d->inter, B(&s->gt), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->down, B(&s->gt), n);
+        if (st == VOX_OK) st = quantize_for(s, &L->down, B(&s->gt), n, stage);
         if (st == VOX_OK) st = linear(s, &L->down, NULL, 0, B(&s->gt), n, B(&s->t), stage);
         if (st == VOX_OK) st = vx_gop_add(g, B(&s->x), B(&s->t), n * H, B(&s->x), stage);
     }
@@ -337,7 +337,7 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
 }
 
 static vox_status head_to(vx_q3_gsess *s, const vx_gmat *w, vx_gbind out, const char *label) {
-    vox_status st = quantize_for(s, w, B(&s->last), 1);
+    vox_status st = quantize_for(s, w, B(&s->last), 1, label);
     return st == VOX_OK ? linear(s, w, NULL, 0, B(&s->last), 1, out, label) : st;
 }
 static vox_status head(vx_q3_gsess *s, const vx_gmat *w, const char *label) {
@@ -384,7 +384,7 @@ vox_status vx_q3_predictor(vx_q3_gsess *s, const float *pin, int64_t n, int64_t 
     if (lm->has_proj) {
         /* small_to_mtp_projection: talker width -> predictor width, into the residual stream */
         st = vx_gop_copy(g, B(&s->in), n * H, B(&s->h), "predictor/input");
-        if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n);
+        if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n, "predictor/projection");
         if (st == VOX_OK) st = linear(s, &s->q->proj, &s->q->proj_b, s->q->has_proj_b, B(&s->h), n, B(&s->x),
                                       "predictor/projection");
     } else {
@@ -407,7 +407,7 @@ static vox_status pred_input(vx_q3_gsess *s, vx_gbind src, int64_t n) {
     vx_gpu *g = s->q->g;
     if (!lm->has_proj) return vx_gop_copy(g, src, n * H, B(&s->x), "predictor/input");
     vox_status st = vx_gop_copy(g, src, n * H, B(&s->h), "predictor/input");
-    if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n);
+    if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n, "predictor/projection");
     if (st == VOX_OK)
         st = linear(s, &s->q->proj, &s->q->proj_b, s->q->has_proj_b, B(&s->h), n, B(&s->x), "predictor/projection");
     return st;

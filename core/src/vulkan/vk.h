@@ -91,7 +91,7 @@ void vx_gpu_release(vx_gpu *g, vx_gbuf *b);
 vox_status vx_gpu_upload(vx_gpu *g, vx_gbuf *dst, uint64_t offset, const void *src, uint64_t n);
 vox_status vx_gpu_download(vx_gpu *g, const vx_gbuf *src, uint64_t offset, void *dst, uint64_t n);
 
-/* Recording. label names the dispatch for VOX_PROFILE=gpu ("stage/shader"; a static string). */
+/* Recording. label names the dispatch's stage for VOX_PROFILE=gpu (a static string, or NULL). */
 vox_status vx_gpu_begin(vx_gpu *g);
 vox_status vx_gpu_dispatch(vx_gpu *g, int shader, const vx_gbind *binds, int n_binds, const void *push,
                            uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz, const char *label);
@@ -99,10 +99,11 @@ vox_status vx_gpu_dispatch(vx_gpu *g, int shader, const vx_gbind *binds, int n_b
  * failed, the chain is dropped and the first error is returned again. */
 vox_status vx_gpu_submit(vx_gpu *g);
 
-/* VOX_PROFILE=gpu (or vx_gpu_set_profile): timestamps around every dispatch, summed per label. */
+/* VOX_PROFILE=gpu (or vx_gpu_set_profile): timestamps around every dispatch, summed per "label/shader"
+ * (label: the stage, e.g. "talker" or "predictor/head"; NULL: the shader alone). */
 void vx_gpu_set_profile(vx_gpu *g, int on);
 void vx_gpu_profile_print(const vx_gpu *g, FILE *f);
-/* The summed time of one label in ms, and how many dispatches it had (tests, bench). */
+/* The summed time of one profile line in ms, and how many dispatches it had (tests, bench). */
 double vx_gpu_profile_ms(const vx_gpu *g, const char *label, int *count);
 
 #endif

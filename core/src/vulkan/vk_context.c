@@ -12,8 +12,9 @@
 #define MAX_BINDINGS 8
 #define STAGING_BYTES (64ull << 20)
 
+/* A profile line: "label/shader" (the dispatch's stage label, then its shader). */
 typedef struct prof_entry {
-    const char *label;
+    char name[96];
     double ms;
     int count;
 } prof_entry;
@@ -39,6 +40,7 @@ struct vx_gpu {
     VkQueryPool queries;
     uint32_t n_queries;
     const char **query_labels;   /* label of dispatch i (timestamps 2i, 2i+1) in the current chain */
+    int *query_shaders;          /* its shader */
     prof_entry *prof;
     int n_prof, profile;
     vx_gbuf staging;
@@ -177,7 +179,8 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
         qpi.queryCount = g->n_queries;
         if (g->f.vkCreateQueryPool(g->dev, &qpi, NULL, &g->queries) != VK_SUCCESS) g->n_queries = 0;
         g->query_labels = calloc(MAX_SETS, sizeof *g->query_labels);
-        if (!g->query_labels) g->n_queries = 0;
+        g->query_shaders = calloc(MAX_SETS, sizeof *g->query_shaders);
+        if (!g->query_labels || !g->query_shaders) g->n_queries = 0;
     }
     g->max_range = g->info.max_storage_buffer_range;
     const char *mr = getenv("VOX_VK_MAX_RANGE");
@@ -210,6 +213,7 @@ void vx_gpu_free(vx_gpu *g) {
         g->f.vkDestroyDevice(g->dev, NULL);
     }
     free(g->query_labels);
+    free(g->query_shaders);
     free(g->prof);
     pthread_mutex_destroy(&g->lock);
     free(g);
@@ -512,15 +516,20 @@ static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_bin
     if (timed) {
         g->f.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g->queries,
                                  2u * (uint32_t)g->n_dispatch + 1);
-        g->query_labels[g->n_dispatch] = label ? label : vx_spv_shaders[shader].name;
+        g->query_labels[g->n_dispatch] = label;
+        g->query_shaders[g->n_dispatch] = shader;
     }
     g->n_dispatch++;
     return VOX_OK;
 }
 
-static void profile_add(vx_gpu *g, const char *label, double ms) {
+static void profile_add(vx_gpu *g, const char *label, int shader, double ms) {
+    char name[96];
+    const char *sh = vx_spv_shaders[shader].name;
+    if (!label) snprintf(name, sizeof name, "%s", sh);
+    else snprintf(name, sizeof name, "%s/%s", label, sh);
     for (int i = 0; i < g->n_prof; i++)
-        if (!strcmp(g->prof[i].label, label)) {
+        if (!strcmp(g->prof[i].name, name)) {
             g->prof[i].ms += ms;
             g->prof[i].count++;
             return;
@@ -528,7 +537,11 @@ static void profile_add(vx_gpu *g, const char *label, double ms) {
     prof_entry *p = realloc(g->prof, (size_t)(g->n_prof + 1) * sizeof *p);
     if (!p) return;
     g->prof = p;
-    g->prof[g->n_prof++] = (prof_entry){label, ms, 1};
+    memset(&g->prof[g->n_prof], 0, sizeof *p);
+    snprintf(g->prof[g->n_prof].name, sizeof g->prof[g->n_prof].name, "%s", name);
+    g->prof[g->n_prof].ms = ms;
+    g->prof[g->n_prof].count = 1;
+    g->n_prof++;
 }
 
 vox_status vx_gpu_submit(vx_gpu *g) {
@@ -553,7 +566,8 @@ vox_status vx_gpu_submit(vx_gpu *g) {
                                    (size_t)g->n_dispatch * 2 * sizeof *ts, ts, sizeof *ts,
                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS)
         for (int i = 0; i < g->n_dispatch; i++)
-            profile_add(g, g->query_labels[i], (double)(ts[2 * i + 1] - ts[2 * i]) * g->info.timestamp_period_ns * 1e-6);
+            profile_add(g, g->query_labels[i], g->query_shaders[i],
+                        (double)(ts[2 * i + 1] - ts[2 * i]) * g->info.timestamp_period_ns * 1e-6);
     free(ts);
     pthread_mutex_unlock(&g->lock);
     return VOX_OK;
@@ -563,7 +577,7 @@ void vx_gpu_set_profile(vx_gpu *g, int on) { g->profile = on && g->info.timestam
 
 double vx_gpu_profile_ms(const vx_gpu *g, const char *label, int *count) {
     for (int i = 0; i < g->n_prof; i++)
-        if (!strcmp(g->prof[i].label, label)) {
+        if (!strcmp(g->prof[i].name, label)) {
             if (count) *count = g->prof[i].count;
             return g->prof[i].ms;
         }
@@ -586,7 +600,7 @@ void vx_gpu_profile_print(const vx_gpu *g, FILE *f) {
     for (int i = 0; i < g->n_prof; i++) total += p[i].ms;
     fprintf(f, "GPU profile (%s): %.3f ms in %d shaders\n", g->info.name, total, g->n_prof);
     for (int i = 0; i < g->n_prof; i++)
-        fprintf(f, "  %-40s %10.3f ms %6.1f%% %8d calls %9.1f us/call\n", p[i].label, p[i].ms,
+        fprintf(f, "  %-40s %10.3f ms %6.1f%% %8d calls %9.1f us/call\n", p[i].name, p[i].ms,
                 total > 0 ? 100.0 * p[i].ms / total : 0.0, p[i].count, 1e3 * p[i].ms / p[i].count);
     free(p);
 }
