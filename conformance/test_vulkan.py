@@ -248,3 +248,25 @@ def test_vulkan_generation_vs_cpu(variant, lm_env, native, vk_native, record):
 
 
 SEED_VK = 4321
+
+
+def test_vulkan_sessions_on_threads(lm_env, vk_native, record):
+    """Sessions of one GPU engine on several threads take turns on the device: each gives the codes it
+    gives alone."""
+    import threading
+
+    case = lm_env("custom06")["cases"][0]
+    gpu = vk_native("custom06", "q8")
+    alone = [run_session(gpu, case, seed=s, max_new_tokens=MAX_NEW_TOKENS)[0] for s in (1, 2, 3)]
+    got = [None] * 3
+
+    def work(i):
+        got[i] = run_session(gpu, case, seed=i + 1, max_new_tokens=MAX_NEW_TOKENS)[0]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    same = float(all(g is not None and np.array_equal(g, a) for g, a in zip(got, alone)))
+    record(Row("vulkan.same_seed_codes", "custom06 q8, 3 sessions on 3 threads vs each alone", same, backend=VK))
