@@ -1,4 +1,5 @@
-// Shared by the GEMV shaders: y[i][y_offset + r] = x[i] . W[r] (+ bias[y_offset + r]).
+// Shared by the GEMV shaders: y[i][y_offset + r] = x[i] . W[r] (+ bias[y_offset + r]), or, with
+// flags bit 1 (a residual connection), y += that, in the CPU's order: y + (x . W + bias).
 // Tensors are bound whole; x_base, y_base and b_base are their first elements (so any float offset
 // works, whatever the device's minStorageBufferOffsetAlignment).
 // One workgroup of 64 invocations per (output row, x row): invocation t sums the elements (or blocks)
@@ -13,7 +14,7 @@ layout(push_constant) uniform Push {
     uint x_stride;   // floats (or blocks for quantized x) between x rows
     uint y_stride;   // floats between y rows
     uint y_offset;   // first output row of this part
-    uint has_bias;
+    uint flags;      // bit 0: bias; bit 1: add to y
     uint x_base;     // first element of x (floats; quantized x: blocks)
     uint y_base;
     uint b_base;
@@ -32,3 +33,11 @@ float reduce(float v) {
 }
 
 uint gemv_row() { return gl_WorkGroupID.x + gl_NumWorkGroups.x * gl_WorkGroupID.y; }
+
+// the epilogue, run by invocation 0 (a macro: y and bias are declared by each shader)
+#define GEMV_STORE(s, i, r)                                                       \
+    {                                                                             \
+        uint yi = p.y_base + (i) * p.y_stride + p.y_offset + (r);                 \
+        float v = (p.flags & 1u) != 0u ? (s) + bias[p.b_base + p.y_offset + (r)] : (s); \
+        y[yi] = (p.flags & 2u) != 0u ? y[yi] + v : v;                             \
+    }

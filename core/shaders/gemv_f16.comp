@@ -18,6 +18,5 @@ void main() {
         acc += unpackHalf2x16(w[e >> 1] >> (16u * (e & 1u))).x * x[xo + k];
     }
     float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0)
-        y[p.y_base + i * p.y_stride + p.y_offset + r] = p.has_bias != 0 ? s + bias[p.b_base + p.y_offset + r] : s;
+    if (gl_LocalInvocationID.x == 0) GEMV_STORE(s, i, r)
 }

@@ -24,12 +24,16 @@ static void emit_row(const char *check, const char *subject, double value) {
 
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 
-/* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). */
-static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int with_bias, int *parts) {
+/* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). With acc, y starts with
+ * random values and the layer adds to them (the residual epilogue), compared with y0 + vx_linear. */
+static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int with_bias,
+                              int *parts, int acc) {
     wmat w = make_w(dt, rows, cols);
     float *x = fvec(n * cols, -1, 1), *bias = with_bias ? fvec(rows, -1, 1) : NULL;
     float *ref = malloc(sizeof(float) * (size_t)(n * rows)), *got = malloc(sizeof(float) * (size_t)(n * rows));
     vx_linear(pool, &w.m, bias, x, n, ref);
+    float *y0 = fvec(n * rows, -1, 1);
+    if (acc) vx_add(y0, ref, n * rows, ref);
     vx_gmat gm;
     vx_gbuf bx, by, bb = {0}, bq, bd;
     vox_status st = vx_gmat_upload(g, &w.m, &gm);
@@ -42,6 +46,7 @@ static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, i
     vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
     vx_gpu_alloc(g, (uint64_t)(n * cols / 32 + 1) * 4, 0, &bd);
     vx_gpu_upload(g, &bx, 0, x, (uint64_t)(n * cols) * 4);
+    if (acc) vx_gpu_upload(g, &by, 0, y0, (uint64_t)(n * rows) * 4);
     if (bias) {
         vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bb);
         vx_gpu_upload(g, &bb, 0, bias, (uint64_t)rows * 4);
@@ -52,7 +57,7 @@ static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, i
     if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd), "test");
     if (st == VOX_OK)
         st = vx_gop_linear(g, &gm, bias ? &bias_bind : NULL, whole(&bx), whole(&bq), whole(&bd), n, whole(&by), 0,
-                           "test/linear");
+                           acc, "test/linear");
     vox_status sub = vx_gpu_submit(g);
     if (st == VOX_OK) st = sub;
     if (st == VOX_OK) st = vx_gpu_download(g, &by, 0, got, (uint64_t)(n * rows) * 4);
@@ -65,12 +70,17 @@ static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, i
     vx_gpu_release(g, &bd);
     vx_gmat_free(g, &gm);
 done:
+    free(y0);
     free_w(&w);
     free(x);
     free(bias);
     free(ref);
     free(got);
     return err;
+}
+
+static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int with_bias, int *parts) {
+    return linear_case_acc(g, dt, rows, cols, n, with_bias, parts, 0);
 }
 
 static void test_linear(vx_gpu *g, const char *tag) {
@@ -83,7 +93,7 @@ static void test_linear(vx_gpu *g, const char *tag) {
         for (int s = 0; s < 4; s++)
             for (int64_t n = 1; n <= 3; n += 2) {
                 int parts = 0;
-                double e = linear_case(g, dts[d], shapes[s][0], shapes[s][1], n, (int)(n + s) % 2, &parts);
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], n, (int)(n + s) % 2, &parts, s == 2);
                 if (e > worst) worst = e;
                 CHECK(e <= tol, "%s %s linear %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", tag, dt_name(dts[d]),
                       (long long)shapes[s][0], (long long)shapes[s][1], (long long)n, e, tol);
@@ -91,7 +101,8 @@ static void test_linear(vx_gpu *g, const char *tag) {
                                         (long long)shapes[s][0], (long long)shapes[s][1], (long long)n, parts, e);
             }
         if (verbose) printf("%-10s %-22s max_abs_rel %.3g (limit %.3g)\n", tag, row, worst, tol);
-        emit_row(row, "GEMV vs vx_linear, 4 shapes up to 300x1024 and 130x2048, 1 and 3 x rows, with and without bias",
+        emit_row(row, "GEMV vs vx_linear, 4 shapes up to 300x1024 and 130x2048, 1 and 3 x rows, with and without bias "
+                 "and residual add",
                  worst);
     }
 }
@@ -192,7 +203,20 @@ static void test_rope(vx_gpu *g) {
         char what[64];
         snprintf(what, sizeof what, "n=%lld heads=%lld d=%lld", (long long)n, (long long)heads, (long long)d);
         report("vulkan.rope", what, max_abs_rel(got, x, n * heads * d));
-        drop(g, &gx), drop(g, &gc), drop(g, &gs);
+        drop(g, &gx);
+        /* the fused per-head RMSNorm + rope of q and k */
+        float *x2 = fvec(n * heads * d, -2, 2), *w = fvec(d, 0.5f, 1.5f);
+        gx = put(g, x2, n * heads * d);
+        gt gw = put(g, w, d);
+        vx_rms_norm(x2, w, n * heads, d, 1e-6f, x2);
+        vx_rope(x2, n, heads, d, cs, sn);
+        vx_gpu_begin(g);
+        vx_gop_norm_rope(g, T(&gx), T(&gw), n, heads, d, 1e-6f, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "norm_rope: %s", vox_last_error());
+        get(g, &gx, got);
+        report("vulkan.rms_norm", "per-head norm + rope (fused)", max_abs_rel(got, x2, n * heads * d));
+        free(x2), free(w);
+        drop(g, &gx), drop(g, &gw), drop(g, &gc), drop(g, &gs);
         free(x), free(cs), free(sn), free(got);
     }
 }

@@ -35,11 +35,12 @@ uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload t
  * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. */
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
 
-/* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows).
+/* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with
+ * accumulate, y[i][r] += that (a residual connection, in the CPU's order y + (x . W + bias)).
  * f32/f16/bf16 weights read x (float); q8/q4 weights read xq/xd from vx_gop_quantize (x unused).
  * bias may be NULL. */
 vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
-                         int64_t n, vx_gbind y, int64_t y_stride, const char *label);
+                         int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label);
 
 /* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
 vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
@@ -47,6 +48,9 @@ vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t row
 /* vx_rope in place: x [n][heads][d], cos/sin [n][d]. */
 vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
                        const char *label);
+/* vx_rms_norm(x, w, n * heads, d, eps) then vx_rope(x, n, heads, d, cos, sin), in place, one pass. */
+vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
+                            vx_gbind cos, vx_gbind sin, const char *label);
 /* vx_silu_mul: y = silu(gate) * up over n elements (y may alias gate). */
 vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label);
 /* vx_add: y = a + b over n elements (y may alias a or b). */

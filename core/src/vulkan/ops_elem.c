@@ -25,6 +25,19 @@ vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t 
     return vx_gpu_dispatch(g, VX_SH_ROPE, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
+vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
+                            vx_gbind cos, vx_gbind sin, const char *label) {
+    struct { uint32_t n, heads, d, x_base, w_base, cs_base; float eps; } push = {
+        (uint32_t)n, (uint32_t)heads, (uint32_t)d, 0, 0, 0, eps};
+    uint32_t sb;
+    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base),
+                     vx_gop_whole(g, cos, &push.cs_base), vx_gop_whole(g, sin, &sb)};
+    if (sb != push.cs_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_norm_rope: cos and sin at different offsets");
+    uint64_t rows = (uint64_t)(n * heads);
+    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    return vx_gpu_dispatch(g, VX_SH_NORM_ROPE, b, 4, &push, sizeof push, gx, gy, 1, label);
+}
+
 vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label) {
     struct { uint32_t n, g_base, u_base, y_base; } push = {(uint32_t)n, 0, 0, 0};
     vx_gbind b[3] = {vx_gop_whole(g, gate, &push.g_base), vx_gop_whole(g, up, &push.u_base),

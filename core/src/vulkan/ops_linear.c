@@ -107,7 +107,7 @@ vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gb
 }
 
 vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
-                         int64_t n, vx_gbind y, int64_t y_stride, const char *label) {
+                         int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label) {
     if (y_stride <= 0) y_stride = w->rows;
     int q = quantized(w->dtype);
     int shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMV_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMV_F16
@@ -115,9 +115,9 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
     for (int i = 0; i < w->n_parts; i++) {
         const vx_gmat_part *p = &w->parts[i];
         if (!p->rows) continue;
-        struct { uint32_t rows, cols, x_stride, y_stride, y_offset, has_bias, x_base, y_base, b_base; } push = {
+        struct { uint32_t rows, cols, x_stride, y_stride, y_offset, flags, x_base, y_base, b_base; } push = {
             (uint32_t)p->rows, (uint32_t)w->cols, (uint32_t)(q ? w->cols / 32 : w->cols), (uint32_t)y_stride,
-            (uint32_t)p->row0, bias != NULL, 0, 0, 0};
+            (uint32_t)p->row0, (bias != NULL ? 1u : 0u) | (accumulate ? 2u : 0u), 0, 0, 0};
         vx_gbind yb = vx_gop_whole(g, y, &push.y_base);
         vx_gbind bb = bias ? vx_gop_whole(g, *bias, &push.b_base) : yb;   /* unused, but bound */
         uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx);

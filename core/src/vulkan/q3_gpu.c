@@ -279,10 +279,14 @@ vox_status vx_q3_gsess_reserve(vx_q3_gsess *s, int64_t cap) {
 }
 
 /* ------------------------------------------------------------------------------ forward */
+static vox_status linear_acc(vx_q3_gsess *s, const vx_gmat *w, const vx_gbuf *bias, int has_bias, vx_gbind x,
+                             int64_t n, vx_gbind y, int accumulate, const char *label) {
+    vx_gbind b = bias ? B(bias) : B(&s->x);
+    return vx_gop_linear(s->q->g, w, has_bias ? &b : NULL, x, B(&s->xq), B(&s->xd), n, y, 0, accumulate, label);
+}
 static vox_status linear(vx_q3_gsess *s, const vx_gmat *w, const vx_gbuf *bias, int has_bias, vx_gbind x, int64_t n,
                          vx_gbind y, const char *label) {
-    vx_gbind b = bias ? B(bias) : B(&s->x);
-    return vx_gop_linear(s->q->g, w, has_bias ? &b : NULL, x, B(&s->xq), B(&s->xd), n, y, 0, label);
+    return linear_acc(s, w, bias, has_bias, x, n, y, 0, label);
 }
 
 static vox_status quantize_for(vx_q3_gsess *s, const vx_gmat *w, vx_gbind x, int64_t n, const char *label) {
@@ -311,16 +315,13 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         if (st == VOX_OK) st = linear(s, &L->q, &L->qb, L->has_qb, B(&s->h), n, B(&s->qs), stage);
         if (st == VOX_OK) st = linear(s, &L->k, &L->kb, L->has_kb, B(&s->h), n, kc, stage);
         if (st == VOX_OK) st = linear(s, &L->v, &L->vb, L->has_vb, B(&s->h), n, vc, stage);
-        if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->qs), &lq, n * hq, hd, d->eps, B(&s->qs), stage);
-        if (st == VOX_OK) st = vx_gop_rms_norm(g, kc, &lk, n * hkv, hd, d->eps, kc, stage);
-        if (st == VOX_OK) st = vx_gop_rope(g, B(&s->qs), n, hq, hd, cos, sin, stage);
-        if (st == VOX_OK) st = vx_gop_rope(g, kc, n, hkv, hd, cos, sin, stage);
+        if (st == VOX_OK) st = vx_gop_norm_rope(g, B(&s->qs), lq, n, hq, hd, d->eps, cos, sin, stage);
+        if (st == VOX_OK) st = vx_gop_norm_rope(g, kc, lk, n, hkv, hd, d->eps, cos, sin, stage);
         if (st == VOX_OK)
             st = vx_gop_attention(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
                                   d->layers[i].window, B(&s->sc), B(&s->a), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
-        if (st == VOX_OK) st = linear(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->t), stage);
-        if (st == VOX_OK) st = vx_gop_add(g, B(&s->x), B(&s->t), n * H, B(&s->x), stage);
+        if (st == VOX_OK) st = linear_acc(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->x), 1, stage);
         if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n, stage);
         if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, B(&s->h), n, stage);
@@ -328,8 +329,7 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         if (st == VOX_OK) st = linear(s, &L->up, NULL, 0, B(&s->h), n, B(&s->u), stage);
         if (st == VOX_OK) st = vx_gop_silu_mul(g, B(&s->gt), B(&s->u), n * d->inter, B(&s->gt), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->down, B(&s->gt), n, stage);
-        if (st == VOX_OK) st = linear(s, &L->down, NULL, 0, B(&s->gt), n, B(&s->t), stage);
-        if (st == VOX_OK) st = vx_gop_add(g, B(&s->x), B(&s->t), n * H, B(&s->x), stage);
+        if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, B(&s->gt), n, B(&s->x), 1, stage);
     }
     vx_gbind fn = B(&G->norm);
     if (st == VOX_OK) st = vx_gop_rms_norm(g, BO(&s->x, (n - 1) * H), &fn, 1, H, d->eps, B(&s->last), stage);

@@ -13,6 +13,7 @@ enum {
     VX_SH_GEMV_F32,
     VX_SH_GEMV_Q4,
     VX_SH_GEMV_Q8,
+    VX_SH_NORM_ROPE,
     VX_SH_QUANTIZE_Q8,
     VX_SH_RMS_NORM,
     VX_SH_ROPE,
