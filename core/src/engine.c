@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "strbuf.h"
 #include "tmod.h"
 #include "vulkan/vk.h"
 
@@ -80,6 +81,33 @@ static vox_status report_placement(vox_engine *e, const vx_device_spec *spec) {
     return VOX_OK;
 }
 
+/* vox_engine_info gets "device" ("cpu" or "vulkan:N": where the model runs) and "gpu" (null, or the
+ * device's name and what the engine placed in its memory). */
+static vox_status add_device_info(vox_engine *e) {
+    if (!e->info) return VOX_OK;
+    size_t len = strlen(e->info);
+    if (len < 2 || e->info[len - 1] != '}') return VOX_OK;
+    vx_buf b = {0};
+    vx_buf_printf(&b, "%.*s%s", (int)(len - 1), e->info, len > 2 ? "," : "");
+    if (!e->gpu) {
+        vx_buf_printf(&b, "\"device\":\"cpu\",\"gpu\":null}");
+    } else {
+        const vx_vk_device_info *gi = vx_gpu_info(e->gpu);
+        vx_buf_printf(&b, "\"device\":\"vulkan:%d\",\"gpu\":{\"index\":%d,\"name\":", e->gpu_index, e->gpu_index);
+        vx_buf_json_string(&b, gi->name, (size_t)-1);
+        vx_buf_printf(&b, ",\"software\":%s,\"strict\":%s,\"codec_cpu\":%s,\"matrices_gpu\":%lld,"
+                          "\"matrices_cpu\":%lld,\"weights_vram_bytes\":%llu,\"vram_allocated_at_load_bytes\":%llu}}",
+                      gi->software ? "true" : "false", e->gpu_strict ? "true" : "false", e->codec_cpu ? "true" : "false",
+                      (long long)e->matrices_gpu, (long long)e->matrices_cpu, (unsigned long long)e->bytes_gpu,
+                      (unsigned long long)vx_gpu_bytes_allocated(e->gpu));
+    }
+    char *s = vx_buf_take(&b);
+    if (!s) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    free(e->info);
+    e->info = s;
+    return VOX_OK;
+}
+
 vox_status vox_engine_create(const char *model_path, const vox_engine_params *params, vox_engine **out) {
     if (!out) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_create: out is NULL");
     *out = NULL;
@@ -123,6 +151,7 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
     if (spec.gpu && (st = vx_gpu_create(spec.index, &e->gpu)) != VOX_OK) goto fail;
     if ((st = e->family->load(e)) != VOX_OK) goto fail;
     if ((st = report_placement(e, &spec)) != VOX_OK) goto fail;
+    if ((st = add_device_info(e)) != VOX_OK) goto fail;
     *out = e;
     return VOX_OK;
 fail:

@@ -106,7 +106,7 @@ static char *build_info(const vox_engine *e, const q3_model *m) {
         vx_buf_printf(&b, ":");
         vx_buf_json_string(&b, c->str, c->str_len);
     }
-    vx_buf_printf(&b, "},\"device\":\"cpu\",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
+    vx_buf_printf(&b, "},\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));   /* the engine adds "device" */
     vx_buf_json_string(&b, cpu->name, (size_t)-1);
     vx_buf_printf(&b, "}");
     return vx_buf_take(&b);
