@@ -1,20 +1,18 @@
 #version 450
-// GEMV with q4 weights: per 32-block 16 bytes, byte j holding element j in its low nibble and element
-// j + 16 in its high nibble, code c standing for c - 8; one f32 scale per block.
-layout(std430, binding = 0) readonly buffer W { uint w[]; };
+// GEMV with q4 weights: per 32-block 16 bytes (one load), byte j holding element j in its low nibble
+// and element j + 16 in its high nibble, code c standing for c - 8; one f32 scale per block.
+// sum (c - 8) x = sum c x - 8 sum x, all exact integers.
+layout(std430, binding = 0) readonly buffer W { uvec4 w[]; };
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_quant_common.glsl"
 
 int block_dot(uint r, uint b, uint xb) {
-    uint wo = (r * p.cols + 32 * b) / 8, xo = 8 * xb;
-    int s = 0;
-    for (uint k = 0; k < 4; k++) {
-        uint v = w[wo + k];
-        uint lo = v & 0x0f0f0f0fu, hi = (v >> 4) & 0x0f0f0f0fu;
-        // nibble - 8 as signed bytes: (c ^ 8) - 8 per byte would need care; subtract per lane instead
-        s += dot4(lo, xq[xo + k]) + dot4(hi, xq[xo + 4 + k]);
-        // sum of the x codes times 8, taken off below
-        s -= 8 * (dot4(0x01010101u, xq[xo + k]) + dot4(0x01010101u, xq[xo + 4 + k]));
-    }
-    return s;
+    uvec4 v = w[(r * p.cols + 32 * b) / 32], x0 = xq[2 * xb], x1 = xq[2 * xb + 1];
+    uvec4 lo = v & 0x0f0f0f0fu, hi = (v >> 4) & 0x0f0f0f0fu;
+    int s = dot4(lo.x, x0.x) + dot4(lo.y, x0.y) + dot4(lo.z, x0.z) + dot4(lo.w, x0.w) +
+            dot4(hi.x, x1.x) + dot4(hi.y, x1.y) + dot4(hi.z, x1.z) + dot4(hi.w, x1.w);
+    const uint ones = 0x01010101u;
+    int xs = dot4(ones, x0.x) + dot4(ones, x0.y) + dot4(ones, x0.z) + dot4(ones, x0.w) +
+             dot4(ones, x1.x) + dot4(ones, x1.y) + dot4(ones, x1.z) + dot4(ones, x1.w);
+    return s - 8 * xs;
 }

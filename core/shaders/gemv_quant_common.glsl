@@ -4,7 +4,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 layout(std430, binding = 1) readonly buffer S { float ws[]; };   // [rows][cols / 32]
-layout(std430, binding = 2) readonly buffer XQ { uint xq[]; };   // [n][cols / 32][8]
+layout(std430, binding = 2) readonly buffer XQ { uvec4 xq[]; }; // [n][cols / 32][2]: 32 int8 codes per block
 layout(std430, binding = 3) readonly buffer XD { float xd[]; };  // [n][cols / 32]
 layout(std430, binding = 4) buffer Y { float y[]; };
 layout(std430, binding = 5) readonly buffer B { float bias[]; };

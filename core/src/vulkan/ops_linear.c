@@ -112,6 +112,14 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
     int q = quantized(w->dtype);
     int shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMV_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMV_F16
                : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMV_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
+    /* 16-byte loads when every row and x start on 16 bytes */
+    uint32_t xb0;
+    vx_gop_whole(g, x, &xb0);
+    if (!q && xb0 % 4 == 0) {
+        if (w->dtype == VOX_DTYPE_F32 && w->cols % 4 == 0) shader = VX_SH_GEMV_F32V;
+        if (w->dtype == VOX_DTYPE_F16 && w->cols % 8 == 0) shader = VX_SH_GEMV_F16V;
+        if (w->dtype == VOX_DTYPE_BF16 && w->cols % 8 == 0) shader = VX_SH_GEMV_BF16V;
+    }
     for (int i = 0; i < w->n_parts; i++) {
         const vx_gmat_part *p = &w->parts[i];
         if (!p->rows) continue;
