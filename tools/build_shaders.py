@@ -41,9 +41,12 @@ def glslang() -> str:
     return exe
 
 
-def with_includes(path: Path) -> str:
-    """The shader's text with its #include "file" lines replaced by the files (for counting bindings)."""
-    return re.sub(r'#include\s+"([^"]+)"', lambda m: with_includes(path.parent / m.group(1)), path.read_text())
+def preprocessed(exe: str, path: Path) -> str:
+    """The shader after the preprocessor (includes and #if resolved), for counting its bindings."""
+    r = subprocess.run([exe, "-E", str(path)], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"build_shaders: {path.name} does not preprocess:\n{r.stdout}{r.stderr}")
+    return r.stdout
 
 
 def n_bindings(src: str, name: str) -> int:
@@ -94,7 +97,7 @@ def generate() -> tuple[str, str]:
             for i in range(0, len(words), 8):
                 c.append("    " + ", ".join(f"0x{w:08x}" for w in words[i:i + 8]) + ",\n")
             c.append("};\n\n")
-            table.append(f'    {{"{name}", spv_{name}, {len(words)}, {n_bindings(with_includes(p), p.name)}}},\n')
+            table.append(f'    {{"{name}", spv_{name}, {len(words)}, {n_bindings(preprocessed(exe, p), p.name)}}},\n')
     h.append("    VX_SHADER_COUNT\n};\n\n#endif\n")
     c.append("const vx_spv_shader vx_spv_shaders[] = {\n" + "".join(table) + "};\n")
     return "".join(c), "".join(h)

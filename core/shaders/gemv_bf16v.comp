@@ -2,11 +2,10 @@
 // GEMV with bf16 weights, 16-byte loads (cols % 8 == 0, x 16-byte aligned): invocation t takes the
 // 8-element chunks t, t + 64, ... and adds their products in element order.
 #extension GL_GOOGLE_include_directive : require
+#define YB 2
 #include "gemv_common.glsl"
 layout(std430, binding = 0) readonly buffer W { uvec4 w[]; };
 layout(std430, binding = 1) readonly buffer X { vec4 x[]; };
-layout(std430, binding = 2) buffer Y { float y[]; };
-layout(std430, binding = 3) readonly buffer B { float bias[]; };
 
 vec2 widen(uint v) {
     return vec2(uintBitsToFloat(v << 16), uintBitsToFloat(v & 0xffff0000u));
@@ -32,5 +31,5 @@ void main() {
         acc += d.y * x1.w;
     }
     float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) GEMV_STORE(s, i, r)
+    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
 }

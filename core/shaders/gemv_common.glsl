@@ -1,5 +1,8 @@
 // Shared by the GEMV shaders: y[i][y_offset + r] = x[i] . W[r] (+ bias[y_offset + r]), or, with
 // flags bit 1 (a residual connection), y += that, in the CPU's order: y + (x . W + bias).
+// Up to three outputs: W may be several matrices of one input stacked by rows (q|k|v, gate|up); global
+// row R goes to output 0 below seg1, to output 1 below seg2, else to output 2, at its row within that
+// segment. The outputs and the (stacked) bias are bound at YB .. YB + 3 (YB: defined by the shader).
 // Tensors are bound whole; x_base, y_base and b_base are their first elements (so any float offset
 // works, whatever the device's minStorageBufferOffsetAlignment).
 // One workgroup of 64 invocations per (output row, x row): invocation t sums the elements (or blocks)
@@ -12,13 +15,26 @@ layout(push_constant) uniform Push {
     uint rows;       // rows of this part of W
     uint cols;
     uint x_stride;   // floats (or blocks for quantized x) between x rows
-    uint y_stride;   // floats between y rows
-    uint y_offset;   // first output row of this part
+    uint y_offset;   // first (global) row of this part
     uint flags;      // bit 0: bias; bit 1: add to y
     uint x_base;     // first element of x (floats; quantized x: blocks)
-    uint y_base;
     uint b_base;
+    uint seg1, seg2; // first global rows of outputs 1 and 2
+    uint y_base0, y_base1, y_base2;
+    uint y_stride0, y_stride1, y_stride2;   // floats between rows of x row i's outputs
 } p;
+
+#if YB == 2
+layout(std430, binding = 2) buffer Y0 { float y0[]; };
+layout(std430, binding = 3) buffer Y1 { float y1[]; };
+layout(std430, binding = 4) buffer Y2 { float y2[]; };
+layout(std430, binding = 5) readonly buffer B { float bias[]; };
+#elif YB == 4
+layout(std430, binding = 4) buffer Y0 { float y0[]; };
+layout(std430, binding = 5) buffer Y1 { float y1[]; };
+layout(std430, binding = 6) buffer Y2 { float y2[]; };
+layout(std430, binding = 7) readonly buffer B { float bias[]; };
+#endif
 shared float red[WG];
 
 float reduce(float v) {
@@ -34,10 +50,19 @@ float reduce(float v) {
 
 uint gemv_row() { return gl_WorkGroupID.x + gl_NumWorkGroups.x * gl_WorkGroupID.y; }
 
-// the epilogue, run by invocation 0 (a macro: y and bias are declared by each shader)
-#define GEMV_STORE(s, i, r)                                                       \
-    {                                                                             \
-        uint yi = p.y_base + (i) * p.y_stride + p.y_offset + (r);                 \
-        float v = (p.flags & 1u) != 0u ? (s) + bias[p.b_base + p.y_offset + (r)] : (s); \
-        y[yi] = (p.flags & 2u) != 0u ? y[yi] + v : v;                             \
+// the epilogue, run by invocation 0
+void gemv_store(float s, uint i, uint r) {
+    uint R = p.y_offset + r;
+    float v = (p.flags & 1u) != 0u ? s + bias[p.b_base + R] : s;
+    bool acc = (p.flags & 2u) != 0u;
+    if (R < p.seg1) {
+        uint yi = p.y_base0 + i * p.y_stride0 + R;
+        y0[yi] = acc ? y0[yi] + v : v;
+    } else if (R < p.seg2) {
+        uint yi = p.y_base1 + i * p.y_stride1 + (R - p.seg1);
+        y1[yi] = acc ? y1[yi] + v : v;
+    } else {
+        uint yi = p.y_base2 + i * p.y_stride2 + (R - p.seg2);
+        y2[yi] = acc ? y2[yi] + v : v;
     }
+}

@@ -1,11 +1,10 @@
 #version 450
 // GEMV with f32 weights [rows][cols] (row-major, as stored in the .tmod); x and y float32.
 #extension GL_GOOGLE_include_directive : require
+#define YB 2
 #include "gemv_common.glsl"
 layout(std430, binding = 0) readonly buffer W { float w[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
-layout(std430, binding = 2) buffer Y { float y[]; };
-layout(std430, binding = 3) readonly buffer B { float bias[]; };
 
 void main() {
     uint r = gemv_row();
@@ -18,5 +17,5 @@ void main() {
         acc += w[e] * x[xo + k];
     }
     float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) GEMV_STORE(s, i, r)
+    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
 }

@@ -2,12 +2,11 @@
 // int32 dot product of the block's codes with the int8 codes of x (quantize_q8.comp), as the CPU
 // kernels (kernels.h). Invocation t takes blocks t, t + 64, ... in order; then the fixed tree.
 #extension GL_GOOGLE_include_directive : require
+#define YB 4
 #include "gemv_common.glsl"
 layout(std430, binding = 1) readonly buffer S { float ws[]; };   // [rows][cols / 32]
 layout(std430, binding = 2) readonly buffer XQ { uvec4 xq[]; }; // [n][cols / 32][2]: 32 int8 codes per block
 layout(std430, binding = 3) readonly buffer XD { float xd[]; };  // [n][cols / 32]
-layout(std430, binding = 4) buffer Y { float y[]; };
-layout(std430, binding = 5) readonly buffer B { float bias[]; };
 
 int dot4(uint a, uint b) {   // four signed bytes of each
     return bitfieldExtract(int(a), 0, 8) * bitfieldExtract(int(b), 0, 8) +
@@ -29,5 +28,5 @@ void main() {
         acc += float(block_dot(r, b, xb)) * (ws[r * nb + b] * xd[xb]);
     }
     float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) GEMV_STORE(s, i, r)
+    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
 }

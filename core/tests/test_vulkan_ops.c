@@ -323,6 +323,64 @@ static void test_sample_gather(vx_gpu *g) {
     vx_gpu_release(g, &us);
 }
 
+/* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
+ * offset, one of them without bias; with a small binding limit the parts cross the segments. */
+static void test_stack(vx_gpu *g, const char *tag) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    const int64_t rows[3] = {64, 24, 40}, cols = 256, n = 2;
+    for (int d = 0; d < 4; d++) {
+        wmat w[3];
+        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * 2);
+        for (int i = 0; i < 3; i++) {
+            w[i] = make_w(dts[d], rows[i], cols);
+            bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
+            ref[i] = malloc(sizeof(float) * (size_t)(n * rows[i]));
+        }
+        float *x = fvec(n * cols, -1, 1);
+        for (int i = 0; i < 3; i++) vx_linear(pool, &w[i].m, bias[i], x, n, ref[i]);
+        const vx_mat *ms[3] = {&w[0].m, &w[1].m, &w[2].m};
+        const float *bs[3] = {bias[0], bias[1], bias[2]};
+        vx_gmat gm;
+        vox_status st = vx_gmat_upload_stack(g, ms, bs, 3, &gm);
+        CHECK(st == VOX_OK, "stack upload: %s", vox_last_error());
+        if (st != VOX_OK) continue;
+        gt gx = put(g, x, n * cols), gy[3] = {put(g, NULL, n * rows[0]), put(g, NULL, n * rows[1]), put(g, NULL, n * rows[2])};
+        vx_gbuf bq, bd;
+        vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
+        vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
+        vx_gbind ys[3] = {T(&gy[0]), T(&gy[1]), T(&gy[2])};
+        vx_gpu_begin(g);
+        if (dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4)
+            vx_gop_quantize(g, T(&gx), n, cols, whole(&bq), whole(&bd), NULL);
+        vx_gop_linear_stack(g, &gm, T(&gx), whole(&bq), whole(&bd), n, ys, NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "stack: %s", vox_last_error());
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double worst = 0;
+        for (int i = 0; i < 3; i++) {
+            get(g, &gy[i], got);
+            double e = max_abs_rel(got, ref[i], n * rows[i]);
+            if (e > worst) worst = e;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s)", gm.n_parts);
+        report(row, what, worst);
+        (void)tag;
+        drop(g, &gx);
+        for (int i = 0; i < 3; i++) drop(g, &gy[i]);
+        vx_gpu_release(g, &bq);
+        vx_gpu_release(g, &bd);
+        vx_gmat_free(g, &gm);
+        for (int i = 0; i < 3; i++) {
+            free_w(&w[i]);
+            free(bias[i]);
+            free(ref[i]);
+        }
+        free(x);
+        free(got);
+    }
+}
+
 /* A matrix larger than one binding may cover is split by rows: the result is the same. */
 static void test_split(int dev) {
     setenv("VOX_VK_MAX_RANGE", "8192", 1);
@@ -332,6 +390,7 @@ static void test_split(int dev) {
     CHECK(st == VOX_OK, "second context: %s", vox_last_error());
     if (st != VOX_OK) return;
     CHECK(vx_gpu_max_range(g) == 8192, "VOX_VK_MAX_RANGE not applied: %llu", (unsigned long long)vx_gpu_max_range(g));
+    test_stack(g, "split");
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
     for (int d = 0; d < 4; d++) {
         char row[64];
@@ -397,6 +456,7 @@ int main(void) {
     test_norm_elementwise(g);
     test_rope(g);
     test_attention(g);
+    test_stack(g, "linear");
     test_sample_gather(g);
     test_profile(g);
     test_split(dev);

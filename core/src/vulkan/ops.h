@@ -23,12 +23,21 @@ typedef struct vx_gmat {
     int64_t rows, cols;
     int n_parts;
     vx_gmat_part *parts;
+    /* a stack of matrices of one input (vx_gmat_upload_stack): their rows, and their biases stacked
+     * (zeros for a matrix without one) when any has one */
+    int n_segs;
+    int64_t seg_rows[3];
+    vx_gbuf bias;
+    int has_bias;
 } vx_gmat;
 
 /* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
  * VOX_ERR_UNSUPPORTED when one row alone exceeds the binding limit. */
 vox_status vx_gmat_upload(vx_gpu *g, const vx_mat *m, vx_gmat *out);
 void vx_gmat_free(vx_gpu *g, vx_gmat *m);
+/* Up to 3 matrices of one dtype and cols stacked by rows into one (q|k|v, gate|up), with their biases
+ * (bias or bias[i] may be NULL): one GEMV (vx_gop_linear_stack) computes them all. */
+vox_status vx_gmat_upload_stack(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, vx_gmat *out);
 uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload takes */
 
 /* Activations for q8/q4 weights: x[n][cols] (cols % 32 == 0) to int8 codes xq ([n][cols] bytes) and
@@ -41,6 +50,10 @@ vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gb
  * bias may be NULL. */
 vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
                          int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label);
+
+/* A stacked matrix applied to x: output s of x row i goes to ys[s] (rows of segment s, dense). */
+vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
+                               const vx_gbind *ys, const char *label);
 
 /* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
 vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,

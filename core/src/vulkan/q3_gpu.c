@@ -9,6 +9,9 @@
 
 typedef struct glayer {
     vx_gmat q, k, v, o, gate, up, down;
+    vx_gmat qkv, gu;       /* q|k|v and gate|up stacked (one GEMV each) when their dtypes match; then
+                              q, k, v / gate, up are not uploaded */
+    int stacked_qkv, stacked_gu;
     vx_gbuf qb, kb, vb, ob, in_norm, post_norm, q_norm, k_norm;
     int has_qb, has_kb, has_vb, has_ob;
 } glayer;
@@ -88,8 +91,8 @@ static void free_dec(vx_gpu *g, gdec *G) {
     if (G->layers)
         for (int64_t l = 0; l < G->d->n_layers; l++) {
             glayer *L = &G->layers[l];
-            vx_gmat *m[7] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down};
-            for (int i = 0; i < 7; i++) vx_gmat_free(g, m[i]);
+            vx_gmat *m[9] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down, &L->qkv, &L->gu};
+            for (int i = 0; i < 9; i++) vx_gmat_free(g, m[i]);
             vx_gbuf *b[8] = {&L->qb, &L->kb, &L->vb, &L->ob, &L->in_norm, &L->post_norm, &L->q_norm, &L->k_norm};
             for (int i = 0; i < 8; i++) vx_gpu_release(g, b[i]);
         }
@@ -107,8 +110,24 @@ static vox_status load_dec(vx_gpu *g, const q3_decoder *d, gdec *G) {
     for (int64_t l = 0; l < d->n_layers && st == VOX_OK; l++) {
         const q3_layer *S = &d->layers[l];
         glayer *L = &G->layers[l];
+        /* q|k|v and gate|up contiguous in VRAM, each one GEMV, when they share dtype and columns */
+        L->stacked_qkv = S->q.dtype == S->k.dtype && S->q.dtype == S->v.dtype && S->q.cols == S->k.cols &&
+                         S->q.cols == S->v.cols;
+        L->stacked_gu = S->gate.dtype == S->up.dtype && S->gate.cols == S->up.cols;
+        if (L->stacked_qkv) {
+            const vx_mat *m3[3] = {&S->q, &S->k, &S->v};
+            const float *b3[3] = {S->qb, S->kb, S->vb};
+            st = vx_gmat_upload_stack(g, m3, b3, 3, &L->qkv);
+        }
+        if (st == VOX_OK && L->stacked_gu) {
+            const vx_mat *m2[2] = {&S->gate, &S->up};
+            st = vx_gmat_upload_stack(g, m2, NULL, 2, &L->gu);
+        }
         vx_gmat *m[7] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down};
-        for (int i = 0; i < 7 && st == VOX_OK; i++) st = vx_gmat_upload(g, layer_mats(S, i), m[i]);
+        for (int i = 0; i < 7 && st == VOX_OK; i++) {
+            if ((i < 3 && L->stacked_qkv) || ((i == 4 || i == 5) && L->stacked_gu)) continue;
+            st = vx_gmat_upload(g, layer_mats(S, i), m[i]);
+        }
         if (st == VOX_OK) st = put_f32(g, S->qb, qd, &L->qb, &L->has_qb);
         if (st == VOX_OK) st = put_f32(g, S->kb, kd, &L->kb, &L->has_kb);
         if (st == VOX_OK) st = put_f32(g, S->vb, kd, &L->vb, &L->has_vb);
@@ -309,12 +328,19 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
         vx_gbind ln = B(&L->in_norm), lp = B(&L->post_norm), lq = B(&L->q_norm), lk = B(&L->k_norm);
         if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->q, B(&s->h), n, stage);
-        if (st == VOX_OK && !quantized(L->q.dtype)) st = quantize_for(s, &L->k, B(&s->h), n, stage);
-        if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype)) st = quantize_for(s, &L->v, B(&s->h), n, stage);
-        if (st == VOX_OK) st = linear(s, &L->q, &L->qb, L->has_qb, B(&s->h), n, B(&s->qs), stage);
-        if (st == VOX_OK) st = linear(s, &L->k, &L->kb, L->has_kb, B(&s->h), n, kc, stage);
-        if (st == VOX_OK) st = linear(s, &L->v, &L->vb, L->has_vb, B(&s->h), n, vc, stage);
+        if (L->stacked_qkv) {
+            vx_gbind ys[3] = {B(&s->qs), kc, vc};
+            if (st == VOX_OK) st = quantize_for(s, &L->qkv, B(&s->h), n, stage);
+            if (st == VOX_OK) st = vx_gop_linear_stack(g, &L->qkv, B(&s->h), B(&s->xq), B(&s->xd), n, ys, stage);
+        } else {
+            if (st == VOX_OK) st = quantize_for(s, &L->q, B(&s->h), n, stage);
+            if (st == VOX_OK && !quantized(L->q.dtype)) st = quantize_for(s, &L->k, B(&s->h), n, stage);
+            if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype))
+                st = quantize_for(s, &L->v, B(&s->h), n, stage);
+            if (st == VOX_OK) st = linear(s, &L->q, &L->qb, L->has_qb, B(&s->h), n, B(&s->qs), stage);
+            if (st == VOX_OK) st = linear(s, &L->k, &L->kb, L->has_kb, B(&s->h), n, kc, stage);
+            if (st == VOX_OK) st = linear(s, &L->v, &L->vb, L->has_vb, B(&s->h), n, vc, stage);
+        }
         if (st == VOX_OK) st = vx_gop_norm_rope(g, B(&s->qs), lq, n, hq, hd, d->eps, cos, sin, stage);
         if (st == VOX_OK) st = vx_gop_norm_rope(g, kc, lk, n, hkv, hd, d->eps, cos, sin, stage);
         if (st == VOX_OK)
@@ -323,10 +349,16 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
         if (st == VOX_OK) st = linear_acc(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->x), 1, stage);
         if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n, stage);
-        if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, B(&s->h), n, stage);
-        if (st == VOX_OK) st = linear(s, &L->gate, NULL, 0, B(&s->h), n, B(&s->gt), stage);
-        if (st == VOX_OK) st = linear(s, &L->up, NULL, 0, B(&s->h), n, B(&s->u), stage);
+        if (L->stacked_gu) {
+            vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
+            if (st == VOX_OK) st = quantize_for(s, &L->gu, B(&s->h), n, stage);
+            if (st == VOX_OK) st = vx_gop_linear_stack(g, &L->gu, B(&s->h), B(&s->xq), B(&s->xd), n, ys, stage);
+        } else {
+            if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n, stage);
+            if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, B(&s->h), n, stage);
+            if (st == VOX_OK) st = linear(s, &L->gate, NULL, 0, B(&s->h), n, B(&s->gt), stage);
+            if (st == VOX_OK) st = linear(s, &L->up, NULL, 0, B(&s->h), n, B(&s->u), stage);
+        }
         if (st == VOX_OK) st = vx_gop_silu_mul(g, B(&s->gt), B(&s->u), n * d->inter, B(&s->gt), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->down, B(&s->gt), n, stage);
         if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, B(&s->gt), n, B(&s->x), 1, stage);
