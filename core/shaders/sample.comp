@@ -4,7 +4,7 @@
 // the GPU and the CPU may choose differently; a given device always chooses the same.
 //   greedy (do_sample 0): the first index of the maximum;
 //   else: s / temperature; top-k (the k-th largest value found exactly by a radix select on the
-//   float's ordered bits; below it -> -inf); top-p (an element is removed when the probability mass of
+//   float's ordered bits, 8 bits a pass; below it -> -inf); top-p (an element is removed when the probability mass of
 //   the elements before it in the stable ascending order, itself included, is <= 1 - top_p, never
 //   the largest); then the inverse CDF at u (Philox, computed on the host: vox_philox_uniform) over
 //   w_i = exp(s_i - max) accumulated in index order: the first i with c_i > u * c_{V-1}.
@@ -23,6 +23,7 @@ layout(push_constant) uniform Push {
 shared float redf[WG];
 shared uint redu[WG];
 shared float chunk[WG];
+shared uint hist[256];   // WG == 256: one bin per invocation
 
 const float NEG_INF = -1.0 / 0.0;
 
@@ -98,15 +99,38 @@ void main() {
     }
     sync_ws();
     if (p.top_k != 0u) {
-        uint k = clamp(p.top_k, 1u, V);
-        uint key = 0u;   // the largest key with count(okey >= key) >= k: the k-th largest
-        for (int bit = 31; bit >= 0; bit--) {
-            uint cand = key | (1u << uint(bit));
-            uint c = 0u;
-            for (uint i = t; i < V; i += WG) c += okey(ws[i]) >= cand ? 1u : 0u;
-            if (count_all(c) >= k) key = cand;
+        // the k-th largest by a radix select on the ordered bits, 8 bits a pass: a histogram of the
+        // next digit among the keys that share the prefix found so far (counts do not depend on order)
+        uint k = clamp(p.top_k, 1u, V), prefix = 0u, mask = 0u;
+        for (int pass = 3; pass >= 0; pass--) {
+            uint shift = uint(pass) * 8u;
+            hist[t] = 0u;
+            barrier();
+            for (uint i = t; i < V; i += WG) {
+                uint key = okey(ws[i]);
+                if ((key & mask) == prefix) atomicAdd(hist[(key >> shift) & 255u], 1u);
+            }
+            barrier();
+            if (t == 0) {   // from the top digit down: the digit where the count reaches k
+                uint above = 0u, digit = 0u;
+                for (int dgt = 255; dgt >= 0; dgt--) {
+                    uint c = hist[dgt];
+                    if (above + c >= k) {
+                        digit = uint(dgt);
+                        break;
+                    }
+                    above += c;
+                }
+                redu[0] = digit;
+                redu[1] = k - above;
+            }
+            barrier();
+            prefix |= redu[0] << shift;
+            mask |= 255u << shift;
+            k = redu[1];
+            barrier();
         }
-        float kth = ukey(key);
+        float kth = ukey(prefix);
         for (uint i = t; i < V; i += WG)
             if (ws[i] < kth) ws[i] = NEG_INF;
         sync_ws();

@@ -252,8 +252,10 @@ static void test_attention(vx_gpu *g) {
 /* Choosing codes: the GPU's float32 sampling against q3_warp + q3_choose (float64 probabilities) on
  * random logits, for greedy and the warpers; and the embedding of the chosen code, bit-exact. */
 static void test_sample_gather(vx_gpu *g) {
+    /* the last two on logits with many ties (multiples of 0.5): top-k keeps every tie of the k-th */
     static const vx_gsampler cfg[] = {{0, 1.0f, 0, 1.0f}, {1, 1.0f, 0, 1.0f}, {1, 0.9f, 50, 1.0f},
-                                      {1, 0.7f, 0, 0.8f}, {1, 1.3f, 30, 0.9f}, {1, 1.0f, 1, 1.0f}};
+                                      {1, 0.7f, 0, 0.8f}, {1, 1.3f, 30, 0.9f}, {1, 1.0f, 1, 1.0f},
+                                      {1, 1.0f, 7, 1.0f}, {0, 1.0f, 0, 1.0f}};
     const int64_t V = 2048;
     const int draws = 40;
     gt gl = put(g, NULL, V * draws), gws = put(g, NULL, V);
@@ -265,6 +267,8 @@ static void test_sample_gather(vx_gpu *g) {
     int total = 0, same = 0;
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         float *lg = fvec(V * draws, -6, 6), *sc = malloc(sizeof(float) * (size_t)V);
+        if (c >= 6)
+            for (int64_t i = 0; i < V * draws; i++) lg[i] = roundf(lg[i] * 2.0f) * 0.5f;
         int32_t want[64];
         for (int d = 0; d < draws; d++) {
             double u = vox_philox_uniform(1234, (uint32_t)d, (uint32_t)c);
@@ -292,8 +296,8 @@ static void test_sample_gather(vx_gpu *g) {
     }
     double frac = (double)same / total;
     CHECK(frac >= tolerance_row("vulkan.sampled_codes_vs_cpu", "min"), "sampling: %.4f of codes as the CPU", frac);
-    emit_row("vulkan.sampled_codes_vs_cpu", "random logits (V 2048, 6 settings x 40 draws: greedy, temperature, top-k, "
-             "top-p) vs q3_warp + q3_choose", frac);
+    emit_row("vulkan.sampled_codes_vs_cpu", "random logits (V 2048, 8 settings x 40 draws: greedy, temperature, top-k, "
+             "top-p, tied logits) vs q3_warp + q3_choose", frac);
     q3_sample_work_free(&w);
     drop(g, &gl), drop(g, &gws);
 
@@ -321,6 +325,42 @@ static void test_sample_gather(vx_gpu *g) {
     }
     vx_gpu_release(g, &codes);
     vx_gpu_release(g, &us);
+}
+
+/* The activation quantizer gives the CPU's codes and scales bit for bit (exact divisions), over blocks of
+ * magnitudes from 1e-30 to 1e30, zeros, and values on the rounding boundaries. */
+static void test_quantize(vx_gpu *g) {
+    const int64_t blocks = 4096, n = blocks * 32;
+    float *x = fvec(n, -1, 1);
+    for (int64_t b = 0; b < blocks; b++) {
+        float scale = powf(10.0f, (float)((int)(b % 61) - 30));
+        for (int j = 0; j < 32; j++) x[b * 32 + j] *= scale;
+        if (b % 97 == 0)
+            for (int j = 0; j < 32; j++) x[b * 32 + j] = 0.0f;
+        if (b % 5 == 1)   /* amax 127: codes land on k + 0.5 exactly */
+            for (int j = 0; j < 32; j++) x[b * 32 + j] = j == 0 ? 127.0f : (float)(j * 3 % 254 - 127) + 0.5f;
+    }
+    int8_t *q = malloc((size_t)n);
+    float *d = malloc(sizeof(float) * (size_t)blocks);
+    for (int64_t b = 0; b < blocks; b++) d[b] = vx_quantize_block_q8(x + 32 * b, q + 32 * b);
+    gt gx = put(g, x, n);
+    vx_gbuf bq, bd;
+    vx_gpu_alloc(g, (uint64_t)n, 1, &bq);
+    vx_gpu_alloc(g, (uint64_t)blocks * 4, 1, &bd);
+    vx_gpu_begin(g);
+    vx_gop_quantize(g, T(&gx), 1, n, whole(&bq), whole(&bd), NULL);
+    CHECK(vx_gpu_submit(g) == VOX_OK, "quantize: %s", vox_last_error());
+    int64_t bad_q = 0, bad_d = 0;
+    for (int64_t i = 0; i < n; i++) bad_q += ((int8_t *)bq.map)[i] != q[i];
+    for (int64_t b = 0; b < blocks; b++) bad_d += memcmp(&((float *)bd.map)[b], &d[b], 4) != 0;
+    CHECK(bad_q == 0 && bad_d == 0, "quantize: %lld codes and %lld scales differ from the CPU's", (long long)bad_q,
+          (long long)bad_d);
+    if (verbose) printf("quantize   %lld blocks: %lld codes, %lld scales differ\n", (long long)blocks, (long long)bad_q,
+                        (long long)bad_d);
+    drop(g, &gx);
+    vx_gpu_release(g, &bq);
+    vx_gpu_release(g, &bd);
+    free(x), free(q), free(d);
 }
 
 /* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
@@ -457,6 +497,7 @@ int main(void) {
     test_rope(g);
     test_attention(g);
     test_stack(g, "linear");
+    test_quantize(g);
     test_sample_gather(g);
     test_profile(g);
     test_split(dev);
