@@ -5,11 +5,14 @@
 // segment. The outputs and the (stacked) bias are bound at YB .. YB + 3 (YB: defined by the shader).
 // Tensors are bound whole; x_base, y_base and b_base are their first elements (so any float offset
 // works, whatever the device's minStorageBufferOffsetAlignment).
-// One workgroup of 64 invocations per (output row, x row): invocation t sums the elements (or blocks)
-// t, t + 64, ... in order, then a fixed tree in shared memory adds the 64 partial sums. The order of
-// operations depends only on the row length, never on the device's subgroup size or on n.
-// Rows beyond 65535 workgroups continue in gl_WorkGroupID.y; the x row is gl_WorkGroupID.z.
+// One workgroup of 64 invocations per (output row, group of up to NX x rows): the weights are read once
+// for the group; for each x row, invocation t sums the elements (or blocks) t, t + 64, ... in order,
+// then a fixed tree in shared memory adds the 64 partial sums. The order of operations for an output
+// depends only on the row length: never on the device's subgroup size, on n, or on the grouping, so
+// a row computed alone or in a prefill batch gives the same bits.
+// Rows beyond 65535 workgroups continue in gl_WorkGroupID.y; the x-row group is gl_WorkGroupID.z.
 #define WG 64
+#define NX 4
 layout(local_size_x = WG) in;
 layout(push_constant) uniform Push {
     uint rows;       // rows of this part of W
@@ -22,6 +25,7 @@ layout(push_constant) uniform Push {
     uint seg1, seg2; // first global rows of outputs 1 and 2
     uint y_base0, y_base1, y_base2;
     uint y_stride0, y_stride1, y_stride2;   // floats between rows of x row i's outputs
+    uint n;          // x rows
 } p;
 
 #if YB == 2
@@ -35,22 +39,15 @@ layout(std430, binding = 5) buffer Y1 { float y1[]; };
 layout(std430, binding = 6) buffer Y2 { float y2[]; };
 layout(std430, binding = 7) readonly buffer B { float bias[]; };
 #endif
-shared float red[WG];
+shared float red[NX][WG];
 
-float reduce(float v) {
-    uint t = gl_LocalInvocationID.x;
-    red[t] = v;
-    barrier();
-    for (uint s = WG / 2; s > 0; s >>= 1) {
-        if (t < s) red[t] = red[t] + red[t + s];
-        barrier();
-    }
-    return red[0];
-}
+// the x rows of this workgroup: i0 .. i0 + nx - 1
+uint gemv_i0() { return gl_WorkGroupID.z * NX; }
+uint gemv_nx() { return min(uint(NX), p.n - gl_WorkGroupID.z * NX); }
 
 uint gemv_row() { return gl_WorkGroupID.x + gl_NumWorkGroups.x * gl_WorkGroupID.y; }
 
-// the epilogue, run by invocation 0
+// the epilogue of one output, run by invocation 0
 void gemv_store(float s, uint i, uint r) {
     uint R = p.y_offset + r;
     float v = (p.flags & 1u) != 0u ? s + bias[p.b_base + R] : s;
@@ -65,4 +62,18 @@ void gemv_store(float s, uint i, uint r) {
         uint yi = p.y_base2 + i * p.y_stride2 + (R - p.seg2);
         y2[yi] = acc ? y2[yi] + v : v;
     }
+}
+
+// the fixed trees of the NX partial sums, then the outputs
+void gemv_finish(float acc[NX], uint r) {
+    uint t = gl_LocalInvocationID.x, i0 = gemv_i0(), nx = gemv_nx();
+    for (uint j = 0; j < NX; j++) red[j][t] = acc[j];
+    barrier();
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (t < s)
+            for (uint j = 0; j < NX; j++) red[j][t] = red[j][t] + red[j][t + s];
+        barrier();
+    }
+    if (t == 0)
+        for (uint j = 0; j < nx; j++) gemv_store(red[j][0], i0 + j, r);
 }

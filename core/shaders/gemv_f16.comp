@@ -9,13 +9,13 @@ layout(std430, binding = 1) readonly buffer X { float x[]; };
 void main() {
     uint r = gemv_row();
     if (r >= p.rows) return;   // the whole workgroup leaves together
-    uint i = gl_WorkGroupID.z;
-    uint wo = r * p.cols, xo = p.x_base + i * p.x_stride;
-    float acc = 0.0;
+    uint nx = gemv_nx(), wo = r * p.cols, xo = p.x_base + gemv_i0() * p.x_stride;
+    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
     for (uint k = gl_LocalInvocationID.x; k < p.cols; k += WG) {
         uint e = wo + k;
-        acc += unpackHalf2x16(w[e >> 1] >> (16u * (e & 1u))).x * x[xo + k];
+        float wv = unpackHalf2x16(w[e >> 1] >> (16u * (e & 1u))).x;
+        for (uint j = 0; j < NX; j++)
+            if (j < nx) acc[j] += wv * x[xo + j * p.x_stride + k];
     }
-    float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
+    gemv_finish(acc, r);
 }

@@ -14,22 +14,24 @@ vec2 widen(uint v) {
 void main() {
     uint r = gemv_row();
     if (r >= p.rows) return;
-    uint i = gl_WorkGroupID.z, n8 = p.cols / 8;
-    uint wo = r * n8, xo = (p.x_base + i * p.x_stride) / 4;
-    float acc = 0.0;
+    uint nx = gemv_nx(), n8 = p.cols / 8, xs = p.x_stride / 4;
+    uint wo = r * n8, xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
+    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
     for (uint k = gl_LocalInvocationID.x; k < n8; k += WG) {
         uvec4 q = w[wo + k];
-        vec4 x0 = x[xo + 2 * k], x1 = x[xo + 2 * k + 1];
         vec2 a = widen(q.x), b = widen(q.y), c = widen(q.z), d = widen(q.w);
-        acc += a.x * x0.x;
-        acc += a.y * x0.y;
-        acc += b.x * x0.z;
-        acc += b.y * x0.w;
-        acc += c.x * x1.x;
-        acc += c.y * x1.y;
-        acc += d.x * x1.z;
-        acc += d.y * x1.w;
+        for (uint j = 0; j < NX; j++)
+            if (j < nx) {
+                vec4 x0 = x[xo + j * xs + 2 * k], x1 = x[xo + j * xs + 2 * k + 1];
+                acc[j] += a.x * x0.x;
+                acc[j] += a.y * x0.y;
+                acc[j] += b.x * x0.z;
+                acc[j] += b.y * x0.w;
+                acc[j] += c.x * x1.x;
+                acc[j] += c.y * x1.y;
+                acc[j] += d.x * x1.z;
+                acc[j] += d.y * x1.w;
+            }
     }
-    float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
+    gemv_finish(acc, r);
 }

@@ -10,16 +10,19 @@ layout(std430, binding = 1) readonly buffer X { vec4 x[]; };
 void main() {
     uint r = gemv_row();
     if (r >= p.rows) return;
-    uint i = gl_WorkGroupID.z, n4 = p.cols / 4;
-    uint wo = r * n4, xo = (p.x_base + i * p.x_stride) / 4;
-    float acc = 0.0;
+    uint nx = gemv_nx(), n4 = p.cols / 4, xs = p.x_stride / 4;
+    uint wo = r * n4, xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
+    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
     for (uint k = gl_LocalInvocationID.x; k < n4; k += WG) {
-        vec4 a = w[wo + k], b = x[xo + k];
-        acc += a.x * b.x;
-        acc += a.y * b.y;
-        acc += a.z * b.z;
-        acc += a.w * b.w;
+        vec4 a = w[wo + k];
+        for (uint j = 0; j < NX; j++)
+            if (j < nx) {
+                vec4 b = x[xo + j * xs + k];
+                acc[j] += a.x * b.x;
+                acc[j] += a.y * b.y;
+                acc[j] += a.z * b.z;
+                acc[j] += a.w * b.w;
+            }
     }
-    float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
+    gemv_finish(acc, r);
 }

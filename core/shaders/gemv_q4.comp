@@ -6,9 +6,15 @@ layout(std430, binding = 0) readonly buffer W { uvec4 w[]; };
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_quant_common.glsl"
 
-int block_dot(uint r, uint b, uint xb) {
-    uvec4 v = w[(r * p.cols + 32 * b) / 32], x0 = xq[2 * xb], x1 = xq[2 * xb + 1];
-    uvec4 lo = v & 0x0f0f0f0fu, hi = (v >> 4) & 0x0f0f0f0fu;
+uvec4 lo, hi;
+void load_block(uint r, uint b) {
+    uvec4 v = w[(r * p.cols + 32 * b) / 32];
+    lo = v & 0x0f0f0f0fu;
+    hi = (v >> 4) & 0x0f0f0f0fu;
+}
+
+int block_dot(uint xb) {
+    uvec4 x0 = xq[2 * xb], x1 = xq[2 * xb + 1];
     int s = dot4(lo.x, x0.x) + dot4(lo.y, x0.y) + dot4(lo.z, x0.z) + dot4(lo.w, x0.w) +
             dot4(hi.x, x1.x) + dot4(hi.y, x1.y) + dot4(hi.z, x1.z) + dot4(hi.w, x1.w);
     const uint ones = 0x01010101u;

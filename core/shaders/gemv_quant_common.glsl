@@ -15,18 +15,23 @@ int dot4(uint a, uint b) {   // four signed bytes of each
            bitfieldExtract(int(a), 24, 8) * bitfieldExtract(int(b), 24, 8);
 }
 
-int block_dot(uint r, uint b, uint xb);   // defined by gemv_q8 / gemv_q4
+// defined by gemv_q8 / gemv_q4: the weight block (r, b) loaded once, then its dot with x block xb
+void load_block(uint r, uint b);
+int block_dot(uint xb);
 
 void main() {
     uint r = gemv_row();
     if (r >= p.rows) return;
-    uint i = gl_WorkGroupID.z;
-    uint nb = p.cols / 32;
-    float acc = 0.0;
+    uint nx = gemv_nx(), nb = p.cols / 32, x0 = p.x_base + gemv_i0() * p.x_stride;   // x_stride in blocks
+    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
     for (uint b = gl_LocalInvocationID.x; b < nb; b += WG) {
-        uint xb = p.x_base + i * p.x_stride + b;    // x_stride in blocks
-        acc += float(block_dot(r, b, xb)) * (ws[r * nb + b] * xd[xb]);
+        load_block(r, b);
+        float sw = ws[r * nb + b];
+        for (uint j = 0; j < NX; j++)
+            if (j < nx) {
+                uint xb = x0 + j * p.x_stride + b;
+                acc[j] += float(block_dot(xb)) * (sw * xd[xb]);
+            }
     }
-    float s = reduce(acc);
-    if (gl_LocalInvocationID.x == 0) gemv_store(s, i, r);
+    gemv_finish(acc, r);
 }

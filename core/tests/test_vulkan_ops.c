@@ -363,6 +363,45 @@ static void test_quantize(vx_gpu *g) {
     free(x), free(q), free(d);
 }
 
+/* An output does not depend on how many x rows share the GEMV (prefill batches of 9 = 4 + 4 + 1 vs one
+ * row at a time): the same bits. */
+static void test_batch_invariance(vx_gpu *g) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    const int64_t rows = 70, cols = 256, n = 9;
+    for (int d = 0; d < 5; d++) {
+        wmat w = make_w(dts[d], rows, cols);
+        float *x = fvec(n * cols, -1, 1), *all = malloc(sizeof(float) * (size_t)(n * rows)),
+              *one = malloc(sizeof(float) * (size_t)rows);
+        vx_gmat gm;
+        vx_gmat_upload(g, &w.m, &gm);
+        gt gx = put(g, x, n * cols), gy = put(g, NULL, n * rows);
+        vx_gbuf bq, bd;
+        vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
+        vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
+        int q = dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4, same = 1;
+        for (int64_t i = -1; i < n; i++) {   /* -1: all rows at once */
+            int64_t m = i < 0 ? n : 1, off = i < 0 ? 0 : i;
+            vx_gbind xi = {&gx.buf, (uint64_t)(PAD + off * cols) * 4, 0}, yi = {&gy.buf, (uint64_t)(PAD + off * rows) * 4, 0};
+            vx_gpu_begin(g);
+            if (q) vx_gop_quantize(g, xi, m, cols, whole(&bq), whole(&bd), NULL);
+            vx_gop_linear(g, &gm, NULL, xi, whole(&bq), whole(&bd), m, yi, 0, 0, NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK, "batch: %s", vox_last_error());
+            if (i < 0) get(g, &gy, all);
+            else {
+                vx_gpu_download(g, &gy.buf, (uint64_t)(PAD + i * rows) * 4, one, (uint64_t)rows * 4);
+                same &= !memcmp(one, all + i * rows, sizeof(float) * (size_t)rows);
+            }
+        }
+        CHECK(same, "%s: a row computed alone differs from the same row in a batch of %lld", dt_name(dts[d]),
+              (long long)n);
+        drop(g, &gx), drop(g, &gy);
+        vx_gpu_release(g, &bq), vx_gpu_release(g, &bd);
+        vx_gmat_free(g, &gm);
+        free_w(&w);
+        free(x), free(all), free(one);
+    }
+}
+
 /* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
  * offset, one of them without bias; with a small binding limit the parts cross the segments. */
 static void test_stack(vx_gpu *g, const char *tag) {
@@ -497,6 +536,7 @@ int main(void) {
     test_rope(g);
     test_attention(g);
     test_stack(g, "linear");
+    test_batch_invariance(g);
     test_quantize(g);
     test_sample_gather(g);
     test_profile(g);

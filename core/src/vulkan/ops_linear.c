@@ -189,13 +189,15 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         if (w->dtype == VOX_DTYPE_BF16 && w->cols % 8 == 0) shader = VX_SH_GEMV_BF16V;
     }
     struct {
-        uint32_t rows, cols, x_stride, y_offset, flags, x_base, b_base, seg1, seg2, y_base[3], y_stride[3];
+        uint32_t rows, cols, x_stride, y_offset, flags, x_base, b_base, seg1, seg2, y_base[3], y_stride[3], n;
     } push;
     memset(&push, 0, sizeof push);
     push.cols = (uint32_t)w->cols;
     push.x_stride = (uint32_t)(q ? w->cols / 32 : w->cols);
     push.flags = (bias != NULL ? 1u : 0u) | (accumulate ? 2u : 0u);
     push.x_base = q ? 0 : xb0;   /* quantized: xq / xd are bound from their start */
+    push.n = (uint32_t)n;
+    const uint32_t gz = (uint32_t)((n + 3) / 4);   /* x rows in groups of NX = 4 (gemv_common.glsl) */
     int ns = w->n_segs > 0 ? w->n_segs : 1;
     push.seg1 = ns > 1 ? (uint32_t)w->seg_rows[0] : UINT32_MAX;
     push.seg2 = ns > 2 ? (uint32_t)(w->seg_rows[0] + w->seg_rows[1]) : UINT32_MAX;
@@ -217,10 +219,10 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
             vx_gbind b[8] = {{&p->w, 0, 0}, {&p->s, 0, 0}, xq, xd, yb[0], yb[1], yb[2], bb};
             b[2].size = (uint64_t)n * (uint64_t)w->cols;   /* the quantized x from its start */
             b[3].size = (uint64_t)n * (uint64_t)(w->cols / 32) * 4;
-            st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, (uint32_t)n, label);
+            st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, gz, label);
         } else {
             vx_gbind b[6] = {{&p->w, 0, 0}, xw, yb[0], yb[1], yb[2], bb};
-            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, (uint32_t)n, label);
+            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, gz, label);
         }
         if (st != VOX_OK) return st;
     }
