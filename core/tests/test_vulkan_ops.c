@@ -355,6 +355,41 @@ static void test_quantize(vx_gpu *g) {
     for (int64_t b = 0; b < blocks; b++) bad_d += memcmp(&((float *)bd.map)[b], &d[b], 4) != 0;
     CHECK(bad_q == 0 && bad_d == 0, "quantize: %lld codes and %lld scales differ from the CPU's", (long long)bad_q,
           (long long)bad_d);
+    /* the fused norm + quantization gives the bytes of the two steps (rows of 1024 of the same data) */
+    {
+        const int64_t rows = n / 1024;
+        float *w = fvec(1024, 0.5f, 1.5f), *yn = malloc(sizeof(float) * (size_t)n);
+        int8_t *q2 = malloc((size_t)n);
+        float *d2 = malloc(sizeof(float) * (size_t)blocks);
+        vx_rms_norm(x, w, rows, 1024, 1e-6f, yn);
+        for (int64_t b = 0; b < blocks; b++) d2[b] = vx_quantize_block_q8(yn + 32 * b, q2 + 32 * b);
+        gt gw = put(g, w, 1024), gy = put(g, NULL, n);
+        vx_gbind wb = T(&gw);
+        vx_gpu_begin(g);
+        vx_gop_rms_norm_q8(g, T(&gx), &wb, rows, 1024, 1e-6f, T(&gy), whole(&bq), whole(&bd), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "rms_norm_q8: %s", vox_last_error());
+        float *got = malloc(sizeof(float) * (size_t)n);
+        get(g, &gy, got);
+        report("vulkan.rms_norm", "norm + quantization (fused), 128 rows of 1024", max_abs_rel(got, yn, n));
+        int64_t bq2 = 0, bd2 = 0;
+        for (int64_t i = 0; i < n; i++) bq2 += ((int8_t *)bq.map)[i] != q2[i];
+        for (int64_t b = 0; b < blocks; b++) bd2 += fabsf(((float *)bd.map)[b] - d2[b]) > 1e-6f * fabsf(d2[b]);
+        /* the norm itself differs from the CPU's in the last bits (summation order), so compare the
+         * codes of the GPU's own normalized rows instead of the CPU's */
+        int8_t *q3 = malloc((size_t)n);
+        float *d3 = malloc(sizeof(float) * (size_t)blocks);
+        for (int64_t b = 0; b < blocks; b++) d3[b] = vx_quantize_block_q8(got + 32 * b, q3 + 32 * b);
+        int64_t bq3 = 0, bd3 = 0;
+        for (int64_t i = 0; i < n; i++) bq3 += ((int8_t *)bq.map)[i] != q3[i];
+        for (int64_t b = 0; b < blocks; b++) bd3 += memcmp(&((float *)bd.map)[b], &d3[b], 4) != 0;
+        CHECK(bq3 == 0 && bd3 == 0, "rms_norm_q8: %lld codes and %lld scales differ from quantizing its own output",
+              (long long)bq3, (long long)bd3);
+        if (verbose)
+            printf("quantize   fused norm: %lld/%lld codes/scales differ from its own output's, %lld/%lld from the "
+                   "CPU norm's\n", (long long)bq3, (long long)bd3, (long long)bq2, (long long)bd2);
+        drop(g, &gw), drop(g, &gy);
+        free(w), free(yn), free(q2), free(d2), free(q3), free(d3), free(got);
+    }
     if (verbose) printf("quantize   %lld blocks: %lld codes, %lld scales differ\n", (long long)blocks, (long long)bad_q,
                         (long long)bad_d);
     drop(g, &gx);

@@ -58,6 +58,9 @@ vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind
 /* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
 vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
                            const char *label);
+/* vx_gop_rms_norm and then vx_gop_quantize of its result in one pass (d % 32 == 0): the same bits. */
+vox_status vx_gop_rms_norm_q8(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
+                              vx_gbind xq, vx_gbind xd, const char *label);
 /* vx_rope in place: x [n][heads][d], cos/sin [n][d]. */
 vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
                        const char *label);

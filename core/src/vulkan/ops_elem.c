@@ -14,6 +14,19 @@ vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t row
     return vx_gpu_dispatch(g, VX_SH_RMS_NORM, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
+vox_status vx_gop_rms_norm_q8(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
+                              vx_gbind xq, vx_gbind xd, const char *label) {
+    if (d % 32) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_rms_norm_q8: d %% 32 != 0");
+    struct { uint32_t rows, d, has_w, x_base, w_base, y_base; float eps; } push = {
+        (uint32_t)rows, (uint32_t)d, w != NULL, 0, 0, 0, eps};
+    vx_gbind b[5] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w ? *w : x, &push.w_base),
+                     vx_gop_whole(g, y, &push.y_base), xq, xd};
+    b[3].size = (uint64_t)(rows * d);   /* the codes and scales from their start */
+    b[4].size = (uint64_t)(rows * d / 32) * 4;
+    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    return vx_gpu_dispatch(g, VX_SH_RMS_NORM_Q8, b, 5, &push, sizeof push, gx, gy, 1, label);
+}
+
 vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
                        const char *label) {
     struct { uint32_t n, heads, d, x_base, cs_base; } push = {(uint32_t)n, (uint32_t)heads, (uint32_t)d, 0, 0};

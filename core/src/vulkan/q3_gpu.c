@@ -327,10 +327,13 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         const glayer *L = &G->layers[i];
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
         vx_gbind ln = B(&L->in_norm), lp = B(&L->post_norm), lq = B(&L->q_norm), lk = B(&L->k_norm);
-        if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), stage);
+        /* a quantized q|k|v takes its activation codes from the norm's own pass */
+        int fuse_in = L->stacked_qkv && quantized(L->qkv.dtype);
+        if (st == VOX_OK)
+            st = fuse_in ? vx_gop_rms_norm_q8(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), B(&s->xq), B(&s->xd), stage)
+                         : vx_gop_rms_norm(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), stage);
         if (L->stacked_qkv) {
             vx_gbind ys[3] = {B(&s->qs), kc, vc};
-            if (st == VOX_OK) st = quantize_for(s, &L->qkv, B(&s->h), n, stage);
             if (st == VOX_OK) st = vx_gop_linear_stack(g, &L->qkv, B(&s->h), B(&s->xq), B(&s->xd), n, ys, stage);
         } else {
             if (st == VOX_OK) st = quantize_for(s, &L->q, B(&s->h), n, stage);
@@ -348,10 +351,12 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
                                   d->layers[i].window, B(&s->sc), B(&s->a), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
         if (st == VOX_OK) st = linear_acc(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->x), 1, stage);
-        if (st == VOX_OK) st = vx_gop_rms_norm(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), stage);
+        int fuse_post = L->stacked_gu && quantized(L->gu.dtype);
+        if (st == VOX_OK)
+            st = fuse_post ? vx_gop_rms_norm_q8(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), B(&s->xq), B(&s->xd), stage)
+                           : vx_gop_rms_norm(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), stage);
         if (L->stacked_gu) {
             vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
-            if (st == VOX_OK) st = quantize_for(s, &L->gu, B(&s->h), n, stage);
             if (st == VOX_OK) st = vx_gop_linear_stack(g, &L->gu, B(&s->h), B(&s->xq), B(&s->xd), n, ys, stage);
         } else {
             if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n, stage);

@@ -19,6 +19,7 @@ enum {
     VX_SH_NORM_ROPE,
     VX_SH_QUANTIZE_Q8,
     VX_SH_RMS_NORM,
+    VX_SH_RMS_NORM_Q8,
     VX_SH_ROPE,
     VX_SH_SAMPLE,
     VX_SH_SILU_MUL,
