@@ -122,10 +122,11 @@ def test_device_selection(qwen3_tmod):
     assert r.returncode == 0, r.stderr
     line = [x for x in r.stderr.splitlines() if x.startswith("vox: device vulkan:")]
     assert len(line) == 1 and "matrices in VRAM" in line[0] and gpus[0]["name"] in line[0], r.stderr
-    # strict: a matrix left on the CPU is an error, not a silent fallback
-    if " 0 on the CPU" not in line[0]:
-        r = _engine(model, f"vulkan:{gpus[0]['index']},strict")
-        assert r.returncode == 3 and "strict" in r.stderr, r.stderr
+    # the talker and predictor are on the GPU; strict accepts that (a shortfall of video memory is an
+    # error under strict: test_vulkan_memory_limit)
+    assert " 0 matrices in VRAM" not in line[0], line[0]
+    r = _engine(model, f"vulkan:{gpus[0]['index']},strict")
+    assert r.returncode == 0 and "matrices in VRAM" in r.stderr, r.stderr
 
 
 # ----------------------------------------------------------------------------- the Qwen3 LM on the GPU

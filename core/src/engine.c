@@ -50,7 +50,9 @@ static vox_status read_params(const vox_engine_params *in, vox_engine_params *ou
 }
 
 /* No silent fallback: with a GPU (or VOX_VERBOSE=1) one stderr line says how many matrices went to
- * VRAM, how many stayed on the CPU and why; strict mode makes a matrix on the CPU an error. */
+ * VRAM, how many stayed on the CPU and why. Strict mode makes a fallback an error: too little video
+ * memory (the family refuses then) or a model family with no GPU path at all; matrices whose stage
+ * runs on the CPU by design (today: embeddings, codec decoder, voice encoders) are reported only. */
 static vox_status report_placement(vox_engine *e, const vx_device_spec *spec) {
     if (!e->gpu) {
         e->matrices_gpu = 0;
@@ -75,9 +77,9 @@ static vox_status report_placement(vox_engine *e, const vx_device_spec *spec) {
                 e->gpu_index, gi->name, gi->software ? ", software renderer" : "", (long long)e->matrices_gpu,
                 (double)e->bytes_gpu / 1048576.0, (long long)e->matrices_cpu, e->matrices_cpu ? " (" : "",
                 e->matrices_cpu ? e->cpu_reason : "", e->matrices_cpu ? ")" : "");
-    if (e->gpu_strict && e->matrices_cpu)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "device vulkan:%d,strict: %lld matrices would stay on the CPU (%s)",
-                             e->gpu_index, (long long)e->matrices_cpu, e->cpu_reason);
+    if (e->gpu_strict && e->matrices_gpu == 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "device vulkan:%d,strict: no matrix would run on the GPU (%s)",
+                             e->gpu_index, e->cpu_reason);
     return VOX_OK;
 }
 

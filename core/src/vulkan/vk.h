@@ -49,7 +49,7 @@ const char *vx_vk_unavailable_reason(void);
 typedef struct vx_device_spec {
     int gpu;            /* 1: run on Vulkan device `index`; 0: the CPU */
     int index;
-    int strict;         /* a matrix that does not fit in VRAM is an error (also VOX_GPU_STRICT=1) */
+    int strict;         /* a fallback for lack of video memory is an error (also VOX_GPU_STRICT=1) */
     int codec_cpu;      /* codec decoder on the CPU */
     int asked_auto;     /* "auto": the choice was vox's */
 } vx_device_spec;
