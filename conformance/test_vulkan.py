@@ -118,14 +118,16 @@ def test_device_selection(qwen3_tmod):
     if not gpus:
         return
     # an explicit GPU: the placement line is always printed, even without VOX_VERBOSE
-    r = _engine(model, f"vulkan:{gpus[0]['index']}")
+    idx = _gpu_index()
+    name = next(g["name"] for g in gpus if g["index"] == idx)
+    r = _engine(model, f"vulkan:{idx}")
     assert r.returncode == 0, r.stderr
     line = [x for x in r.stderr.splitlines() if x.startswith("vox: device vulkan:")]
-    assert len(line) == 1 and "matrices in VRAM" in line[0] and gpus[0]["name"] in line[0], r.stderr
+    assert len(line) == 1 and "matrices in VRAM" in line[0] and name in line[0], r.stderr
     # the talker and predictor are on the GPU; strict accepts that (a shortfall of video memory is an
     # error under strict: test_vulkan_memory_limit)
     assert " 0 matrices in VRAM" not in line[0], line[0]
-    r = _engine(model, f"vulkan:{gpus[0]['index']},strict")
+    r = _engine(model, f"vulkan:{idx},strict")
     assert r.returncode == 0 and "matrices in VRAM" in r.stderr, r.stderr
 
 
@@ -141,10 +143,14 @@ import vox  # noqa: E402
 
 
 def _gpu_index() -> int:
+    """The device under test: VOX_TEST_VULKAN=N, else the first hardware device, else the first (lavapipe)."""
     gpus = vk_devices()
     if not gpus:
         skip_without_vulkan("no Vulkan device")
-    return gpus[0]["index"]
+    if os.environ.get("VOX_TEST_VULKAN"):
+        return int(os.environ["VOX_TEST_VULKAN"])
+    hardware = [g for g in gpus if not g["software"]]
+    return (hardware or gpus)[0]["index"]
 
 
 @pytest.fixture(scope="module")
