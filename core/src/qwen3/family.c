@@ -47,6 +47,7 @@ static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
         return VOX_OK;
     }
     vox_status st = vx_q3_gpu_load(e->gpu, m->lm, &m->gpu);
+    if (st == VOX_OK) st = vx_gpu_prepare(e->gpu);   /* pipelines built at load, not in the first frame */
     if (st != VOX_OK) return st;
     e->matrices_gpu = n_gpu;
     e->matrices_cpu = n_all - n_gpu;

@@ -82,6 +82,10 @@ const vx_vk_device_info *vx_gpu_info(const vx_gpu *g);
 uint64_t vx_gpu_max_range(const vx_gpu *g);
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g);
 
+/* Builds every shader's pipeline now (they are otherwise built on first use), so that the first
+ * synthesis does not pay for it: the engine calls it at load. */
+vox_status vx_gpu_prepare(vx_gpu *g);
+
 /* Device-local (host = 0) or host-visible coherent (host = 1) storage buffer. Sizes round up to 16. */
 vox_status vx_gpu_alloc(vx_gpu *g, uint64_t size, int host, vx_gbuf *out);
 void vx_gpu_release(vx_gpu *g, vx_gbuf *b);

@@ -430,6 +430,14 @@ static vox_status pipeline(vx_gpu *g, int shader) {
     return VOX_OK;
 }
 
+vox_status vx_gpu_prepare(vx_gpu *g) {
+    pthread_mutex_lock(&g->lock);
+    vox_status st = VOX_OK;
+    for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++) st = pipeline(g, i);
+    pthread_mutex_unlock(&g->lock);
+    return st;
+}
+
 /* ------------------------------------------------------------------------------ chains */
 vox_status vx_gpu_begin(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);   /* held until vx_gpu_submit */
