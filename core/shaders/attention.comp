@@ -18,7 +18,7 @@ layout(push_constant) uniform Push {
     uint nq, hq, nk, hkv, d;
     int window;
     float scale;
-    uint q_base, k_base, v_base, o_base;
+    uint q_base, k_base, v_base, o_base, s_base;
 } p;
 shared float red[WG];
 
@@ -42,7 +42,7 @@ void main() {
     uint j0 = 0;
     if (p.window > 0 && pos + 1 > uint(p.window)) j0 = pos + 1 - uint(p.window);
     uint j1 = pos + 1;
-    uint qo = p.q_base + (qi * p.hq + h) * p.d, srow = (qi * p.hq + h) * p.nk;
+    uint qo = p.q_base + (qi * p.hq + h) * p.d, srow = p.s_base + (qi * p.hq + h) * p.nk;
     float m = -1.0 / 0.0;
     for (uint j = j0 + t; j < j1; j += WG) {
         uint ko = p.k_base + (j * p.hkv + kh) * p.d;

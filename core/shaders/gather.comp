@@ -7,12 +7,12 @@ layout(std430, binding = 0) readonly buffer W { uint w[]; };     // values (f32 
 layout(std430, binding = 1) readonly buffer S { float sc[]; };   // q8/q4 scales
 layout(std430, binding = 2) readonly buffer C { int codes[]; };
 layout(std430, binding = 3) buffer O { float o[]; };
-layout(push_constant) uniform Push { uint cols, dtype, slot, o_base, rows; } p;   // dtype: vox_dtype
+layout(push_constant) uniform Push { uint cols, dtype, slot, o_base, rows, c_base; } p;   // dtype: vox_dtype
 
 void main() {
     uint e = gl_GlobalInvocationID.x;
     if (e >= p.cols) return;
-    uint r = uint(clamp(codes[p.slot], 0, int(p.rows) - 1));
+    uint r = uint(clamp(codes[p.c_base + p.slot], 0, int(p.rows) - 1));
     uint idx = r * p.cols + e;
     float v;
     if (p.dtype == 0u) {                 // f32

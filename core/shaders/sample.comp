@@ -18,6 +18,7 @@ layout(std430, binding = 3) readonly buffer U { float u_in[]; };   // the unifor
 layout(push_constant) uniform Push {
     uint v, do_sample, top_k, slot, l_base;
     float temperature, top_p;
+    uint w_base, c_base, u_base;   // first elements of ws, codes and u_in
 } p;
 
 shared float redf[WG];
@@ -90,12 +91,12 @@ void main() {
             if (t < s) redu[t] = min(redu[t], redu[t + s]);
             barrier();
         }
-        if (t == 0) codes[p.slot] = int(redu[0] == 0xffffffffu ? 0u : redu[0]);
+        if (t == 0) codes[p.c_base + p.slot] = int(redu[0] == 0xffffffffu ? 0u : redu[0]);
         return;
     }
     for (uint i = t; i < V; i += WG) {
         float s = logits[p.l_base + i];
-        ws[i] = p.temperature != 1.0 ? s / p.temperature : s;
+        ws[p.w_base + i] = p.temperature != 1.0 ? s / p.temperature : s;
     }
     sync_ws();
     if (p.top_k != 0u) {
@@ -107,7 +108,7 @@ void main() {
             hist[t] = 0u;
             barrier();
             for (uint i = t; i < V; i += WG) {
-                uint key = okey(ws[i]);
+                uint key = okey(ws[p.w_base + i]);
                 if ((key & mask) == prefix) atomicAdd(hist[(key >> shift) & 255u], 1u);
             }
             barrier();
@@ -132,20 +133,20 @@ void main() {
         }
         float kth = ukey(prefix);
         for (uint i = t; i < V; i += WG)
-            if (ws[i] < kth) ws[i] = NEG_INF;
+            if (ws[p.w_base + i] < kth) ws[p.w_base + i] = NEG_INF;
         sync_ws();
     }
     float m = NEG_INF;
-    for (uint i = t; i < V; i += WG) m = max(m, ws[i]);
+    for (uint i = t; i < V; i += WG) m = max(m, ws[p.w_base + i]);
     m = max_all(m);
     if (p.top_p < 1.0) {
         float tot = 0.0;
-        for (uint i = t; i < V; i += WG) tot += ws[i] > NEG_INF ? exp(ws[i] - m) : 0.0;
+        for (uint i = t; i < V; i += WG) tot += ws[p.w_base + i] > NEG_INF ? exp(ws[p.w_base + i] - m) : 0.0;
         tot = sum_all(tot);
         // the largest in the stable ascending order: the last index holding the maximum
         uint last = 0u;
         for (uint i = t; i < V; i += WG)
-            if (ws[i] == m) last = max(last, i);
+            if (ws[p.w_base + i] == m) last = max(last, i);
         redu[t] = last;
         barrier();
         for (uint s = WG / 2; s > 0; s >>= 1) {
@@ -158,11 +159,11 @@ void main() {
         bool drop[32];
         uint nd = 0u;
         for (uint i = t; i < V; i += WG, nd++) {
-            float si = ws[i];
+            float si = ws[p.w_base + i];
             float cum = 0.0;
             if (si > NEG_INF)
                 for (uint j = 0; j < V; j++) {
-                    float sj = ws[j];
+                    float sj = ws[p.w_base + j];
                     if (sj < si || (sj == si && j <= i)) cum += sj > NEG_INF ? exp(sj - m) : 0.0;
                 }
             drop[nd] = i != last && cum / tot <= limit;
@@ -170,13 +171,13 @@ void main() {
         sync_ws();   // every invocation has read the scores before any is removed
         nd = 0u;
         for (uint i = t; i < V; i += WG, nd++)
-            if (drop[nd]) ws[i] = NEG_INF;
+            if (drop[nd]) ws[p.w_base + i] = NEG_INF;
         sync_ws();
     }
     // inverse CDF: contiguous chunks per invocation, summed in index order
     uint per = (V + WG - 1) / WG, i0 = t * per, i1 = min(V, i0 + per);
     float acc = 0.0;
-    for (uint i = i0; i < i1; i++) acc += ws[i] > NEG_INF ? exp(ws[i] - m) : 0.0;
+    for (uint i = i0; i < i1; i++) acc += ws[p.w_base + i] > NEG_INF ? exp(ws[p.w_base + i] - m) : 0.0;
     chunk[t] = acc;
     barrier();
     if (t == 0) {
@@ -189,11 +190,11 @@ void main() {
         redf[0] = run;
     }
     barrier();
-    float total = redf[0], target = u_in[p.slot] * total;
+    float total = redf[0], target = u_in[p.u_base + p.slot] * total;
     uint found = 0xffffffffu, lastpos = 0u;
     float c = chunk[t];
     for (uint i = i0; i < i1; i++) {
-        float w = ws[i] > NEG_INF ? exp(ws[i] - m) : 0.0;
+        float w = ws[p.w_base + i] > NEG_INF ? exp(ws[p.w_base + i] - m) : 0.0;
         if (w > 0.0) lastpos = i;
         c += w;
         if (found == 0xffffffffu && c > target) found = i;
@@ -213,5 +214,5 @@ void main() {
         if (t < s) redu[t] = max(redu[t], redu[t + s]);
         barrier();
     }
-    if (t == 0) codes[p.slot] = int(f != 0xffffffffu ? f : redu[0]);
+    if (t == 0) codes[p.c_base + p.slot] = int(f != 0xffffffffu ? f : redu[0]);
 }

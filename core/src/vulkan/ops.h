@@ -41,7 +41,10 @@ vox_status vx_gmat_upload_stack(vx_gpu *g, const vx_mat *const *m, const float *
 uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload takes */
 
 /* Activations for q8/q4 weights: x[n][cols] (cols % 32 == 0) to int8 codes xq ([n][cols] bytes) and
- * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. */
+ * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. xq and xd (and
+ * those given to the q8/q4 GEMV) are bound at their offsets, which must be multiples of the device's
+ * minStorageBufferOffsetAlignment (0 in practice: they are scratch buffers); every other tensor may
+ * start at any float. */
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
 
 /* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with

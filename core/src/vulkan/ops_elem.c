@@ -75,12 +75,15 @@ vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gb
     if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention: bad shape (nq %lld nk %lld hq %lld hkv %lld)",
                              (long long)nq, (long long)nk, (long long)hq, (long long)hkv);
-    struct { uint32_t nq, hq, nk, hkv, d; int32_t window; float scale; uint32_t q_base, k_base, v_base, o_base; } push = {
-        (uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale, 0, 0, 0, 0};
-    vx_gbind sc = scores;
-    sc.size = (uint64_t)(nq * hq * nk) * 4;
+    struct {
+        uint32_t nq, hq, nk, hkv, d;
+        int32_t window;
+        float scale;
+        uint32_t q_base, k_base, v_base, o_base, s_base;
+    } push = {(uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale, 0, 0, 0, 0, 0};
     vx_gbind b[5] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
-                     vx_gop_whole(g, v, &push.v_base), sc, vx_gop_whole(g, out, &push.o_base)};
+                     vx_gop_whole(g, v, &push.v_base), vx_gop_whole(g, scores, &push.s_base),
+                     vx_gop_whole(g, out, &push.o_base)};
     return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 5, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1,
                            label);
 }
@@ -96,19 +99,21 @@ vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
 vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
                          vx_gbind u, int slot, const char *label) {
     if (v < 1 || v > 8192) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_sample: %lld logits (at most 8192)", (long long)v);
-    struct { uint32_t v, do_sample, top_k, slot, l_base; float temperature, top_p; } push = {
+    struct { uint32_t v, do_sample, top_k, slot, l_base; float temperature, top_p; uint32_t w_base, c_base, u_base; } push = {
         (uint32_t)v, sp->do_sample != 0, (uint32_t)(sp->top_k > 0 ? sp->top_k : sp->top_k < 0 ? 1 : 0), (uint32_t)slot, 0,
-        sp->temperature, sp->top_p};
-    vx_gbind b[4] = {vx_gop_whole(g, logits, &push.l_base), ws, codes, u};
+        sp->temperature, sp->top_p, 0, 0, 0};
+    vx_gbind b[4] = {vx_gop_whole(g, logits, &push.l_base), vx_gop_whole(g, ws, &push.w_base),
+                     vx_gop_whole(g, codes, &push.c_base), vx_gop_whole(g, u, &push.u_base)};
     return vx_gpu_dispatch(g, VX_SH_SAMPLE, b, 4, &push, sizeof push, 1, 1, 1, label);
 }
 
 vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label) {
     if (w->n_parts != 1) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_gather: a table in %d parts", w->n_parts);
     const vx_gmat_part *pt = &w->parts[0];
-    struct { uint32_t cols, dtype, slot, o_base, rows; } push = {(uint32_t)w->cols, (uint32_t)w->dtype, (uint32_t)slot,
-                                                                0, (uint32_t)w->rows};
-    vx_gbind b[4] = {{&pt->w, 0, 0}, {pt->s.buf ? &pt->s : &pt->w, 0, 0}, codes, vx_gop_whole(g, out, &push.o_base)};
+    struct { uint32_t cols, dtype, slot, o_base, rows, c_base; } push = {(uint32_t)w->cols, (uint32_t)w->dtype,
+                                                                         (uint32_t)slot, 0, (uint32_t)w->rows, 0};
+    vx_gbind b[4] = {{&pt->w, 0, 0}, {pt->s.buf ? &pt->s : &pt->w, 0, 0}, vx_gop_whole(g, codes, &push.c_base),
+                     vx_gop_whole(g, out, &push.o_base)};
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)w->cols, &gx, &gy);
     return vx_gpu_dispatch(g, VX_SH_GATHER, b, 4, &push, sizeof push, gx, gy, 1, label);

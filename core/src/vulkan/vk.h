@@ -32,6 +32,7 @@ typedef struct vx_vk_device_info {
     int memory_free_estimated;       /* 1: no budget extension, memory_free = memory_total */
     uint32_t subgroup_size;          /* 0 when the device does not say (Vulkan 1.0) */
     uint64_t max_storage_buffer_range;
+    uint64_t min_storage_offset_align; /* minStorageBufferOffsetAlignment: binding offsets are multiples */
     uint32_t max_workgroup_invocations, max_shared_memory;
     float timestamp_period_ns;       /* 0: no compute timestamps */
 } vx_vk_device_info;

@@ -489,6 +489,10 @@ static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_bin
     for (int i = 0; i < n_binds; i++) {
         const vx_gbind *b = &binds[i];
         uint64_t size = b->size ? b->size : b->b->size - b->offset;
+        if (b->offset % g->info.min_storage_offset_align)
+            return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_dispatch %s: binding %d at offset %llu (the device needs "
+                                 "multiples of %llu)", vx_spv_shaders[shader].name, i, (unsigned long long)b->offset,
+                                 (unsigned long long)g->info.min_storage_offset_align);
         if (size > g->max_range || b->offset + size > b->b->size)
             return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_dispatch %s: binding %d covers %llu bytes (limit %llu)",
                                  vx_spv_shaders[shader].name, i, (unsigned long long)size,

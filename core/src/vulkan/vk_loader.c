@@ -90,6 +90,7 @@ static void describe(VkPhysicalDevice pd, int index, vx_vk_device_info *d) {
     d->device_id = p->deviceID;
     d->subgroup_size = sg.subgroupSize;
     d->max_storage_buffer_range = p->limits.maxStorageBufferRange;
+    d->min_storage_offset_align = p->limits.minStorageBufferOffsetAlignment ? p->limits.minStorageBufferOffsetAlignment : 1;
     d->max_workgroup_invocations = p->limits.maxComputeWorkGroupInvocations;
     d->max_shared_memory = p->limits.maxComputeSharedMemorySize;
     d->timestamp_period_ns = p->limits.timestampComputeAndGraphics ? p->limits.timestampPeriod : 0.0f;
