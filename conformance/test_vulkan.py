@@ -277,3 +277,23 @@ def test_vulkan_sessions_on_threads(lm_env, vk_native, record):
         t.join()
     same = float(all(g is not None and np.array_equal(g, a) for g, a in zip(got, alone)))
     record(Row("vulkan.same_seed_codes", "custom06 q8, 3 sessions on 3 threads vs each alone", same, backend=VK))
+
+
+def test_without_a_vulkan_driver(qwen3_tmod):
+    """A machine whose Vulkan loader finds no driver: vox lists no GPU and says why, auto runs on the CPU,
+    and asking for a GPU is one clear error (the same path as a machine without the loader)."""
+    env = dict(os.environ, VK_ICD_FILENAMES="/nonexistent.json", VK_DRIVER_FILES="/nonexistent.json",
+               VOX_VERBOSE="1")
+    code = ("import json, sys, vox\n"
+            "d = vox.devices(); print(json.dumps(d))\n"
+            f"vox.Engine({str(qwen3_tmod('custom06'))!r}, device='auto').close()\n"
+            "try:\n"
+            f"    vox.Engine({str(qwen3_tmod('custom06'))!r}, device='vulkan')\n"
+            "except vox.VoxError as e:\n"
+            "    print('ERR', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout.splitlines()[0])
+    assert d["gpus"] == [] and d["vulkan"]["available"] is False and "driver" in d["vulkan"]["reason"], d["vulkan"]
+    assert "vox: device cpu (auto" in r.stderr, r.stderr
+    assert "ERR" in r.stdout and "no Vulkan device" in r.stdout and "--device cpu" in r.stdout, r.stdout
