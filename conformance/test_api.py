@@ -220,6 +220,15 @@ def test_tvoice_mutations_c_and_python_agree(icl_voice_bytes, data):
     assert py_ok == c_ok, (kind, py_ok, c_ok)
 
 
+@pytest.mark.parametrize("language, ok", [("auto", True), ("AUTO", True), ("zulu", False)])
+def test_tvoice_language_both_readers(icl_voice_bytes, language, ok):
+    """A voice's language must be one the model has (or auto), for the C loader as for Python."""
+    eng, good, d = icl_voice_bytes
+    b = good.replace(b'"language":"auto"', b'"language":"%s"' % language.encode(), 1)
+    assert b != good or language == "auto"
+    assert _both_readers(eng, b, d / "lang.tvoice") == (ok, ok)
+
+
 def test_tvoice_valid_file_both_accept(icl_voice_bytes):
     eng, good, d = icl_voice_bytes
     assert _both_readers(eng, good, d / "ok.tvoice") == (True, True)

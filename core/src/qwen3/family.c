@@ -233,6 +233,10 @@ static vox_status q3_voice_check(vox_engine *e, const vox_voice *v) {
         if (v->speaker && v->speaker[0] && !find_ci(vox_json_get(m->manifest, "speakers"), v->speaker))
             return vox_set_error(VOX_ERR_NOT_FOUND, "the voice's speaker \"%s\" is not in %s", v->speaker,
                                  vox_model_path(m->file));
+        if (v->language && strcasecmp(v->language, "auto") != 0 &&
+            !find_ci(vox_json_get(m->manifest, "languages"), v->language))
+            return vox_set_error(VOX_ERR_NOT_FOUND, "the voice's language \"%s\" is not in %s", v->language,
+                                 vox_model_path(m->file));
         if (v->n_embedding && m->venc && (int32_t)v->n_embedding != q3_venc_embedding_dim(m->venc))
             return vox_set_error(VOX_ERR_FORMAT, "the voice's speaker embedding has %zu values, the model wants %d",
                                  v->n_embedding, q3_venc_embedding_dim(m->venc));
