@@ -1,6 +1,7 @@
 /* A Vulkan device for vox: memory, the pipeline cache, command chains and timestamps. */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,24 @@
 #include "shaders.h"
 #include "vk_internal.h"
 
-#define MAX_SETS 4096          /* dispatches per chain (descriptor sets are reset after each submit) */
+#define MAX_SETS 4096          /* dispatches per chain */
+#define POOL_SETS 16384        /* descriptor sets kept across chains (the cache below) */
+#define CACHE_SLOTS 32768      /* open addressing, a power of two > POOL_SETS */
+
+/* Descriptor sets are cached by their bindings: a talker step or a predictor frame binds the same
+ * buffers every time, so after the first frame no set is allocated or written. The cache (and the
+ * pool) is emptied at the next vx_gpu_begin after any buffer is released (a new buffer could reuse a
+ * released handle) or when the pool runs low. */
+typedef struct set_key {
+    int shader, n;
+    VkBuffer buf[8];
+    uint64_t offset[8], range[8];
+} set_key;
+typedef struct set_entry {
+    set_key key;
+    VkDescriptorSet set;
+    int used;
+} set_entry;
 #define MAX_BINDINGS 8
 #define STAGING_BYTES (64ull << 20)
 
@@ -33,6 +51,9 @@ struct vx_gpu {
     VkCommandBuffer cmd;
     VkFence fence;
     VkDescriptorPool desc_pool;
+    set_entry *sets;             /* [CACHE_SLOTS] */
+    int n_sets;
+    atomic_int sets_dirty;       /* set by vx_gpu_release (any thread), cleared by vx_gpu_begin */
     VkPipelineCache cache;
     VkDescriptorSetLayout set_layout[MAX_BINDINGS + 1];
     VkPipelineLayout pipe_layout[MAX_BINDINGS + 1];
@@ -152,11 +173,16 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
         st = vk_fail(r, "vkCreateFence");
         goto fail;
     }
-    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, MAX_SETS * MAX_BINDINGS};
+    g->sets = calloc(CACHE_SLOTS, sizeof *g->sets);
+    if (!g->sets) {
+        st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+    }
+    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, POOL_SETS * MAX_BINDINGS};
     VkDescriptorPoolCreateInfo dpi;
     memset(&dpi, 0, sizeof dpi);
     dpi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-    dpi.maxSets = MAX_SETS;
+    dpi.maxSets = POOL_SETS;
     dpi.poolSizeCount = 1;
     dpi.pPoolSizes = &ps;
     if ((r = g->f.vkCreateDescriptorPool(g->dev, &dpi, NULL, &g->desc_pool)) != VK_SUCCESS) {
@@ -212,6 +238,7 @@ void vx_gpu_free(vx_gpu *g) {
         if (g->cmd_pool) g->f.vkDestroyCommandPool(g->dev, g->cmd_pool, NULL);
         g->f.vkDestroyDevice(g->dev, NULL);
     }
+    free(g->sets);
     free(g->query_labels);
     free(g->query_shaders);
     free(g->prof);
@@ -286,6 +313,7 @@ vox_status vx_gpu_alloc(vx_gpu *g, uint64_t size, int host, vx_gbuf *out) {
 
 void vx_gpu_release(vx_gpu *g, vx_gbuf *b) {
     if (!b->buf) return;
+    atomic_store(&g->sets_dirty, 1);   /* cached descriptor sets may name this buffer */
     if (b->map) g->f.vkUnmapMemory(g->dev, b->mem);
     g->f.vkDestroyBuffer(g->dev, b->buf, NULL);
     g->f.vkFreeMemory(g->dev, b->mem, NULL);
@@ -441,7 +469,11 @@ vox_status vx_gpu_prepare(vx_gpu *g) {
 /* ------------------------------------------------------------------------------ chains */
 vox_status vx_gpu_begin(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);   /* held until vx_gpu_submit */
-    g->f.vkResetDescriptorPool(g->dev, g->desc_pool, 0);
+    if (atomic_exchange(&g->sets_dirty, 0) || g->n_sets + MAX_SETS > POOL_SETS) {   /* none is in flight here */
+        g->f.vkResetDescriptorPool(g->dev, g->desc_pool, 0);
+        memset(g->sets, 0, CACHE_SLOTS * sizeof *g->sets);
+        g->n_sets = 0;
+    }
     vox_status st = one_shot_begin(g);
     if (st != VOX_OK) {
         pthread_mutex_unlock(&g->lock);
@@ -464,6 +496,56 @@ vox_status vx_gpu_dispatch(vx_gpu *g, int shader, const vx_gbind *binds, int n_b
     return g->chain_status = record(g, shader, binds, n_binds, push, push_size, gx, gy, gz, label);
 }
 
+/* FNV-1a over the key's bytes (the key is zeroed before it is filled: no padding garbage) */
+static uint32_t key_hash(const set_key *k) {
+    const unsigned char *p = (const unsigned char *)k;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < sizeof *k; i++) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+/* The descriptor set of these bindings: from the cache, or allocated, written and cached. */
+static vox_status descriptor_set(vx_gpu *g, const set_key *key, VkDescriptorSet *out) {
+    uint32_t slot = key_hash(key) & (CACHE_SLOTS - 1);
+    while (g->sets[slot].used) {
+        if (!memcmp(&g->sets[slot].key, key, sizeof *key)) {
+            *out = g->sets[slot].set;
+            return VOX_OK;
+        }
+        slot = (slot + 1) & (CACHE_SLOTS - 1);
+    }
+    VkDescriptorSetAllocateInfo ai;
+    memset(&ai, 0, sizeof ai);
+    ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    ai.descriptorPool = g->desc_pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &g->set_layout[key->n];
+    VkDescriptorSet set;
+    VkResult r = g->f.vkAllocateDescriptorSets(g->dev, &ai, &set);
+    if (r != VK_SUCCESS) return vk_fail(r, "vkAllocateDescriptorSets");
+    VkDescriptorBufferInfo bi[MAX_BINDINGS];
+    VkWriteDescriptorSet w[MAX_BINDINGS];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < key->n; i++) {
+        bi[i].buffer = key->buf[i];
+        bi[i].offset = key->offset[i];
+        bi[i].range = key->range[i];
+        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w[i].dstSet = set;
+        w[i].dstBinding = (uint32_t)i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &bi[i];
+    }
+    g->f.vkUpdateDescriptorSets(g->dev, (uint32_t)key->n, w, 0, NULL);
+    g->sets[slot].key = *key;
+    g->sets[slot].set = set;
+    g->sets[slot].used = 1;
+    g->n_sets++;
+    *out = set;
+    return VOX_OK;
+}
+
 static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_binds, const void *push,
                          uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz, const char *label) {
     if (shader < 0 || shader >= VX_SHADER_COUNT || (uint32_t)n_binds != vx_spv_shaders[shader].n_bindings ||
@@ -474,18 +556,10 @@ static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_bin
     if (!gx || !gy || !gz) return VOX_OK;
     vox_status st = pipeline(g, shader);
     if (st != VOX_OK) return st;
-    VkDescriptorSetAllocateInfo ai;
-    memset(&ai, 0, sizeof ai);
-    ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-    ai.descriptorPool = g->desc_pool;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &g->set_layout[n_binds];
-    VkDescriptorSet set;
-    VkResult r = g->f.vkAllocateDescriptorSets(g->dev, &ai, &set);
-    if (r != VK_SUCCESS) return vk_fail(r, "vkAllocateDescriptorSets");
-    VkDescriptorBufferInfo bi[MAX_BINDINGS];
-    VkWriteDescriptorSet w[MAX_BINDINGS];
-    memset(w, 0, sizeof w);
+    set_key key;
+    memset(&key, 0, sizeof key);
+    key.shader = shader;
+    key.n = n_binds;
     for (int i = 0; i < n_binds; i++) {
         const vx_gbind *b = &binds[i];
         uint64_t size = b->size ? b->size : b->b->size - b->offset;
@@ -497,17 +571,13 @@ static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_bin
             return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_dispatch %s: binding %d covers %llu bytes (limit %llu)",
                                  vx_spv_shaders[shader].name, i, (unsigned long long)size,
                                  (unsigned long long)g->max_range);
-        bi[i].buffer = b->b->buf;
-        bi[i].offset = b->offset;
-        bi[i].range = size;
-        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-        w[i].dstSet = set;
-        w[i].dstBinding = (uint32_t)i;
-        w[i].descriptorCount = 1;
-        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        w[i].pBufferInfo = &bi[i];
+        key.buf[i] = b->b->buf;
+        key.offset[i] = b->offset;
+        key.range[i] = size;
     }
-    g->f.vkUpdateDescriptorSets(g->dev, (uint32_t)n_binds, w, 0, NULL);
+    VkDescriptorSet set;
+    vox_status sst = descriptor_set(g, &key, &set);
+    if (sst != VOX_OK) return sst;
     /* Each dispatch sees the writes of every earlier one: chains read as sequential code. */
     if (g->n_dispatch > 0) {
         VkMemoryBarrier mb;
