@@ -32,12 +32,12 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run_vox(model: str, frames: int, threads: int, seed: int = 0) -> dict:
+def run_vox(model: str, frames: int, threads: int, seed: int = 0, device: str = "cpu") -> dict:
     import vox
     from vox.verify.qwen3.signals import speech_like
 
     t0 = time.perf_counter()
-    eng = vox.Engine(model, threads=threads)
+    eng = vox.Engine(model, threads=threads, device=device)
     load_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     voice = eng.clone_voice((speech_like(24000, 4.0), 24000), REF_TEXT)
@@ -64,6 +64,10 @@ def run_vox(model: str, frames: int, threads: int, seed: int = 0) -> dict:
                talker_ms_per_frame=d["talker_ms"] / nf, predictor_ms_per_frame=d["predictor_ms"] / nf,
                decoder_ms_per_frame=d["decoder_ms"] / nf, load_s=load_s, clone_voice_s=voice_s,
                peak_rss_mb=peak_rss_mb())
+    gpu = eng.info.get("gpu")
+    out["device"] = gpu["name"] if gpu else "cpu"
+    if gpu:   # video memory the engine held after loading (weights; sessions add caches)
+        out["vram_mb"] = gpu.get("vram_allocated_at_load_bytes", 0) / 2**20
     eng.close()
     return out
 
@@ -144,8 +148,10 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dtype", default="fp32", help="official side: fp32 | bf16")
+    ap.add_argument("--device", default="cpu", help="vox side: cpu | auto | vulkan[:N] (VOX_PROFILE=gpu prints the "
+                                                    "GPU profile on stderr)")
     a = ap.parse_args(argv)
-    r = run_vox(a.model, a.frames, a.threads, a.seed) if a.side == "vox" else \
+    r = run_vox(a.model, a.frames, a.threads, a.seed, a.device) if a.side == "vox" else \
         run_official(a.model, a.frames, a.threads, a.seed, a.dtype)
     print(json.dumps(r))
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -28,9 +29,10 @@ KOKORO_COLUMNS = [("side", "{}"), ("threads", "{}"), ("audio_s", "{:.2f}"), ("rt
                   ("first_audio_short_s", "{:.3f}"), ("first_audio_paragraph_s", "{:.3f}"), ("load_s", "{:.2f}"),
                   ("peak_rss_mb", "{:.0f}")]
 
-COLUMNS = [("side", "{}"), ("precision", "{}"), ("threads", "{}"), ("frames", "{}"), ("rtf", "{:.3f}"),
+COLUMNS = [("side", "{}"), ("device", "{}"), ("precision", "{}"), ("threads", "{}"), ("frames", "{}"), ("rtf", "{:.3f}"),
            ("first_chunk_s", "{:.3f}"), ("first_chunk_after_prompt_s", "{:.3f}"), ("talker_ms_per_frame", "{:.1f}"),
-           ("predictor_ms_per_frame", "{:.1f}"), ("decoder_ms_per_frame", "{:.1f}"), ("peak_rss_mb", "{:.0f}")]
+           ("predictor_ms_per_frame", "{:.1f}"), ("decoder_ms_per_frame", "{:.1f}"), ("peak_rss_mb", "{:.0f}"),
+           ("vram_mb", "{:.0f}")]
 
 
 def register(sub) -> None:
@@ -43,6 +45,8 @@ def register(sub) -> None:
     p.add_argument("--frames", type=int, default=60, help="frames to generate (80 ms each; default 60)")
     p.add_argument("--threads", type=int, default=0, help="threads for both sides (default: all CPUs)")
     p.add_argument("--runs", type=int, default=1, help="repeat each side and keep the fastest run")
+    p.add_argument("--device", default="cpu", help="vox's device: cpu, auto, vulkan[:N] (VOX_PROFILE=gpu: the GPU "
+                                                   "profile per shader on stderr)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     k = p.add_argument_group("Kokoro")
     k.add_argument("--onnx", choices=("both", "int8", "f32", "none"), default="both",
@@ -53,6 +57,8 @@ def register(sub) -> None:
 
 def _side(args: list[str], module: str = "vox.bench.qwen3_run", stdin: str | None = None) -> dict:
     r = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, input=stdin)
+    if os.environ.get("VOX_PROFILE"):   # the sides' profiles (VOX_PROFILE=1 / gpu) go to our stderr
+        sys.stderr.write(r.stderr)
     if r.returncode != 0:
         raise RuntimeError(f"benchmark side failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -115,7 +121,7 @@ def run(a) -> int:
         return run_kokoro(a, a.model, info)
     threads = a.threads or os.cpu_count() or 1
     common = ["--frames", str(a.frames), "--threads", str(threads)]
-    sides = [("vox", a.model, [])]
+    sides = [("vox", a.model, ["--device", a.device])]
     if a.official:
         sides.append(("official", a.official, ["--dtype", a.official_dtype]))
     results = []

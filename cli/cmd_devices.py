@@ -8,7 +8,9 @@ import json
 def register(sub) -> None:
     p = sub.add_parser("devices", help="list the compute devices (CPU features, memory, GPUs)",
                        description="The CPU (model, threads, the instruction-set path vox's kernels use), the "
-                                   "memory this process may use, and the GPUs vox can use.")
+                                   "memory this process may use, and the Vulkan devices vox can use "
+                                   "(--device vulkan:N; free memory from VK_EXT_memory_budget, else an "
+                                   "estimate).")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -26,7 +28,14 @@ def run(a) -> int:
     print(f"memory  {d['memory_bytes'] / 2**30:.1f} GiB available to this process")
     gpus = d.get("gpus", [])
     if not gpus:
-        print("gpus    none (this build computes on the CPU)")
+        why = d.get("vulkan", {}).get("reason") or "none found"
+        print(f"gpus    none ({why}); --device auto runs on the CPU")
     for g in gpus:
-        print(f"gpu {g.get('index')}   {g.get('name')}")
+        free = g["memory_free"] / 2**30
+        est = " (estimate)" if g.get("memory_free_estimated") else ""
+        soft = "; software renderer, never chosen by --device auto" if g.get("software") else ""
+        print(f"vulkan:{g['index']}  {g['name']} ({g['type']}), {free:.1f} GiB free{est} of "
+              f"{g['memory_total'] / 2**30:.1f} GiB, subgroup {g['subgroup_size']}{soft}")
+    if gpus:
+        print("        Vulkan numbering differs from nvidia-smi and CUDA: identify a device by its name.")
     return 0

@@ -11,7 +11,7 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("engine")
     g.add_argument("--model", "-m", metavar="FILE",
                    help="the .tmod model (see `vox build`; default: the built-in Kokoro-82M, `vox models`)")
-    g.add_argument("--device", default="cpu", help="compute device (default: cpu)")
+    g.add_argument("--device", default="cpu", help="compute device: cpu (default), auto, gpu[:N] or vulkan[:N] (vox devices lists them), then ,strict (too little video memory is an error, not a fallback) and ,codec=cpu")
     g.add_argument("--threads", type=int, default=0, help="compute threads (default: every CPU this process may use)")
     g.add_argument("--affinity", metavar="CPUS", help='pin the compute threads to these CPUs, e.g. "0-3,6"')
     g.add_argument("--nice", type=int, default=0, help="run the compute threads at this added nice value")

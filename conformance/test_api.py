@@ -130,8 +130,11 @@ def test_bad_arguments_are_errors_not_crashes(qwen3_tmod, tmp_path):
     assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_INVALID_ARGUMENT
     assert "struct_size" in string(lib.vox_last_error())
     p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
-    p.device = ffi.new("char[]", b"vulkan:7")
-    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_UNSUPPORTED
+    p.device = ffi.new("char[]", b"vulkan:77")   # no such device (or no Vulkan at all)
+    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_NOT_FOUND
+    assert "Vulkan device" in string(lib.vox_last_error())
+    p.device = ffi.new("char[]", b"vulkan:0,turbo")
+    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_INVALID_ARGUMENT
     with pytest.raises(FileNotFoundError):
         vox.Engine(tmp_path / "missing.tmod")
     bad = tmp_path / "bad.tmod"

@@ -125,7 +125,8 @@ typedef struct vox_session vox_session;
 
 typedef struct vox_engine_params {
     uint32_t struct_size;      /* sizeof(vox_engine_params) */
-    const char *device;        /* "cpu" (the default; NULL means it too) */
+    const char *device;        /* "cpu" (the default; NULL means it too), "auto", "gpu[:N]", "vulkan[:N]",
+                                  then ",strict" and/or ",codec=cpu" (docs/vulkan.md) */
     int32_t n_threads;         /* compute threads including the caller's; 0: every CPU the process may use */
     const char *cpu_affinity;  /* pin thread i to the i-th CPU of a list like "0-3,6"; NULL: no pinning */
     int32_t nice;              /* added to the compute threads' nice value (0: unchanged) */
@@ -138,7 +139,8 @@ VOX_API vox_status vox_engine_create(const char *model_path, const vox_engine_pa
 /* Frees the engine. Every voice and session made with it must be freed first. NULL is a no-op. */
 VOX_API void vox_engine_free(vox_engine *engine);
 /* JSON describing the engine: family, variant, size, sample_rate, capabilities, speakers, languages,
- * precision, device, threads, cpu path. Owned by the engine. */
+ * precision, threads, cpu path, device ("cpu" or "vulkan:N") and gpu (null, or the device's name and
+ * the matrices and bytes placed in its memory). Owned by the engine. */
 VOX_API const char *vox_engine_info(const vox_engine *engine);
 /* Token ids of UTF-8 `text` (which should be NFC-normalized: the Python layer does it; vox does not
  * normalize). Writes up to `capacity` ids; *n_ids is the full count (call again with more room). */
@@ -298,8 +300,9 @@ VOX_API vox_status vox_engine_trace(vox_engine *engine, const int32_t *ids, size
                                     float speed, uint64_t seed, int32_t noise, const char *tap, float *out,
                                     size_t capacity, size_t *n_rows, size_t *n_cols);
 /* ------------------------------------------------------------------------------------------------
- * Devices: JSON describing the CPU (name, cores, features and the kernel path vox uses, memory) and
- * the GPUs vox can use. Owned by the library. */
+ * Devices: JSON describing the CPU (name, cores, features and the kernel path vox uses, memory), the
+ * Vulkan devices vox can use ("gpus": index, name, type, software, free and total memory, ...) and
+ * "vulkan": {"available", "reason"}. Owned by the library. */
 VOX_API const char *vox_devices(void);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* vox_devices: what this machine offers vox (CPU now; GPUs with the Vulkan backend). */
+/* vox_devices: what this machine offers vox: the CPU, memory and the Vulkan devices. */
 
 #include <pthread.h>
 #include <sched.h>
@@ -10,6 +10,7 @@
 #include "kernels.h"
 #include "strbuf.h"
 #include "vox.h"
+#include "vulkan/vk.h"
 
 static char *devices_json;
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
@@ -60,8 +61,27 @@ static void build(void) {
     vx_buf_printf(&b, ",\"threads\":%d,\"kernels\":", usable);
     vx_buf_json_string(&b, c->name, (size_t)-1);
     vx_buf_printf(&b, ",\"features\":{\"avx2\":%d,\"fma\":%d,\"f16c\":%d,\"avx512f\":%d,\"avx512vnni\":%d,"
-                      "\"avx512bf16\":%d,\"amx\":%d}},\"memory_bytes\":%llu,\"gpus\":[]}",
+                      "\"avx512bf16\":%d,\"amx\":%d}},\"memory_bytes\":%llu,\"gpus\":[",
                   c->avx2, c->fma, c->f16c, c->avx512f, c->avx512vnni, c->avx512bf16, c->amx_tile, memory_bytes());
+    int n;
+    const vx_vk_device_info *d = vx_vk_devices(&n);
+    for (int i = 0; i < n; i++) {
+        vx_buf_printf(&b, "%s{\"index\":%d,\"backend\":\"vulkan\",\"name\":", i ? "," : "", d[i].index);
+        vx_buf_json_string(&b, d[i].name, (size_t)-1);
+        vx_buf_printf(&b, ",\"type\":\"%s\",\"software\":%s,\"api_version\":\"%u.%u.%u\",\"vendor_id\":%u,"
+                          "\"device_id\":%u,\"memory_total\":%llu,\"memory_free\":%llu,\"memory_free_estimated\":%s,"
+                          "\"subgroup_size\":%u,\"max_storage_buffer_range\":%llu,\"timestamps\":%s}",
+                      d[i].type_name, d[i].software ? "true" : "false", VK_API_VERSION_MAJOR(d[i].api_version),
+                      VK_API_VERSION_MINOR(d[i].api_version), VK_API_VERSION_PATCH(d[i].api_version), d[i].vendor_id,
+                      d[i].device_id, (unsigned long long)d[i].memory_total, (unsigned long long)d[i].memory_free,
+                      d[i].memory_free_estimated ? "true" : "false", d[i].subgroup_size,
+                      (unsigned long long)d[i].max_storage_buffer_range, d[i].timestamp_period_ns > 0 ? "true" : "false");
+    }
+    vx_buf_printf(&b, "],\"vulkan\":{\"available\":%s,\"reason\":", n ? "true" : "false");
+    const char *why = vx_vk_unavailable_reason();
+    if (why) vx_buf_json_string(&b, why, (size_t)-1);
+    else vx_buf_printf(&b, "null");
+    vx_buf_printf(&b, "}}");
     devices_json = vx_buf_take(&b);
 }
 

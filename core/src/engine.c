@@ -2,12 +2,15 @@
 
 #include "engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "error.h"
+#include "strbuf.h"
 #include "tmod.h"
+#include "vulkan/vk.h"
 
 extern const vx_family vx_family_qwen3;
 extern const vx_family vx_family_kokoro;
@@ -47,6 +50,67 @@ static vox_status read_params(const vox_engine_params *in, vox_engine_params *ou
     return VOX_OK;
 }
 
+/* No silent fallback: with a GPU (or VOX_VERBOSE=1) one stderr line says how many matrices went to
+ * VRAM, how many stayed on the CPU and why. Strict mode makes a fallback an error: too little video
+ * memory (the family refuses then) or a model family with no GPU path at all; matrices whose stage
+ * runs on the CPU by design (today: embeddings, codec decoder, voice encoders) are reported only. */
+static vox_status report_placement(vox_engine *e, const vx_device_spec *spec) {
+    if (!e->gpu) {
+        e->matrices_gpu = 0;
+        e->matrices_cpu = 0;
+    }
+    if (e->gpu && e->matrices_gpu == 0 && e->matrices_cpu == 0) {
+        for (size_t i = 0; i < vox_model_tensor_count(e->model); i++) {
+            vox_tensor_info t;
+            if (vox_model_tensor(e->model, i, &t) == VOX_OK && t.ndim == 2) e->matrices_cpu++;
+        }
+        if (!e->cpu_reason) e->cpu_reason = "this model family has no GPU path yet";
+    }
+    const char *verbose = getenv("VOX_VERBOSE");
+    int say = e->gpu || (verbose && !strcmp(verbose, "1"));
+    if (say && !e->gpu)
+        fprintf(stderr, "vox: device cpu%s: every matrix on the CPU\n",
+                spec->asked_auto ? " (auto: no hardware Vulkan device)" : "");
+    if (!e->gpu) return VOX_OK;
+    const vx_vk_device_info *gi = vx_gpu_info(e->gpu);
+    if (say)
+        fprintf(stderr, "vox: device vulkan:%d (%s%s): %lld matrices in VRAM (%.1f MiB), %lld on the CPU%s%s%s\n",
+                e->gpu_index, gi->name, gi->software ? ", software renderer" : "", (long long)e->matrices_gpu,
+                (double)e->bytes_gpu / 1048576.0, (long long)e->matrices_cpu, e->matrices_cpu ? " (" : "",
+                e->matrices_cpu ? e->cpu_reason : "", e->matrices_cpu ? ")" : "");
+    if (e->gpu_strict && e->matrices_gpu == 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "device vulkan:%d,strict: no matrix would run on the GPU (%s)",
+                             e->gpu_index, e->cpu_reason);
+    return VOX_OK;
+}
+
+/* vox_engine_info gets "device" ("cpu" or "vulkan:N": where the model runs) and "gpu" (null, or the
+ * device's name and what the engine placed in its memory). */
+static vox_status add_device_info(vox_engine *e) {
+    if (!e->info) return VOX_OK;
+    size_t len = strlen(e->info);
+    if (len < 2 || e->info[len - 1] != '}') return VOX_OK;
+    vx_buf b = {0};
+    vx_buf_printf(&b, "%.*s%s", (int)(len - 1), e->info, len > 2 ? "," : "");
+    if (!e->gpu) {
+        vx_buf_printf(&b, "\"device\":\"cpu\",\"gpu\":null}");
+    } else {
+        const vx_vk_device_info *gi = vx_gpu_info(e->gpu);
+        vx_buf_printf(&b, "\"device\":\"vulkan:%d\",\"gpu\":{\"index\":%d,\"name\":", e->gpu_index, e->gpu_index);
+        vx_buf_json_string(&b, gi->name, (size_t)-1);
+        vx_buf_printf(&b, ",\"software\":%s,\"strict\":%s,\"codec_cpu\":%s,\"matrices_gpu\":%lld,"
+                          "\"matrices_cpu\":%lld,\"weights_vram_bytes\":%llu,\"vram_allocated_at_load_bytes\":%llu}}",
+                      gi->software ? "true" : "false", e->gpu_strict ? "true" : "false", e->codec_cpu ? "true" : "false",
+                      (long long)e->matrices_gpu, (long long)e->matrices_cpu, (unsigned long long)e->bytes_gpu,
+                      (unsigned long long)vx_gpu_bytes_allocated(e->gpu));
+    }
+    char *s = vx_buf_take(&b);
+    if (!s) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    free(e->info);
+    e->info = s;
+    return VOX_OK;
+}
+
 vox_status vox_engine_create(const char *model_path, const vox_engine_params *params, vox_engine **out) {
     if (!out) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_create: out is NULL");
     *out = NULL;
@@ -54,9 +118,8 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
     vox_engine_params p;
     vox_status st = read_params(params, &p);
     if (st != VOX_OK) return st;
-    if (p.device && *p.device && strcmp(p.device, "cpu") != 0 && strcmp(p.device, "auto") != 0)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "device \"%s\": this build computes on the CPU only "
-                             "(--device cpu)", p.device);
+    vx_device_spec spec;
+    if ((st = vx_device_spec_parse(p.device, &spec)) != VOX_OK) return st;
     if (p.n_threads < 0 || p.max_sessions < 0)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "n_threads and max_sessions must be >= 0");
 
@@ -85,7 +148,13 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
     }
     vx_pool_opts po = {.n_threads = p.n_threads, .cpu_affinity = e->cpu_affinity, .nice = p.nice, .spin_us = 200};
     if ((st = vx_pool_create(&po, &e->pool)) != VOX_OK) goto fail;
+    e->gpu_index = spec.index;
+    e->gpu_strict = spec.strict;
+    e->codec_cpu = spec.codec_cpu;
+    if (spec.gpu && (st = vx_gpu_create(spec.index, &e->gpu)) != VOX_OK) goto fail;
     if ((st = e->family->load(e)) != VOX_OK) goto fail;
+    if ((st = report_placement(e, &spec)) != VOX_OK) goto fail;
+    if ((st = add_device_info(e)) != VOX_OK) goto fail;
     *out = e;
     return VOX_OK;
 fail:
@@ -97,6 +166,11 @@ void vox_engine_free(vox_engine *e) {
     if (!e) return;
     if (e->family && e->impl) e->family->unload(e);
     vx_pool_free(e->pool);
+    if (e->gpu) {   /* VOX_PROFILE=gpu: where the device's time went, once the engine is done */
+        const char *prof = getenv("VOX_PROFILE");
+        if (prof && !strcmp(prof, "gpu")) vx_gpu_profile_print(e->gpu, stderr);
+    }
+    vx_gpu_free(e->gpu);
     vox_model_close(e->model);
     pthread_mutex_destroy(&e->lock);
     free(e->info);

@@ -26,6 +26,13 @@ struct vox_engine {
     vox_engine_params params;       /* as given, strings copied below */
     char *device, *cpu_affinity;
     char *info;                     /* vox_engine_info JSON (built by the family at load) */
+    struct vx_gpu *gpu;             /* the Vulkan device of --device gpu/vulkan/auto, or NULL (CPU) */
+    int gpu_index, gpu_strict, codec_cpu;
+    /* Weight placement, filled by the family's load when it puts matrices on the GPU; reported on
+     * stderr at start-up (engine.c). A family that leaves it alone runs every matrix on the CPU. */
+    int64_t matrices_gpu, matrices_cpu;
+    uint64_t bytes_gpu;
+    const char *cpu_reason;         /* why matrices stayed on the CPU (static string) */
     pthread_mutex_t lock;           /* stats and the session count */
     int32_t sessions_active;
     vox_engine_stats stats;

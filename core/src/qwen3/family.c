@@ -1,5 +1,6 @@
 /* The Qwen3-TTS-12Hz family: loading its parts, voices, and the dispatch of the C ABI to them. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +13,7 @@
 #include "model.h"
 #include "tokenizer.h"
 #include "voice_encoder.h"
+#include "../vulkan/q3_gpu.h"
 
 /* Primed decoder states kept per engine (~5 MB each for the 12 Hz codec). */
 #define Q3_PRIME_CACHE_VOICES 4
@@ -21,8 +23,42 @@ static void copy_str(char *dst, size_t cap, const vox_json *v) {
     if (v && v->type == VOX_JSON_STRING && v->str_len < cap) memcpy(dst, v->str, v->str_len + 1);
 }
 
+/* The talker and code predictor go to VRAM when they fit in the device's free memory (or in
+ * VOX_VRAM_LIMIT_MB, which tests use to simulate a small card); everything else stays on the CPU for
+ * now. The engine reports the placement (engine.c); strict makes a shortfall an error. */
+static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
+    int64_t n_gpu = 0, n_all = 0;
+    uint64_t need = vx_q3_gpu_bytes(m->lm, &n_gpu);
+    for (size_t i = 0; i < vox_model_tensor_count(e->model); i++) {
+        vox_tensor_info t;
+        if (vox_model_tensor(e->model, i, &t) == VOX_OK && t.ndim == 2) n_all++;
+    }
+    uint64_t avail = vx_gpu_info(e->gpu)->memory_free;
+    const char *lim = getenv("VOX_VRAM_LIMIT_MB");
+    if (lim && *lim && strtoull(lim, NULL, 10) * 1048576ull < avail) avail = strtoull(lim, NULL, 10) * 1048576ull;
+    if (need > avail) {
+        static char why[160];
+        snprintf(why, sizeof why, "not enough video memory: the talker and predictor need %.1f MiB, %.1f MiB free",
+                 (double)need / 1048576.0, (double)avail / 1048576.0);
+        e->matrices_cpu = n_all;
+        e->cpu_reason = why;
+        if (e->gpu_strict)
+            return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: %s", e->gpu_index, why);
+        return VOX_OK;
+    }
+    vox_status st = vx_q3_gpu_load(e->gpu, m->lm, &m->gpu);
+    if (st == VOX_OK) st = vx_gpu_prepare(e->gpu);   /* pipelines built at load, not in the first frame */
+    if (st != VOX_OK) return st;
+    e->matrices_gpu = n_gpu;
+    e->matrices_cpu = n_all - n_gpu;
+    e->bytes_gpu = need;
+    e->cpu_reason = "embeddings, text projection, codec decoder and voice encoders run on the CPU";
+    return VOX_OK;
+}
+
 static void q3_free(q3_model *m) {
     if (!m) return;
+    vx_q3_gpu_free(m->gpu);
     q3_prime_cache_free(m->primes);
     q3_venc_free(m->venc);
     q3_codec_free(m->codec);
@@ -71,7 +107,7 @@ static char *build_info(const vox_engine *e, const q3_model *m) {
         vx_buf_printf(&b, ":");
         vx_buf_json_string(&b, c->str, c->str_len);
     }
-    vx_buf_printf(&b, "},\"device\":\"cpu\",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
+    vx_buf_printf(&b, "},\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));   /* the engine adds "device" */
     vx_buf_json_string(&b, cpu->name, (size_t)-1);
     vx_buf_printf(&b, "}");
     return vx_buf_take(&b);
@@ -92,6 +128,10 @@ static vox_status q3_load(vox_engine *e) {
     if ((st = q3_tokenizer_load(m, &m->tok)) != VOX_OK || (st = q3_lm_load(m, &m->lm)) != VOX_OK ||
         (st = q3_codec_load(m, &m->codec)) != VOX_OK || (st = q3_venc_load(m, &m->venc)) != VOX_OK ||
         (m->codec && (st = q3_prime_cache_create(Q3_PRIME_CACHE_VOICES, &m->primes)) != VOX_OK)) {
+        q3_free(m);
+        return st;
+    }
+    if (e->gpu && (st = place_on_gpu(e, m)) != VOX_OK) {
         q3_free(m);
         return st;
     }

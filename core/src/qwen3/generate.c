@@ -8,6 +8,7 @@
 
 #include "../error.h"
 #include "lm_internal.h"
+#include "../vulkan/q3_gpu.h"
 
 vox_status q3_sess_alloc(q3_sess *q) {
     const q3_lm *lm = q->lm;
@@ -33,22 +34,44 @@ vox_status q3_sess_alloc(q3_sess *q) {
     if (!q->x || !q->hid || !q->hidden || !q->logits || !q->scores || !q->ftmp || !q->pin || !q->px || !q->pout ||
         !q->plogits || !q->twork || !q->seen || !q->distinct)
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    if (q->m->gpu) {
+        /* VOX_GPU_SAMPLING=0 keeps the predictor's choices on the CPU (one submission per group) */
+        const char *gs = getenv("VOX_GPU_SAMPLING");
+        q->gpu_sampling = !(gs && !strcmp(gs, "0")) && lm->n_groups <= 65 && lm->pvocab <= 8192;
+        return vx_q3_gsess_create(q->m->gpu, 0, &q->gpu);
+    }
     return VOX_OK;
 }
 
-static void talker_rows(q3_sess *q, int64_t n) {
+/* On a GPU the rows' forward, the last row's final norm and the codec head are one dispatch chain
+ * (vx_q3_talker); the CPU KV cache then only counts positions. A GPU failure (device lost) is
+ * remembered and returned by the next pull. */
+static void talker_rows(q3_sess *q, int64_t n, int last) {
     const q3_lm *lm = q->lm;
     q3_rope_table(&lm->talker, q->kv.len, n, q->tsc.cos, q->tsc.sin);
+    if (q->gpu) {
+        vox_status st = vx_q3_talker(q->gpu, q->x, n, q->kv.len, q->tsc.cos, q->tsc.sin, last ? q->hidden : NULL,
+                                     last ? q->logits : NULL);
+        if (st != VOX_OK && q->gpu_status == VOX_OK) q->gpu_status = st;
+        q->kv.len += n;
+        return;
+    }
     q3_decoder_forward(&lm->talker, q->pool, &q->tsc, &q->kv, q->x, n, q->tsc.cos, q->tsc.sin, q->hid);
-}
-
-static void talker_head(q3_sess *q, int64_t last) {
-    const int64_t H = q->lm->talker.hidden;
-    memcpy(q->hidden, q->hid + last * H, (size_t)H * sizeof(float));
-    vx_linear(q->pool, &q->lm->codec_head, NULL, q->hidden, 1, q->logits);
+    if (last) {
+        const int64_t H = lm->talker.hidden;
+        memcpy(q->hidden, q->hid + (n - 1) * H, (size_t)H * sizeof(float));
+        vx_linear(q->pool, &lm->codec_head, NULL, q->hidden, 1, q->logits);
+    }
 }
 
 static vox_status reserve_positions(q3_sess *q, int64_t need) {
+    if (q->gpu) {   /* the cache is the GPU's; q->kv only counts positions */
+        int64_t have = vx_q3_gsess_cap(q->gpu);
+        if (need <= have) return VOX_OK;
+        vox_status st = vx_q3_gsess_reserve(q->gpu, have * 2 > need ? have * 2 : need);
+        if (st == VOX_OK && q->kv.cap < need) q->kv.cap = need;
+        return st;
+    }
     if (need <= q->kv.cap) return VOX_OK;
     int64_t cap = q->kv.cap * 2 > need ? q->kv.cap * 2 : need;
     return q3_kv_reserve(&q->kv, cap);
@@ -59,14 +82,14 @@ vox_status q3_prefill(q3_sess *q) {
     const int64_t H = lm->talker.hidden, L = q->n_prompt;
     const int64_t lim = q3_sess_limit(q);
     int64_t cap = L + (lim < 1024 ? lim : 1024) + 1;
-    vox_status st = q->kv.k ? reserve_positions(q, cap) : q3_kv_init(&q->kv, &lm->talker, cap);
+    vox_status st = q->kv.k || q->gpu ? reserve_positions(q, cap) : q3_kv_init(&q->kv, &lm->talker, cap);
     if (st) return st;
     for (int64_t b = 0; b < L; b += Q3_CHUNK_ROWS) {
         if (atomic_load(&q->s->cancelled)) return vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
         const int64_t n = L - b < Q3_CHUNK_ROWS ? L - b : Q3_CHUNK_ROWS;
         memcpy(q->x, q->prompt + b * H, (size_t)(n * H) * sizeof(float));
-        talker_rows(q, n);
-        if (b + n == L) talker_head(q, n - 1);
+        talker_rows(q, n, b + n == L);
+        if (q->gpu_status != VOX_OK) return q->gpu_status;
     }
     q->prefilled = 1;
     return VOX_OK;
@@ -76,14 +99,19 @@ void q3_talker_step(q3_sess *q, const int32_t *codes, const float *trailing) {
     const int64_t H = q->lm->talker.hidden;
     q3_frame_embed(q->lm, codes, q->ftmp, q->x);
     vx_add(q->x, trailing, H, q->x);
-    talker_rows(q, 1);
-    talker_head(q, 0);
+    talker_rows(q, 1, 1);
 }
 
 /* one predictor pass over n rows (talker width) in q->pin, at positions pkv.len.. -> logits of `head` */
 static void pred_pass(q3_sess *q, int64_t n, int64_t head, float *logits) {
     const q3_lm *lm = q->lm;
     const int64_t PH = lm->pred.hidden, hd = lm->pred.head_dim, pos = q->pkv.len;
+    if (q->gpu) {
+        vox_status st = vx_q3_predictor(q->gpu, q->pin, n, pos, head, logits);
+        if (st != VOX_OK && q->gpu_status == VOX_OK) q->gpu_status = st;
+        q->pkv.len += n;
+        return;
+    }
     if (lm->has_proj) vx_linear(q->pool, &lm->proj, lm->proj_b, q->pin, n, q->px);
     else memcpy(q->px, q->pin, (size_t)(n * PH) * sizeof(float));
     q3_decoder_forward(&lm->pred, q->pool, &q->psc, &q->pkv, q->px, n, lm->pred_cos + pos * hd,
@@ -98,6 +126,15 @@ void q3_predict(q3_sess *q, int32_t *codes, int forced, float *logits_out) {
     q->pkv.len = 0;
     memcpy(q->pin, q->hidden, (size_t)H * sizeof(float));
     vx_gather_rows(&lm->codec_emb, &codes[0], 1, q->pin + H);
+    if (q->gpu && !forced && q->gpu_sampling) {
+        /* the whole frame in one submission: passes, heads, choices and embeddings on the GPU */
+        float u[64];
+        for (int64_t g = 1; g < G && g <= 64; g++) u[g - 1] = (float)vox_philox_uniform(q->s->params.seed, frame, (uint32_t)g);
+        vx_gsampler sp = {q->pred_sp.do_sample, q->pred_sp.temperature, q->pred_sp.top_k, q->pred_sp.top_p};
+        vox_status st = vx_q3_predict_frame(q->gpu, q->pin, &sp, u, codes);
+        if (st != VOX_OK && q->gpu_status == VOX_OK) q->gpu_status = st;
+        return;
+    }
     int64_t n = 2;
     for (int64_t g = 1; g < G; g++) {
         float *lg = logits_out ? logits_out + (g - 1) * V : q->plogits;
@@ -141,6 +178,7 @@ static int next_code0(q3_sess *q, vox_status *st) {
         double t0 = vx_now_ms();
         q3_talker_step(q, q->codes + (f - 1) * lm->n_groups, q3_trailing(q, f - 1));
         q->delta.talker_ms += vx_now_ms() - t0;
+        if ((*st = q->gpu_status)) return Q3_ERROR;
         q->tot_steps++;
         q->pending_adv = 0;
     }
@@ -171,6 +209,7 @@ int q3_next_frame(q3_sess *q, vox_status *st) {
     double t0 = vx_now_ms();
     q3_predict(q, codes, 0, NULL);
     q->delta.predictor_ms += vx_now_ms() - t0;
+    if ((*st = q->gpu_status)) return Q3_ERROR;
     q->have_code0 = 0;
     q->pending_adv = 1;
     q->n_frames++;

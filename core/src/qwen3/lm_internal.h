@@ -156,6 +156,9 @@ typedef struct q3_sess {
     q3_kv kv;
     q3_scratch tsc;
     float *x, *hid, *hidden, *logits, *scores, *ftmp;
+    struct vx_q3_gsess *gpu;            /* the talker and predictor on the GPU (model on a Vulkan device) */
+    vox_status gpu_status;              /* the first GPU failure, returned by the next pull */
+    int gpu_sampling;                   /* the predictor's frame in one GPU submission (sampling there) */
     /* code predictor */
     q3_kv pkv;
     q3_scratch psc;

@@ -9,11 +9,13 @@
 #include "../error.h"
 #include "codec.h"
 #include "lm_internal.h"
+#include "../vulkan/q3_gpu.h"
 
 static void sess_free(q3_sess *q) {
     if (!q) return;
     q3_stream_free(q->stream);
     free(q->instr_ids), free(q->tmpl), free(q->ids), free(q->S), free(q->semb), free(q->twork), free(q->prompt);
+    vx_q3_gsess_free(q->gpu);
     q3_kv_free(&q->kv);
     q3_kv_free(&q->pkv);
     q3_scratch_free(&q->tsc);
@@ -269,8 +271,10 @@ static vox_status teacher_force(q3_sess *q, const int32_t *codes, size_t n_frame
         q3_predict(q, frame, 1, pl + f * (size_t)((G - 1) * PV));
         q3_talker_step(q, frame, q3_trailing(q, (int64_t)f));
         memcpy(tl + (f + 1) * (size_t)V, q->logits, (size_t)V * sizeof *tl);
+        if (q->gpu_status) break;
     }
     free(frame);
+    if (q->gpu_status) return q->gpu_status;
     q->n_frames = 0;
     return VOX_OK;
 }

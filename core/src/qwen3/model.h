@@ -35,6 +35,7 @@ typedef struct q3_model {
     q3_codec *codec;
     q3_venc *venc;                   /* NULL unless the model can clone voices (Base) */
     q3_prime_cache *primes;          /* primed stream-decoder states of recent voices (codec.h) */
+    struct vx_q3_gpu *gpu;           /* talker + predictor in VRAM (--device vulkan), or NULL */
 } q3_model;
 
 /* Bind a 2-D weight (any float dtype) / a float32 tensor of the .tmod by name; VOX_ERR_FORMAT naming

@@ -1,0 +1,104 @@
+/* Internal: the model operations on a vx_gpu, each recorded into the current chain (vx_gpu_begin ..
+ * vx_gpu_submit). Tensors are float32 ranges of storage buffers (vx_gbind: any offset that is a
+ * multiple of 4; the ops bind whole buffers and pass element offsets to the shaders), row-major and
+ * dense.
+ * Every op computes what the CPU kernel of the same name in kernels.h computes; the order of the
+ * floating-point operations differs (tree sums over 64 invocations), so results agree within the
+ * vulkan.* rows of verify/tolerances.toml, and depend only on the inputs: the same on every run. */
+#ifndef VOX_VULKAN_OPS_H
+#define VOX_VULKAN_OPS_H
+
+#include "kernels.h"
+#include "vk.h"
+
+/* A weight matrix in device memory, split by rows into parts whose every binding fits in
+ * maxStorageBufferRange (vx_gpu_max_range): each part has its own buffers (values; scales for q8/q4). */
+typedef struct vx_gmat_part {
+    int64_t row0, rows;
+    vx_gbuf w, s;
+} vx_gmat_part;
+
+typedef struct vx_gmat {
+    vox_dtype dtype;
+    int64_t rows, cols;
+    int n_parts;
+    vx_gmat_part *parts;
+    /* a stack of matrices of one input (vx_gmat_upload_stack): their rows, and their biases stacked
+     * (zeros for a matrix without one) when any has one */
+    int n_segs;
+    int64_t seg_rows[3];
+    vx_gbuf bias;
+    int has_bias;
+} vx_gmat;
+
+/* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
+ * VOX_ERR_UNSUPPORTED when one row alone exceeds the binding limit. */
+vox_status vx_gmat_upload(vx_gpu *g, const vx_mat *m, vx_gmat *out);
+void vx_gmat_free(vx_gpu *g, vx_gmat *m);
+/* Up to 3 matrices of one dtype and cols stacked by rows into one (q|k|v, gate|up), with their biases
+ * (bias or bias[i] may be NULL): one GEMV (vx_gop_linear_stack) computes them all. */
+vox_status vx_gmat_upload_stack(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, vx_gmat *out);
+uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload takes */
+
+/* Activations for q8/q4 weights: x[n][cols] (cols % 32 == 0) to int8 codes xq ([n][cols] bytes) and
+ * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. xq and xd (and
+ * those given to the q8/q4 GEMV) are bound at their offsets, which must be multiples of the device's
+ * minStorageBufferOffsetAlignment (0 in practice: they are scratch buffers); every other tensor may
+ * start at any float. */
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
+
+/* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with
+ * accumulate, y[i][r] += that (a residual connection, in the CPU's order y + (x . W + bias)).
+ * f32/f16/bf16 weights read x (float); q8/q4 weights read xq/xd from vx_gop_quantize (x unused).
+ * bias may be NULL. */
+vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
+                         int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label);
+
+/* A stacked matrix applied to x: output s of x row i goes to ys[s] (rows of segment s, dense). */
+vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
+                               const vx_gbind *ys, const char *label);
+
+/* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
+vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
+                           const char *label);
+/* vx_gop_rms_norm and then vx_gop_quantize of its result in one pass (d % 32 == 0): the same bits. */
+vox_status vx_gop_rms_norm_q8(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
+                              vx_gbind xq, vx_gbind xd, const char *label);
+/* vx_rope in place: x [n][heads][d], cos/sin [n][d]. */
+vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t d, vx_gbind cos, vx_gbind sin,
+                       const char *label);
+/* vx_rms_norm(x, w, n * heads, d, eps) then vx_rope(x, n, heads, d, cos, sin), in place, one pass. */
+vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
+                            vx_gbind cos, vx_gbind sin, const char *label);
+/* vx_silu_mul: y = silu(gate) * up over n elements (y may alias gate). */
+vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label);
+/* vx_add: y = a + b over n elements (y may alias a or b). */
+vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind b, int64_t n, vx_gbind y, const char *label);
+/* y = x over n floats (between host-visible and device-local buffers within a chain). */
+vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label);
+/* vx_attention: q [nq][hq][d], k/v [nk][hkv][d] (the last nq keys are the queries' own), out
+ * [nq][hq][d]; scores: scratch of nq * hq * nk floats. */
+vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
+                            const char *label);
+
+/* Choosing a code from logits [v] (v <= 8192) into codes[slot], as q3_warp + q3_choose with float32
+ * probabilities (sample.comp): greedy when !do_sample, else temperature, top-k, top-p and the inverse
+ * CDF at u[slot] (float; the host computes it with vox_philox_uniform). ws: v floats of scratch. */
+typedef struct vx_gsampler {
+    int do_sample;
+    float temperature;
+    int32_t top_k;
+    float top_p;
+} vx_gsampler;
+vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
+                         vx_gbind u, int slot, const char *label);
+/* out[cols] = row codes[slot] of the embedding table w (one part; any dtype), as vx_gather_rows. */
+vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label);
+
+/* Internal to the op files: t bound whole (up to the binding limit) and t's offset in floats. */
+vx_gbind vx_gop_whole(const vx_gpu *g, vx_gbind t, uint32_t *base);
+/* A 1-D grid of `items` invocations in groups of 64, folded into y beyond 65535 groups. */
+void vx_gop_grid(uint64_t items, uint32_t *gx, uint32_t *gy);
+
+#endif

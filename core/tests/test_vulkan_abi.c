@@ -1,0 +1,48 @@
+/* vox's own Vulkan declarations (core/src/vulkan/vk_decl.h, used when building without the SDK) have
+ * the official layout: every struct size and field offset equals vulkan_core.h's. Exit 77 (skipped)
+ * where the official header is not installed. */
+#include <stdio.h>
+
+#if defined(__has_include)
+#if __has_include(<vulkan/vulkan_core.h>)
+#define HAVE_VULKAN_HEADER 1
+#endif
+#endif
+
+#ifdef HAVE_VULKAN_HEADER
+#include <stddef.h>
+#include <string.h>
+#include <vulkan/vulkan_core.h>
+
+#include "check.h"
+#include "vk_layout_list.h"
+
+extern const size_t vox_vk_layout_ours[];
+
+#define S(s) sizeof(s),
+#define F(s, f) offsetof(s, f),
+static const size_t official[] = {VK_LAYOUT_LIST(S, F) 0};
+#undef S
+#undef F
+#define S(s) #s,
+#define F(s, f) #s "." #f,
+static const char *names[] = {VK_LAYOUT_LIST(S, F) NULL};
+
+int main(void) {
+    int n = 0;
+    for (; names[n]; n++)
+        CHECK(vox_vk_layout_ours[n] == official[n], "%s: vox %zu, vulkan_core.h %zu", names[n], vox_vk_layout_ours[n],
+              official[n]);
+    /* a few constants the backend relies on */
+    CHECK(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT == 1000237000, "budget sType");
+    CHECK(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES == 1000094000, "subgroup sType");
+    printf("%d sizes and offsets compared: %s\n", n, fails ? "FAILED" : "ok");
+    return fails != 0;
+}
+#else
+const size_t *vox_vk_layout_unused;
+int main(void) {
+    printf("skipped: the official Vulkan header is not installed\n");
+    return 77;
+}
+#endif

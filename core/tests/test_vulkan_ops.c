@@ -1,0 +1,583 @@
+/* The Vulkan operations (core/src/vulkan/ops.h) against the CPU kernels of the same name, on one
+ * Vulkan device (lavapipe in CI; VOX_TEST_VULKAN=N picks another). Limits: the vulkan.* rows of
+ * verify/tolerances.toml. Exit 77 (CTest: skipped) when the machine has no Vulkan device.
+ * VOX_TEST_VERBOSE=1 prints every measured error; VOX_TEST_ROWS=1 prints them as
+ * "row<TAB>check<TAB>subject<TAB>value" lines (conformance/test_vulkan.py records them in the report). */
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "error.h"
+#include "tolerance_table.h"
+#include "vk_testlib.h"
+#include "qwen3/lm_internal.h"
+#include "vulkan/ops.h"
+
+static int verbose, rows_out;
+static vx_pool *pool;
+static const char *device_name = "";
+
+static void emit_row(const char *check, const char *subject, double value) {
+    if (rows_out) printf("row\t%s\t%s on %s\t%.6g\n", check, subject, device_name, value);
+}
+
+static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
+
+/* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). With acc, y starts with
+ * random values and the layer adds to them (the residual epilogue), compared with y0 + vx_linear. */
+static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int with_bias,
+                              int *parts, int acc) {
+    wmat w = make_w(dt, rows, cols);
+    float *x = fvec(n * cols, -1, 1), *bias = with_bias ? fvec(rows, -1, 1) : NULL;
+    float *ref = malloc(sizeof(float) * (size_t)(n * rows)), *got = malloc(sizeof(float) * (size_t)(n * rows));
+    vx_linear(pool, &w.m, bias, x, n, ref);
+    float *y0 = fvec(n * rows, -1, 1);
+    if (acc) vx_add(y0, ref, n * rows, ref);
+    vx_gmat gm;
+    vx_gbuf bx, by, bb = {0}, bq, bd;
+    vox_status st = vx_gmat_upload(g, &w.m, &gm);
+    CHECK(st == VOX_OK, "upload %s %lldx%lld: %s", dt_name(dt), (long long)rows, (long long)cols, vox_last_error());
+    double err = INFINITY;
+    if (st != VOX_OK) goto done;
+    *parts = gm.n_parts;
+    vx_gpu_alloc(g, (uint64_t)(n * cols) * 4, 0, &bx);
+    vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
+    vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
+    vx_gpu_alloc(g, (uint64_t)(n * cols / 32 + 1) * 4, 0, &bd);
+    vx_gpu_upload(g, &bx, 0, x, (uint64_t)(n * cols) * 4);
+    if (acc) vx_gpu_upload(g, &by, 0, y0, (uint64_t)(n * rows) * 4);
+    if (bias) {
+        vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bb);
+        vx_gpu_upload(g, &bb, 0, bias, (uint64_t)rows * 4);
+    }
+    vx_gbind bias_bind = whole(&bb);
+    st = vx_gpu_begin(g);
+    int quant = dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4;
+    if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd), "test");
+    if (st == VOX_OK)
+        st = vx_gop_linear(g, &gm, bias ? &bias_bind : NULL, whole(&bx), whole(&bq), whole(&bd), n, whole(&by), 0,
+                           acc, "test/linear");
+    vox_status sub = vx_gpu_submit(g);
+    if (st == VOX_OK) st = sub;
+    if (st == VOX_OK) st = vx_gpu_download(g, &by, 0, got, (uint64_t)(n * rows) * 4);
+    CHECK(st == VOX_OK, "linear %s: %s", dt_name(dt), vox_last_error());
+    if (st == VOX_OK) err = max_abs_rel(got, ref, n * rows);
+    vx_gpu_release(g, &bx);
+    vx_gpu_release(g, &by);
+    vx_gpu_release(g, &bb);
+    vx_gpu_release(g, &bq);
+    vx_gpu_release(g, &bd);
+    vx_gmat_free(g, &gm);
+done:
+    free(y0);
+    free_w(&w);
+    free(x);
+    free(bias);
+    free(ref);
+    free(got);
+    return err;
+}
+
+static double linear_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int with_bias, int *parts) {
+    return linear_case_acc(g, dt, rows, cols, n, with_bias, parts, 0);
+}
+
+static void test_linear(vx_gpu *g, const char *tag) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    /* cols % 8 == 0 take the 16-byte-load shaders; 100 (f32 only) and 66 the scalar ones */
+    static const int64_t shapes[][2] = {{1, 32}, {67, 96}, {300, 1024}, {130, 2048}, {45, 100}, {33, 66}};
+    for (int d = 0; d < 5; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        for (int s = 0; s < 6; s++)
+            for (int64_t n = 1; n <= 3; n += 2) {
+                if (shapes[s][1] % 32 && (dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4)) continue;
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], n, (int)(n + s) % 2, &parts, s == 2);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "%s %s linear %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", tag, dt_name(dts[d]),
+                      (long long)shapes[s][0], (long long)shapes[s][1], (long long)n, e, tol);
+                if (verbose > 1) printf("  %s %s %lldx%lld n=%lld parts=%d err %.3g\n", tag, dt_name(dts[d]),
+                                        (long long)shapes[s][0], (long long)shapes[s][1], (long long)n, parts, e);
+            }
+        if (verbose) printf("%-10s %-22s max_abs_rel %.3g (limit %.3g)\n", tag, row, worst, tol);
+        emit_row(row, "GEMV vs vx_linear, shapes up to 300x1024 and 130x2048 (scalar and 16-byte loads), 1 and 3 x "
+                 "rows, with and without bias and residual add",
+                 worst);
+    }
+}
+
+/* ------------------------------------------------------------------------------ other ops */
+/* A tensor placed 3 floats into its buffer (the ops must honour offsets that are not aligned to
+ * minStorageBufferOffsetAlignment). */
+#define PAD 3
+typedef struct gt {
+    vx_gbuf buf;
+    int64_t n;
+} gt;
+static vx_gbind T(const gt *x) { return (vx_gbind){&x->buf, PAD * 4, (uint64_t)x->n * 4}; }
+static gt put(vx_gpu *g, const float *x, int64_t n) {
+    gt r;
+    vx_gpu_alloc(g, (uint64_t)(n + PAD) * 4, 0, &r.buf);
+    r.n = n;
+    if (x) vx_gpu_upload(g, &r.buf, PAD * 4, x, (uint64_t)n * 4);
+    return r;
+}
+static void get(vx_gpu *g, gt *t, float *out) {
+    vox_status st = vx_gpu_download(g, &t->buf, PAD * 4, out, (uint64_t)t->n * 4);
+    CHECK(st == VOX_OK, "download: %s", vox_last_error());
+}
+static void drop(vx_gpu *g, gt *t) { vx_gpu_release(g, &t->buf); }
+
+static void report(const char *row, const char *what, double err) {
+    double tol = tolerance_row(row, "max");
+    CHECK(err <= tol, "%s %s: max_abs_rel %.3g > %.3g", row, what, err, tol);
+    if (verbose) printf("ops        %-22s %-34s max_abs_rel %.3g (limit %.3g)\n", row, what, err, tol);
+    emit_row(row, what, err);
+}
+
+static void test_norm_elementwise(vx_gpu *g) {
+    static const int64_t shapes[][2] = {{1, 64}, {5, 96}, {16, 128}, {3, 1024}, {2, 2048}};
+    for (int s = 0; s < 5; s++) {
+        int64_t rows = shapes[s][0], d = shapes[s][1], n = rows * d;
+        float *x = fvec(n, -2, 2), *w = fvec(d, 0.5f, 1.5f), *u = fvec(n, -2, 2);
+        float *ref = malloc(sizeof(float) * (size_t)n), *got = malloc(sizeof(float) * (size_t)n);
+        char what[64];
+        snprintf(what, sizeof what, "%lldx%lld", (long long)rows, (long long)d);
+        for (int with_w = 0; with_w < 2; with_w++) {
+            gt gx = put(g, x, n), gw = put(g, w, d);
+            vx_rms_norm(x, with_w ? w : NULL, rows, d, 1e-6f, ref);
+            vx_gpu_begin(g);
+            vx_gbind wb = T(&gw);
+            vx_gop_rms_norm(g, T(&gx), with_w ? &wb : NULL, rows, d, 1e-6f, T(&gx), NULL);   /* in place */
+            CHECK(vx_gpu_submit(g) == VOX_OK, "rms_norm: %s", vox_last_error());
+            get(g, &gx, got);
+            report("vulkan.rms_norm", what, max_abs_rel(got, ref, n));
+            drop(g, &gx);
+            drop(g, &gw);
+        }
+        {
+            gt ga = put(g, x, n), gb = put(g, u, n);
+            vx_silu_mul(x, u, n, ref);
+            vx_gpu_begin(g);
+            vx_gop_silu_mul(g, T(&ga), T(&gb), n, T(&ga), NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK, "silu_mul: %s", vox_last_error());
+            get(g, &ga, got);
+            report("vulkan.silu_mul", what, max_abs_rel(got, ref, n));
+            drop(g, &ga);
+            drop(g, &gb);
+        }
+        {
+            gt ga = put(g, x, n), gb = put(g, u, n), gy = put(g, NULL, n);
+            vx_add(x, u, n, ref);
+            vx_gpu_begin(g);
+            vx_gop_add(g, T(&ga), T(&gb), n, T(&gy), NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK, "add: %s", vox_last_error());
+            get(g, &gy, got);
+            CHECK(!memcmp(got, ref, sizeof(float) * (size_t)n), "add %s: not exact", what);
+            drop(g, &ga);
+            drop(g, &gb);
+            drop(g, &gy);
+        }
+        free(x), free(w), free(u), free(ref), free(got);
+    }
+}
+
+static void test_rope(vx_gpu *g) {
+    static const int64_t cfg[][3] = {{1, 16, 128}, {7, 8, 64}, {3, 2, 16}};
+    for (int c = 0; c < 3; c++) {
+        int64_t n = cfg[c][0], heads = cfg[c][1], d = cfg[c][2];
+        float *x = fvec(n * heads * d, -2, 2), *cs = malloc(sizeof(float) * (size_t)(n * d)),
+              *sn = malloc(sizeof(float) * (size_t)(n * d)), *got = malloc(sizeof(float) * (size_t)(n * heads * d));
+        for (int64_t i = 0; i < n * d; i++) {
+            float a = urand(-40, 40);
+            cs[i] = cosf(a);
+            sn[i] = sinf(a);
+        }
+        gt gx = put(g, x, n * heads * d), gc = put(g, cs, n * d), gs = put(g, sn, n * d);
+        vx_rope(x, n, heads, d, cs, sn);
+        vx_gpu_begin(g);
+        vx_gop_rope(g, T(&gx), n, heads, d, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "rope: %s", vox_last_error());
+        get(g, &gx, got);
+        char what[64];
+        snprintf(what, sizeof what, "n=%lld heads=%lld d=%lld", (long long)n, (long long)heads, (long long)d);
+        report("vulkan.rope", what, max_abs_rel(got, x, n * heads * d));
+        drop(g, &gx);
+        /* the fused per-head RMSNorm + rope of q and k */
+        float *x2 = fvec(n * heads * d, -2, 2), *w = fvec(d, 0.5f, 1.5f);
+        gx = put(g, x2, n * heads * d);
+        gt gw = put(g, w, d);
+        vx_rms_norm(x2, w, n * heads, d, 1e-6f, x2);
+        vx_rope(x2, n, heads, d, cs, sn);
+        vx_gpu_begin(g);
+        vx_gop_norm_rope(g, T(&gx), T(&gw), n, heads, d, 1e-6f, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "norm_rope: %s", vox_last_error());
+        get(g, &gx, got);
+        report("vulkan.rms_norm", "per-head norm + rope (fused)", max_abs_rel(got, x2, n * heads * d));
+        free(x2), free(w);
+        drop(g, &gx), drop(g, &gw), drop(g, &gc), drop(g, &gs);
+        free(x), free(cs), free(sn), free(got);
+    }
+}
+
+static void test_attention(vx_gpu *g) {
+    /* nq, nk, hq, hkv, d, window: decode steps, prefill blocks, GQA, a sliding window, long contexts */
+    static const int64_t cfg[][6] = {{1, 1, 4, 2, 32, 0},   {1, 37, 16, 8, 128, 0}, {9, 9, 4, 1, 64, 0},
+                                     {5, 70, 8, 2, 64, 0},  {6, 50, 4, 4, 32, 16},  {1, 300, 2, 1, 128, 72},
+                                     {64, 200, 4, 2, 64, 0}};
+    for (int c = 0; c < 7; c++) {
+        int64_t nq = cfg[c][0], nk = cfg[c][1], hq = cfg[c][2], hkv = cfg[c][3], d = cfg[c][4], win = cfg[c][5];
+        float scale = 1.0f / sqrtf((float)d);
+        float *q = fvec(nq * hq * d, -2, 2), *k = fvec(nk * hkv * d, -2, 2), *v = fvec(nk * hkv * d, -1, 1);
+        float *ref = malloc(sizeof(float) * (size_t)(nq * hq * d)), *got = malloc(sizeof(float) * (size_t)(nq * hq * d));
+        vx_attention(pool, q, nq, hq, k, v, nk, hkv, d, scale, win, ref);
+        gt gq = put(g, q, nq * hq * d), gk = put(g, k, nk * hkv * d), gv = put(g, v, nk * hkv * d),
+           gsc = put(g, NULL, nq * hq * nk), go = put(g, NULL, nq * hq * d);
+        vx_gpu_begin(g);
+        vx_gop_attention(g, T(&gq), nq, hq, T(&gk), T(&gv), nk, hkv, d, scale, win, T(&gsc), T(&go), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "attention: %s", vox_last_error());
+        get(g, &go, got);
+        char what[96];
+        snprintf(what, sizeof what, "nq=%lld nk=%lld hq=%lld hkv=%lld d=%lld win=%lld", (long long)nq, (long long)nk,
+                 (long long)hq, (long long)hkv, (long long)d, (long long)win);
+        report("vulkan.attention", what, max_abs_rel(got, ref, nq * hq * d));
+        drop(g, &gq), drop(g, &gk), drop(g, &gv), drop(g, &gsc), drop(g, &go);
+        free(q), free(k), free(v), free(ref), free(got);
+    }
+}
+
+/* Choosing codes: the GPU's float32 sampling against q3_warp + q3_choose (float64 probabilities) on
+ * random logits, for greedy and the warpers; and the embedding of the chosen code, bit-exact. */
+static void test_sample_gather(vx_gpu *g) {
+    /* the last two on logits with many ties (multiples of 0.5): top-k keeps every tie of the k-th */
+    static const vx_gsampler cfg[] = {{0, 1.0f, 0, 1.0f}, {1, 1.0f, 0, 1.0f}, {1, 0.9f, 50, 1.0f},
+                                      {1, 0.7f, 0, 0.8f}, {1, 1.3f, 30, 0.9f}, {1, 1.0f, 1, 1.0f},
+                                      {1, 1.0f, 7, 1.0f}, {0, 1.0f, 0, 1.0f}};
+    const int64_t V = 2048;
+    const int draws = 40;
+    gt gl = put(g, NULL, V * draws), gws = put(g, NULL, V);
+    vx_gbuf codes, us;
+    vx_gpu_alloc(g, (uint64_t)draws * 4, 1, &codes);
+    vx_gpu_alloc(g, (uint64_t)draws * 4, 1, &us);
+    q3_sample_work w;
+    q3_sample_work_init(&w, V);
+    int total = 0, same = 0;
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        float *lg = fvec(V * draws, -6, 6), *sc = malloc(sizeof(float) * (size_t)V);
+        if (c >= 6)
+            for (int64_t i = 0; i < V * draws; i++) lg[i] = roundf(lg[i] * 2.0f) * 0.5f;
+        int32_t want[64];
+        for (int d = 0; d < draws; d++) {
+            double u = vox_philox_uniform(1234, (uint32_t)d, (uint32_t)c);
+            ((float *)us.map)[d] = (float)u;
+            memcpy(sc, lg + d * V, sizeof(float) * (size_t)V);
+            q3_sampler sp = {cfg[c].do_sample, cfg[c].temperature, cfg[c].top_k, cfg[c].top_p};
+            q3_warp(sc, V, &sp, &w);
+            want[d] = cfg[c].do_sample ? q3_sample(sc, V, u, &w) : q3_greedy(sc, V);
+        }
+        vx_gpu_upload(g, &gl.buf, PAD * 4, lg, sizeof(float) * (size_t)(V * draws));
+        vx_gpu_begin(g);
+        for (int d = 0; d < draws; d++) {
+            vx_gbind lb = {&gl.buf, (uint64_t)(PAD + d * V) * 4, (uint64_t)V * 4};
+            vx_gop_sample(g, lb, V, &cfg[c], T(&gws), (vx_gbind){&codes, 0, 0}, (vx_gbind){&us, 0, 0}, d, NULL);
+        }
+        CHECK(vx_gpu_submit(g) == VOX_OK, "sample: %s", vox_last_error());
+        int ok = 0;
+        for (int d = 0; d < draws; d++) ok += ((int32_t *)codes.map)[d] == want[d];
+        if (!cfg[c].do_sample) CHECK(ok == draws, "greedy: %d of %d codes differ", draws - ok, draws);
+        if (verbose) printf("sample     cfg %zu (sample %d t %.1f k %d p %.1f): %d of %d codes as the CPU\n", c,
+                            cfg[c].do_sample, cfg[c].temperature, cfg[c].top_k, cfg[c].top_p, ok, draws);
+        total += draws;
+        same += ok;
+        free(lg), free(sc);
+    }
+    double frac = (double)same / total;
+    CHECK(frac >= tolerance_row("vulkan.sampled_codes_vs_cpu", "min"), "sampling: %.4f of codes as the CPU", frac);
+    emit_row("vulkan.sampled_codes_vs_cpu", "random logits (V 2048, 8 settings x 40 draws: greedy, temperature, top-k, "
+             "top-p, tied logits) vs q3_warp + q3_choose", frac);
+    q3_sample_work_free(&w);
+    drop(g, &gl), drop(g, &gws);
+
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 5; d++) {
+        wmat wm = make_w(dts[d], 70, 96);
+        vx_gmat gm;
+        CHECK(vx_gmat_upload(g, &wm.m, &gm) == VOX_OK, "gather upload: %s", vox_last_error());
+        int32_t ids[3] = {0, 69, 33};
+        float ref[3 * 96], got[3 * 96];
+        vx_gather_rows(&wm.m, ids, 3, ref);
+        gt go = put(g, NULL, 3 * 96);
+        memcpy(codes.map, ids, sizeof ids);
+        vx_gpu_begin(g);
+        for (int i = 0; i < 3; i++) {
+            vx_gbind ob = {&go.buf, (uint64_t)(PAD + 96 * i) * 4, 96 * 4};
+            vx_gop_gather(g, &gm, (vx_gbind){&codes, 0, 0}, i, ob, NULL);
+        }
+        CHECK(vx_gpu_submit(g) == VOX_OK, "gather: %s", vox_last_error());
+        get(g, &go, got);
+        CHECK(!memcmp(got, ref, sizeof ref), "gather %s: not the CPU's values", dt_name(dts[d]));
+        drop(g, &go);
+        vx_gmat_free(g, &gm);
+        free_w(&wm);
+    }
+    vx_gpu_release(g, &codes);
+    vx_gpu_release(g, &us);
+}
+
+/* The activation quantizer gives the CPU's codes and scales bit for bit (exact divisions), over blocks of
+ * magnitudes from 1e-30 to 1e30, zeros, and values on the rounding boundaries. */
+static void test_quantize(vx_gpu *g) {
+    const int64_t blocks = 4096, n = blocks * 32;
+    float *x = fvec(n, -1, 1);
+    for (int64_t b = 0; b < blocks; b++) {
+        float scale = powf(10.0f, (float)((int)(b % 61) - 30));
+        for (int j = 0; j < 32; j++) x[b * 32 + j] *= scale;
+        if (b % 97 == 0)
+            for (int j = 0; j < 32; j++) x[b * 32 + j] = 0.0f;
+        if (b % 5 == 1)   /* amax 127: codes land on k + 0.5 exactly */
+            for (int j = 0; j < 32; j++) x[b * 32 + j] = j == 0 ? 127.0f : (float)(j * 3 % 254 - 127) + 0.5f;
+    }
+    int8_t *q = malloc((size_t)n);
+    float *d = malloc(sizeof(float) * (size_t)blocks);
+    for (int64_t b = 0; b < blocks; b++) d[b] = vx_quantize_block_q8(x + 32 * b, q + 32 * b);
+    gt gx = put(g, x, n);
+    vx_gbuf bq, bd;
+    vx_gpu_alloc(g, (uint64_t)n, 1, &bq);
+    vx_gpu_alloc(g, (uint64_t)blocks * 4, 1, &bd);
+    vx_gpu_begin(g);
+    vx_gop_quantize(g, T(&gx), 1, n, whole(&bq), whole(&bd), NULL);
+    CHECK(vx_gpu_submit(g) == VOX_OK, "quantize: %s", vox_last_error());
+    int64_t bad_q = 0, bad_d = 0;
+    for (int64_t i = 0; i < n; i++) bad_q += ((int8_t *)bq.map)[i] != q[i];
+    for (int64_t b = 0; b < blocks; b++) bad_d += memcmp(&((float *)bd.map)[b], &d[b], 4) != 0;
+    CHECK(bad_q == 0 && bad_d == 0, "quantize: %lld codes and %lld scales differ from the CPU's", (long long)bad_q,
+          (long long)bad_d);
+    /* the fused norm + quantization gives the bytes of the two steps (rows of 1024 of the same data) */
+    {
+        const int64_t rows = n / 1024;
+        float *w = fvec(1024, 0.5f, 1.5f), *yn = malloc(sizeof(float) * (size_t)n);
+        int8_t *q2 = malloc((size_t)n);
+        float *d2 = malloc(sizeof(float) * (size_t)blocks);
+        vx_rms_norm(x, w, rows, 1024, 1e-6f, yn);
+        for (int64_t b = 0; b < blocks; b++) d2[b] = vx_quantize_block_q8(yn + 32 * b, q2 + 32 * b);
+        gt gw = put(g, w, 1024), gy = put(g, NULL, n);
+        vx_gbind wb = T(&gw);
+        vx_gpu_begin(g);
+        vx_gop_rms_norm_q8(g, T(&gx), &wb, rows, 1024, 1e-6f, T(&gy), whole(&bq), whole(&bd), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "rms_norm_q8: %s", vox_last_error());
+        float *got = malloc(sizeof(float) * (size_t)n);
+        get(g, &gy, got);
+        report("vulkan.rms_norm", "norm + quantization (fused), 128 rows of 1024", max_abs_rel(got, yn, n));
+        int64_t bq2 = 0, bd2 = 0;
+        for (int64_t i = 0; i < n; i++) bq2 += ((int8_t *)bq.map)[i] != q2[i];
+        for (int64_t b = 0; b < blocks; b++) bd2 += fabsf(((float *)bd.map)[b] - d2[b]) > 1e-6f * fabsf(d2[b]);
+        /* the norm itself differs from the CPU's in the last bits (summation order), so compare the
+         * codes of the GPU's own normalized rows instead of the CPU's */
+        int8_t *q3 = malloc((size_t)n);
+        float *d3 = malloc(sizeof(float) * (size_t)blocks);
+        for (int64_t b = 0; b < blocks; b++) d3[b] = vx_quantize_block_q8(got + 32 * b, q3 + 32 * b);
+        int64_t bq3 = 0, bd3 = 0;
+        for (int64_t i = 0; i < n; i++) bq3 += ((int8_t *)bq.map)[i] != q3[i];
+        for (int64_t b = 0; b < blocks; b++) bd3 += memcmp(&((float *)bd.map)[b], &d3[b], 4) != 0;
+        CHECK(bq3 == 0 && bd3 == 0, "rms_norm_q8: %lld codes and %lld scales differ from quantizing its own output",
+              (long long)bq3, (long long)bd3);
+        if (verbose)
+            printf("quantize   fused norm: %lld/%lld codes/scales differ from its own output's, %lld/%lld from the "
+                   "CPU norm's\n", (long long)bq3, (long long)bd3, (long long)bq2, (long long)bd2);
+        drop(g, &gw), drop(g, &gy);
+        free(w), free(yn), free(q2), free(d2), free(q3), free(d3), free(got);
+    }
+    if (verbose) printf("quantize   %lld blocks: %lld codes, %lld scales differ\n", (long long)blocks, (long long)bad_q,
+                        (long long)bad_d);
+    drop(g, &gx);
+    vx_gpu_release(g, &bq);
+    vx_gpu_release(g, &bd);
+    free(x), free(q), free(d);
+}
+
+/* An output does not depend on how many x rows share the GEMV (prefill batches of 9 = 4 + 4 + 1 vs one
+ * row at a time): the same bits. */
+static void test_batch_invariance(vx_gpu *g) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    const int64_t rows = 70, cols = 256, n = 9;
+    for (int d = 0; d < 5; d++) {
+        wmat w = make_w(dts[d], rows, cols);
+        float *x = fvec(n * cols, -1, 1), *all = malloc(sizeof(float) * (size_t)(n * rows)),
+              *one = malloc(sizeof(float) * (size_t)rows);
+        vx_gmat gm;
+        vx_gmat_upload(g, &w.m, &gm);
+        gt gx = put(g, x, n * cols), gy = put(g, NULL, n * rows);
+        vx_gbuf bq, bd;
+        vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
+        vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
+        int q = dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4, same = 1;
+        for (int64_t i = -1; i < n; i++) {   /* -1: all rows at once */
+            int64_t m = i < 0 ? n : 1, off = i < 0 ? 0 : i;
+            vx_gbind xi = {&gx.buf, (uint64_t)(PAD + off * cols) * 4, 0}, yi = {&gy.buf, (uint64_t)(PAD + off * rows) * 4, 0};
+            vx_gpu_begin(g);
+            if (q) vx_gop_quantize(g, xi, m, cols, whole(&bq), whole(&bd), NULL);
+            vx_gop_linear(g, &gm, NULL, xi, whole(&bq), whole(&bd), m, yi, 0, 0, NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK, "batch: %s", vox_last_error());
+            if (i < 0) get(g, &gy, all);
+            else {
+                vx_gpu_download(g, &gy.buf, (uint64_t)(PAD + i * rows) * 4, one, (uint64_t)rows * 4);
+                same &= !memcmp(one, all + i * rows, sizeof(float) * (size_t)rows);
+            }
+        }
+        CHECK(same, "%s: a row computed alone differs from the same row in a batch of %lld", dt_name(dts[d]),
+              (long long)n);
+        drop(g, &gx), drop(g, &gy);
+        vx_gpu_release(g, &bq), vx_gpu_release(g, &bd);
+        vx_gmat_free(g, &gm);
+        free_w(&w);
+        free(x), free(all), free(one);
+    }
+}
+
+/* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
+ * offset, one of them without bias; with a small binding limit the parts cross the segments. */
+static void test_stack(vx_gpu *g, const char *tag) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    const int64_t rows[3] = {64, 24, 40}, cols = 256, n = 2;
+    for (int d = 0; d < 4; d++) {
+        wmat w[3];
+        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * 2);
+        for (int i = 0; i < 3; i++) {
+            w[i] = make_w(dts[d], rows[i], cols);
+            bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
+            ref[i] = malloc(sizeof(float) * (size_t)(n * rows[i]));
+        }
+        float *x = fvec(n * cols, -1, 1);
+        for (int i = 0; i < 3; i++) vx_linear(pool, &w[i].m, bias[i], x, n, ref[i]);
+        const vx_mat *ms[3] = {&w[0].m, &w[1].m, &w[2].m};
+        const float *bs[3] = {bias[0], bias[1], bias[2]};
+        vx_gmat gm;
+        vox_status st = vx_gmat_upload_stack(g, ms, bs, 3, &gm);
+        CHECK(st == VOX_OK, "stack upload: %s", vox_last_error());
+        if (st != VOX_OK) continue;
+        gt gx = put(g, x, n * cols), gy[3] = {put(g, NULL, n * rows[0]), put(g, NULL, n * rows[1]), put(g, NULL, n * rows[2])};
+        vx_gbuf bq, bd;
+        vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
+        vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
+        vx_gbind ys[3] = {T(&gy[0]), T(&gy[1]), T(&gy[2])};
+        vx_gpu_begin(g);
+        if (dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4)
+            vx_gop_quantize(g, T(&gx), n, cols, whole(&bq), whole(&bd), NULL);
+        vx_gop_linear_stack(g, &gm, T(&gx), whole(&bq), whole(&bd), n, ys, NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "stack: %s", vox_last_error());
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double worst = 0;
+        for (int i = 0; i < 3; i++) {
+            get(g, &gy[i], got);
+            double e = max_abs_rel(got, ref[i], n * rows[i]);
+            if (e > worst) worst = e;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s)", gm.n_parts);
+        report(row, what, worst);
+        (void)tag;
+        drop(g, &gx);
+        for (int i = 0; i < 3; i++) drop(g, &gy[i]);
+        vx_gpu_release(g, &bq);
+        vx_gpu_release(g, &bd);
+        vx_gmat_free(g, &gm);
+        for (int i = 0; i < 3; i++) {
+            free_w(&w[i]);
+            free(bias[i]);
+            free(ref[i]);
+        }
+        free(x);
+        free(got);
+    }
+}
+
+/* A matrix larger than one binding may cover is split by rows: the result is the same. */
+static void test_split(int dev) {
+    setenv("VOX_VK_MAX_RANGE", "8192", 1);
+    vx_gpu *g = NULL;
+    vox_status st = vx_gpu_create(dev, &g);
+    unsetenv("VOX_VK_MAX_RANGE");
+    CHECK(st == VOX_OK, "second context: %s", vox_last_error());
+    if (st != VOX_OK) return;
+    CHECK(vx_gpu_max_range(g) == 8192, "VOX_VK_MAX_RANGE not applied: %llu", (unsigned long long)vx_gpu_max_range(g));
+    test_stack(g, "split");
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 4; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        int parts = 0;
+        double e = linear_case(g, dts[d], 100, 512, 2, 1, &parts);
+        CHECK(parts > 1, "split %s: %d part(s)", dt_name(dts[d]), parts);
+        CHECK(e <= tolerance_row(row, "max"), "split %s (%d parts): max_abs_rel %.3g", dt_name(dts[d]), parts, e);
+        if (verbose) printf("split      %-22s %d parts, max_abs_rel %.3g\n", row, parts, e);
+        char what[96];
+        snprintf(what, sizeof what, "100x512 split in %d parts (binding limit 8 KiB) vs vx_linear", parts);
+        emit_row(row, what, e);
+    }
+    /* a row that alone exceeds the range is refused with a clear error */
+    wmat w = make_w(VOX_DTYPE_F32, 2, 4096);
+    vx_gmat gm;
+    CHECK(vx_gmat_upload(g, &w.m, &gm) == VOX_ERR_UNSUPPORTED, "an over-long row was accepted");
+    free_w(&w);
+    vx_gpu_free(g);
+}
+
+/* Timestamps: VOX_PROFILE=gpu sums every dispatch under its label. */
+static void test_profile(vx_gpu *g) {
+    if (vx_gpu_info(g)->timestamp_period_ns <= 0) {
+        printf("profile: the device has no compute timestamps\n");
+        return;
+    }
+    vx_gpu_set_profile(g, 1);
+    int parts;
+    int before;
+    vx_gpu_profile_ms(g, "test/linear/gemv_f32v", &before);
+    linear_case(g, VOX_DTYPE_F32, 64, 256, 1, 0, &parts);
+    linear_case(g, VOX_DTYPE_Q8, 64, 256, 1, 0, &parts);
+    int count;
+    double ms = vx_gpu_profile_ms(g, "test/linear/gemv_f32v", &count);
+    int qcount, q8count;
+    vx_gpu_profile_ms(g, "test/quantize_q8", &qcount);
+    vx_gpu_profile_ms(g, "test/linear/gemv_q8", &q8count);
+    CHECK(count == before + 1 && q8count >= 1 && qcount >= 1 && ms >= 0,
+          "profile: %d f32 linear dispatches (want %d), %d q8, %d quantize", count, before + 1, q8count, qcount);
+    if (verbose) vx_gpu_profile_print(g, stdout);
+    vx_gpu_set_profile(g, 0);
+}
+
+int main(void) {
+    const char *v = getenv("VOX_TEST_VERBOSE");
+    verbose = v ? atoi(v) : 0;
+    v = getenv("VOX_TEST_ROWS");
+    rows_out = v && !strcmp(v, "1");
+    int dev = test_device();
+    if (dev < 0) return 77;
+    vx_pool_opts po = {.n_threads = 1};
+    if (vx_pool_create(&po, &pool) != VOX_OK) return 1;
+    vx_gpu *g = NULL;
+    vox_status st = vx_gpu_create(dev, &g);
+    CHECK(st == VOX_OK, "vx_gpu_create(%d): %s", dev, vox_last_error());
+    if (st != VOX_OK) return 1;
+    const vx_vk_device_info *info = vx_gpu_info(g);
+    device_name = info->name;
+    printf("device %d: %s (%s), subgroup %u, storage range %llu\n", dev, info->name, info->type_name,
+           info->subgroup_size, (unsigned long long)info->max_storage_buffer_range);
+    test_linear(g, "linear");
+    test_norm_elementwise(g);
+    test_rope(g);
+    test_attention(g);
+    test_stack(g, "linear");
+    test_batch_invariance(g);
+    test_quantize(g);
+    test_sample_gather(g);
+    test_profile(g);
+    test_split(dev);
+    vx_gpu_free(g);
+    vx_pool_free(pool);
+    printf("%s\n", fails ? "FAILED" : "ok");
+    return fails != 0;
+}

@@ -1,0 +1,136 @@
+/* Helpers of the Vulkan tests: random data, weight matrices in every .tmod dtype, the error metric of
+ * verify/metrics.py (max_abs_rel) and the device under test. */
+#ifndef VOX_TEST_VK_TESTLIB_H
+#define VOX_TEST_VK_TESTLIB_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/dispatch.h"
+#include "kernels.h"
+#include "vulkan/vk.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd32(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static float urand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd32() & 0xffffff) / 16777216.0f; }
+static float *fvec(int64_t n, float lo, float hi) {
+    float *v = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++) v[i] = urand(lo, hi);
+    return v;
+}
+
+static uint16_t f32_to_bf16(float f) {
+    union { float f; uint32_t u; } v = {f};
+    return (uint16_t)((v.u + 0x7fff + ((v.u >> 16) & 1)) >> 16);
+}
+static uint16_t f32_to_f16(float f) {   /* round to nearest even; inputs here are normal and small */
+    union { float f; uint32_t u; } v = {f};
+    uint32_t sign = (v.u >> 16) & 0x8000u;
+    float a = fabsf(f);
+    if (a < 0x1p-14f) return (uint16_t)(sign | (uint32_t)lrintf(a * 0x1p24f));
+    int e;
+    float m = frexpf(a, &e);
+    int mi = (int)lrintf(m * 2048.0f);
+    if (mi == 2048) { mi = 1024; e++; }
+    return (uint16_t)(sign | ((uint32_t)(e - 1 + 15) << 10) | ((uint32_t)mi & 0x3ffu));
+}
+
+/* A random weight matrix in dtype dt (a valid .tmod encoding: q8 as the converter, q4 any scale). */
+typedef struct wmat {
+    vx_mat m;
+    void *data;
+    float *scales;
+} wmat;
+
+static wmat make_w(vox_dtype dt, int64_t rows, int64_t cols) {
+    wmat w;
+    memset(&w, 0, sizeof w);
+    int64_t n = rows * cols;
+    float *src = fvec(n, -1.0f, 1.0f);
+    w.m.dtype = dt;
+    w.m.rows = rows;
+    w.m.cols = cols;
+    if (dt == VOX_DTYPE_F32) {
+        w.data = src;
+        src = NULL;
+    } else if (dt == VOX_DTYPE_F16 || dt == VOX_DTYPE_BF16) {
+        uint16_t *h = malloc(2 * (size_t)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++) h[i] = dt == VOX_DTYPE_F16 ? f32_to_f16(src[i]) : f32_to_bf16(src[i]);
+        w.data = h;
+    } else if (dt == VOX_DTYPE_Q8) {
+        int8_t *q = malloc((size_t)(n ? n : 1));
+        w.scales = malloc(sizeof(float) * (size_t)(n / 32 + 1));
+        for (int64_t b = 0; b < n / 32; b++) w.scales[b] = vx_quantize_block_q8(src + 32 * b, q + 32 * b);
+        w.data = q;
+    } else {
+        uint8_t *p = malloc((size_t)(n / 2 + 1));
+        w.scales = malloc(sizeof(float) * (size_t)(n / 32 + 1));
+        for (int64_t b = 0; b < n / 32; b++) {
+            float amax = 0;
+            for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(src[32 * b + j]));
+            float sc = amax / 7.5f, r = sc > 0 ? 1.0f / sc : 0;
+            uint8_t u[32];
+            for (int j = 0; j < 32; j++) {
+                int q = (int)roundf(src[32 * b + j] * r) + 8;
+                u[j] = (uint8_t)(q < 0 ? 0 : q > 15 ? 15 : q);
+            }
+            for (int j = 0; j < 16; j++) p[16 * b + j] = (uint8_t)(u[j] | (u[j + 16] << 4));
+            w.scales[b] = sc;
+        }
+        w.data = p;
+    }
+    free(src);
+    w.m.data = w.data;
+    w.m.scales = w.scales;
+    return w;
+}
+static void free_w(wmat *w) {
+    free(w->data);
+    free(w->scales);
+}
+
+static const char *dt_name(vox_dtype d) {
+    switch (d) {
+    case VOX_DTYPE_F32: return "f32";
+    case VOX_DTYPE_F16: return "f16";
+    case VOX_DTYPE_BF16: return "bf16";
+    case VOX_DTYPE_Q8: return "q8";
+    case VOX_DTYPE_Q4: return "q4";
+    default: return "?";
+    }
+}
+
+/* verify/metrics.py max_abs_rel: max |a - b| / max |b| (NaN anywhere gives +inf). */
+static double max_abs_rel(const float *a, const float *b, int64_t n) {
+    double e = 0, s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (!(d == d)) return INFINITY;
+        if (d > e) e = d;
+        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
+    }
+    return e / (s > 1e-30 ? s : 1e-30);
+}
+
+/* The device under test: VOX_TEST_VULKAN=N, else the first device "--device vulkan" would use (a
+ * software renderer included). Returns -1 (and says why) when there is none. */
+static int test_device(void) {
+    const char *e = getenv("VOX_TEST_VULKAN");
+    vx_device_spec s;
+    char spec[64];
+    snprintf(spec, sizeof spec, "vulkan%s%s", e && *e ? ":" : "", e && *e ? e : "");
+    if (vx_device_spec_parse(spec, &s) != VOX_OK || !s.gpu) {
+        printf("skipped: no Vulkan device (%s)\n", vx_vk_unavailable_reason() ? vx_vk_unavailable_reason() : "?");
+        return -1;
+    }
+    return s.index;
+}
+
+#endif
