@@ -541,3 +541,39 @@ def test_q8_quality_is_measured(models, kmodels, official, tmp_path, record):
                                 backend="cpu"))
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
+
+
+# ------------------------------------------------------------------------------------- bf16 generator option
+def test_generator_bf16_option(models, kmodels, official, monkeypatch, record):
+    """VOX_KOKORO_GEN_BF16=1 (AVX512-BF16 CPUs): the generator's Snake resblock convolutions as bf16 dot
+    products. Held to the f32 rows' limits against the official f32 model; outputs before the
+    generator are untouched; one thread and two give the same bits."""
+    real = models("real", "f32")
+    km = kmodels(real)
+    pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
+    ref_s = pack[len(SENTENCE) - 1]
+    ids = ids_of(None, SENTENCE)
+    ref = official_run(official, km, ids, ref_s)
+    with vox.Engine(real, threads=2) as eng:
+        dec_f32 = eng.trace(ids, ref_s, "dec")
+    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "1")
+    subject = f"real f32 weights, generator in bf16 dot products, {len(ids) - 2} phonemes"
+    rows = []
+    with vox.Engine(real, threads=2) as eng:
+        if eng.info["precision"].get("generator_math") != "bf16":
+            pytest.skip(f"no AVX512-BF16 on this CPU ({eng.info['cpu']}): the option falls back to f32")
+        assert np.array_equal(eng.trace(ids, ref_s, "dec"), dec_f32)  # only the generator changes
+        spec = eng.trace(ids, ref_s, "spec")
+        assert spec.shape == ref["spec"].shape
+        rows.append(measure("kokoro.native.gen_bf16.spec", spec, ref["spec"], subject, backend="cpu"))
+        audio = eng.trace(ids, ref_s, "audio").reshape(-1)
+        assert audio.shape == ref["audio"].shape
+        rows.append(measure("kokoro.native.gen_bf16.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
+                            backend="cpu"))
+    one = np.concatenate(synth(real, TWO, threads=1, seed=7))
+    two = np.concatenate(synth(real, TWO, threads=2, seed=7))
+    rows.append(Row("kokoro.native.gen_bf16.threads_bitwise", "real, generator bf16, 2 spans, seed 7: 1 vs 2 threads",
+                    float(one.shape == two.shape and np.array_equal(one, two)), backend="cpu"))
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
+    assert one.shape == two.shape and np.array_equal(one, two)

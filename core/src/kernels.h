@@ -73,6 +73,22 @@ void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x
 void vx_linear_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
                      int64_t n, float *const *y);
 
+/* A weight matrix packed for bf16 dot products (AVX512-BF16 only; cpu/linear_bf16_avx512.c has the
+ * layout): every weight rounded to bf16 (round-to-nearest-even), packed once and owned (data). */
+typedef struct vx_bf16w {
+    int64_t rows, cols, pairs;
+    uint32_t *data;
+} vx_bf16w;
+/* VOX_ERR_UNSUPPORTED unless the CPU path is AVX-512 with AVX512-BF16 and w is f32/bf16 with rows a
+ * multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out);
+void vx_bf16w_free(vx_bf16w *w);
+/* y[n][rows] = bf16(x) . bf16(W)^T (+ bias): per output one vdpbf16ps chain over column pairs in
+ * order (products exact in f32, f32 sums), then + bias; never dependent on n or the thread count.
+ * Not a rounding of vx_linear's result: each x element is rounded to bf16 (relative error up to
+ * 2^-9), so use it only where that was measured to be harmless. VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y);
+
 /* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions).
  * Per output: one FMA chain over k in index order (scalar: a plain sum in index order). */
 void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y);

@@ -980,6 +980,70 @@ static int run_child_path(const char *self, const char *env) {
     return r > 0 ? atoi(buf) : -1;
 }
 
+/* ------------------------------------------------------------------------------ bf16 dot products */
+static float bf16_round(float f) { /* round-to-nearest-even, as the kernel's conversions */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* vx_linear_bf16w vs double sums of the bf16-rounded operands (products are exact in f32, so only the
+ * f32 sums round: bound gamma_(K+2) * sum |x w|); 1, 2, 3 threads and a row alone give the same bits;
+ * shapes the packing cannot take are refused. */
+static void test_linear_bf16w(void) {
+    const vx_cpu_info *ci = vx_cpu();
+    float one = 1.0f;
+    vx_mat odd = {.dtype = VOX_DTYPE_F32, .rows = 48, .cols = 1, .data = &one};
+    vx_bf16w pk;
+    CHECK(vx_bf16w_pack(&odd, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "bf16w: 48-row matrix accepted");
+    if (ci->path != VX_PATH_AVX512 || !ci->avx512bf16) {
+        printf("  bf16w: no AVX512-BF16 (%s): only the refusal checked\n", ci->name);
+        return;
+    }
+    static const int64_t shapes[][3] = {{64, 33, 7}, {128, 771, 37}, {256, 300, 200}, {64, 2, 1}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int64_t rows = shapes[si][0], cols = shapes[si][1], n = shapes[si][2];
+        float *w = fvec(rows * cols, -1.0f, 1.0f), *x = fvec(n * cols, -2.0f, 2.0f), *bias = fvec(rows, -1.0f, 1.0f);
+        vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = rows, .cols = cols, .data = w};
+        CHECK(vx_bf16w_pack(&m, &pk) == VOX_OK, "bf16w pack %lldx%lld: %s", (long long)rows, (long long)cols, vox_last_error());
+        float *y[4];
+        for (int t = 1; t <= 3; t++) {
+            y[t] = malloc(sizeof(float) * (size_t)(n * rows));
+            CHECK(vx_linear_bf16w(pools[t], &pk, bias, x, n, y[t]) == VOX_OK, "bf16w linear: %s", vox_last_error());
+        }
+        CHECK(same_bits(y[1], y[2], n * rows) && same_bits(y[1], y[3], n * rows), "bf16w %lldx%lld n=%lld: threads change bits",
+              (long long)rows, (long long)cols, (long long)n);
+        double worst = 0.0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t r = 0; r < rows; r++) {
+                double ref = bias[r], mag = fabs(bias[r]);
+                for (int64_t k = 0; k < cols; k++) {
+                    double p = (double)bf16_round(x[i * cols + k]) * (double)bf16_round(w[r * cols + k]);
+                    ref += p, mag += fabs(p);
+                }
+                double err = fabs((double)y[1][i * rows + r] - ref), tol = (double)(cols + 2) * U32 * mag + 1e-30;
+                if (err / tol > worst) worst = err / tol;
+                if (err > tol) {
+                    CHECK(0, "bf16w %lldx%lld y[%lld][%lld]=%.9g ref=%.9g", (long long)rows, (long long)cols, (long long)i,
+                          (long long)r, y[1][i * rows + r], ref);
+                    i = n;
+                    break;
+                }
+            }
+        if (verbose) printf("  bf16w %lldx%lld n=%lld: worst err/bound %.3f\n", (long long)rows, (long long)cols, (long long)n, worst);
+        float *y1 = malloc(sizeof(float) * (size_t)rows);
+        int64_t probe = n / 2;
+        CHECK(vx_linear_bf16w(pools[2], &pk, bias, x + probe * cols, 1, y1) == VOX_OK, "bf16w single row");
+        CHECK(same_bits(y1, y[1] + probe * rows, rows), "bf16w %lldx%lld: row alone != in batch", (long long)rows, (long long)cols);
+        free(y1);
+        for (int t = 1; t <= 3; t++) free(y[t]);
+        vx_bf16w_free(&pk);
+        free(w), free(x), free(bias);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
         printf("%d\n", (int)vx_cpu()->path);
@@ -1031,6 +1095,8 @@ int main(int argc, char **argv) {
             if (verbose) printf("  %-10s %s: %.2f s\n", path_name(p), names[t], now_s() - t1);
         }
     }
+    vx_kernels_force_path(ci->path);
+    test_linear_bf16w();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;

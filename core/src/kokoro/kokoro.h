@@ -31,6 +31,7 @@ typedef struct kk_conv {    /* Conv1d: weight [c_out][c_in][k] seen as the matri
     vx_mat w;
     const float *b;         /* NULL: no bias */
     int64_t c_in, c_out, k;
+    vx_bf16w bw;            /* bw.data set: the generator's bf16 option (kk_model.gen_bf16) packed it */
 } kk_conv;
 
 typedef struct kk_convt {   /* ConvTranspose1d, weight [c_in][c_out / groups][k] in f32 */
@@ -100,6 +101,10 @@ typedef struct kk_model {
     float *stft_basis, *istft_basis, *istft_env_window;  /* owned */
     /* f32 copies of weights stored in another dtype (transposed convolutions) */
     float **owned; size_t n_owned;
+    /* VOX_KOKORO_GEN_BF16=1 at load (AVX512-BF16 CPUs): the generator's Snake resblock convolutions
+     * run as bf16 dot products (weights and gathered activations rounded to bf16), ~2x the f32 rate;
+     * measured against the official model in conformance/test_kokoro_native.py. Off by default. */
+    int gen_bf16;
     /* voice packs */
     int n_speakers;
     /* the English text frontend (NULL when the .tmod has no frontend data) */

@@ -93,12 +93,17 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
         if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
         col_job cj = {.xp = xp, .rows = rows, .c = ci, .k = k, .dil = dil, .stride = stride, .col = col};
         vx_pool_for(pool, nt, 16, col_rows, &cj);
-        if (accumulate) {
-            vx_linear(pool, &c->w, c->b, col, nt, acc);
-            vx_add(y + t0 * co, acc, nt * co, y + t0 * co);
+        float *dst = accumulate ? acc : y + t0 * co;
+        if (c->bw.data) {
+            vox_status st = vx_linear_bf16w(pool, &c->bw, c->b, col, nt, dst);
+            if (st != VOX_OK) {
+                free(xp), free(col), free(acc);
+                return st;
+            }
         } else {
-            vx_linear(pool, &c->w, c->b, col, nt, y + t0 * co);
+            vx_linear(pool, &c->w, c->b, col, nt, dst);
         }
+        if (accumulate) vx_add(y + t0 * co, acc, nt * co, y + t0 * co);
     }
     free(xp), free(col), free(acc);
     return VOX_OK;

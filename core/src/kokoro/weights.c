@@ -363,6 +363,29 @@ static void stft_tables(loader *L) {
         }
 }
 
+/* The bf16 option: pack every Snake resblock convolution of the generator (resblocks, noise_res). */
+static vox_status pack_generator_bf16(kk_model *m) {
+    kk_snakeblk *blocks[8];
+    for (int i = 0; i < 6; i++) blocks[i] = &m->resblocks[i];
+    blocks[6] = &m->noise_res[0], blocks[7] = &m->noise_res[1];
+    for (int b = 0; b < 8; b++)
+        for (int i = 0; i < 3; i++) {
+            vox_status st;
+            if ((st = vx_bf16w_pack(&blocks[b]->convs1[i].w, &blocks[b]->convs1[i].bw)) != VOX_OK ||
+                (st = vx_bf16w_pack(&blocks[b]->convs2[i].w, &blocks[b]->convs2[i].bw)) != VOX_OK)
+                return st;
+        }
+    m->gen_bf16 = 1;
+    return VOX_OK;
+}
+
+static void free_generator_bf16(kk_model *m) {
+    for (int b = 0; b < 8; b++) {
+        kk_snakeblk *k = b < 6 ? &m->resblocks[b] : &m->noise_res[b - 6];
+        for (int i = 0; i < 3; i++) vx_bf16w_free(&k->convs1[i].bw), vx_bf16w_free(&k->convs2[i].bw);
+    }
+}
+
 vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **out) {
     *out = NULL;
     kk_model *m = calloc(1, sizeof *m);
@@ -379,6 +402,17 @@ vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **o
     if (failed(&L)) {
         kk_model_free(m);
         return L.st;
+    }
+    const char *bf = getenv("VOX_KOKORO_GEN_BF16");
+    if (bf && strcmp(bf, "1") == 0) {
+        /* an option, not a requirement: without AVX512-BF16 the generator stays f32 (the engine info's
+         * precision.generator_math says which ran); only running out of memory is an error */
+        vox_status st = pack_generator_bf16(m);
+        if (st == VOX_ERR_OUT_OF_MEMORY) {
+            kk_model_free(m);
+            return st;
+        }
+        if (st != VOX_OK) free_generator_bf16(m);
     }
     const vox_json *spk = vox_json_get(manifest, "speakers");
     for (const vox_json *c = spk && spk->type == VOX_JSON_ARRAY ? spk->child : NULL; c; c = c->next) m->n_speakers++;
@@ -397,6 +431,7 @@ vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **o
 void kk_model_free(kk_model *m) {
     if (!m) return;
     vx_kfront_destroy(m->front);
+    free_generator_bf16(m);
     for (size_t i = 0; i < m->n_owned; i++) free(m->owned[i]);
     free(m->owned);
     free(m->stft_basis);
