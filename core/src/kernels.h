@@ -77,12 +77,21 @@ void vx_linear_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const fl
  * layout): every weight rounded to bf16 (round-to-nearest-even), packed once and owned (data). */
 typedef struct vx_bf16w {
     int64_t rows, cols, pairs;
+    int64_t taps, tap_pairs; /* a matrix: 1, pairs; a convolution: k, c_in / 2 */
     uint32_t *data;
 } vx_bf16w;
 /* VOX_ERR_UNSUPPORTED unless the CPU path is AVX-512 with AVX512-BF16 and w is f32/bf16 with rows a
  * multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out);
+/* A Conv1d weight [c_out][c_in * k] (torch order) packed tap-major for vx_conv1d_bf16w; c_in even. */
+vox_status vx_bf16w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_bf16w *out);
 void vx_bf16w_free(vx_bf16w *w);
+/* The convolution of a tap-major packed weight without im2col: y[t][rows] = bias + sum over taps j of
+ * bf16(x[t + j dil]) . W_j^T for t < n_out; x time-major [n_out + dil (k - 1)][c_in] f32, padded by
+ * the caller; each input row is rounded to bf16 once. Per output: taps in order, channel pairs in order
+ * within a tap, one vdpbf16ps chain, then + bias. VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
+                           float *y);
 /* y[n][rows] = bf16(x) . bf16(W)^T (+ bias): per output one vdpbf16ps chain over column pairs in
  * order (products exact in f32, f32 sums), then + bias; never dependent on n or the thread count.
  * Not a rounding of vx_linear's result: each x element is rounded to bf16 (relative error up to

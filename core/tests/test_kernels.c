@@ -1044,6 +1044,56 @@ static void test_linear_bf16w(void) {
     }
 }
 
+/* vx_conv1d_bf16w (tap-major packed Conv1d weight, no im2col) vs double sums of the bf16-rounded
+ * operands over (channel, tap) in torch's weight order; threads and a row alone give the same bits. */
+static void test_conv1d_bf16w(void) {
+    const vx_cpu_info *ci = vx_cpu();
+    if (ci->path != VX_PATH_AVX512 || !ci->avx512bf16) return;
+    static const int64_t shapes[][5] = {{64, 6, 3, 1, 50}, {128, 130, 7, 3, 101}, {64, 256, 11, 5, 13}, {64, 2, 1, 1, 9}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], n = shapes[si][4];
+        const int64_t n_in = n + dil * (k - 1);
+        float *w = fvec(co * c * k, -1.0f, 1.0f), *x = fvec(n_in * c, -2.0f, 2.0f), *bias = fvec(co, -1.0f, 1.0f);
+        vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
+        vx_bf16w pk;
+        CHECK(vx_bf16w_pack_conv(&m, c, k, &pk) == VOX_OK, "bf16w conv pack: %s", vox_last_error());
+        float *y[4];
+        for (int t = 1; t <= 3; t++) {
+            y[t] = malloc(sizeof(float) * (size_t)(n * co));
+            CHECK(vx_conv1d_bf16w(pools[t], &pk, bias, x, n, dil, y[t]) == VOX_OK, "bf16w conv: %s", vox_last_error());
+        }
+        CHECK(same_bits(y[1], y[2], n * co) && same_bits(y[1], y[3], n * co), "bf16w conv c%lld k%lld: threads change bits",
+              (long long)c, (long long)k);
+        int bad = 0;
+        for (int64_t t = 0; t < n && !bad; t++)
+            for (int64_t r = 0; r < co; r++) {
+                double ref = bias[r], mag = fabs(bias[r]);
+                for (int64_t ch = 0; ch < c; ch++)
+                    for (int64_t j = 0; j < k; j++) {
+                        double p = (double)bf16_round(x[(t + j * dil) * c + ch]) * (double)bf16_round(w[(r * c + ch) * k + j]);
+                        ref += p, mag += fabs(p);
+                    }
+                if (fabs((double)y[1][t * co + r] - ref) > (double)(c * k + 2) * U32 * mag + 1e-30) {
+                    CHECK(0, "bf16w conv c%lld k%lld dil%lld y[%lld][%lld]=%.9g ref=%.9g", (long long)c, (long long)k,
+                          (long long)dil, (long long)t, (long long)r, y[1][t * co + r], ref);
+                    bad = 1;
+                    break;
+                }
+            }
+        float *y1 = malloc(sizeof(float) * (size_t)co);
+        CHECK(vx_conv1d_bf16w(pools[2], &pk, bias, x + (n - 1) * c, 1, dil, y1) == VOX_OK, "bf16w conv one row");
+        CHECK(same_bits(y1, y[1] + (n - 1) * co, co), "bf16w conv c%lld k%lld: last row alone != in batch", (long long)c,
+              (long long)k);
+        free(y1);
+        for (int t = 1; t <= 3; t++) free(y[t]);
+        vx_bf16w_free(&pk);
+        free(w), free(x), free(bias);
+    }
+    vx_mat odd = {.dtype = VOX_DTYPE_F32, .rows = 64, .cols = 9, .data = NULL};
+    vx_bf16w pk;
+    CHECK(vx_bf16w_pack_conv(&odd, 3, 3, &pk) == VOX_ERR_UNSUPPORTED, "bf16w conv: odd c_in accepted");
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
         printf("%d\n", (int)vx_cpu()->path);
@@ -1097,6 +1147,7 @@ int main(int argc, char **argv) {
     }
     vx_kernels_force_path(ci->path);
     test_linear_bf16w();
+    test_conv1d_bf16w();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;

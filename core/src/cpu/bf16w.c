@@ -17,14 +17,18 @@ uint16_t vx_bf16_rne(float f) {
     return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
-vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out) {
+/* Packed column kc reads source column kc (a matrix) or, for a convolution's [c_out][c_in * k]
+ * weight, tap j = kc / c_in of channel kc % c_in (tap-major: each tap's columns are one input row). */
+static vox_status pack(const vx_mat *w, int64_t taps, int64_t c_in, vx_bf16w *out) {
     memset(out, 0, sizeof *out);
     const vx_cpu_info *cpu = vx_cpu();
     if (cpu->path != VX_PATH_AVX512 || !cpu->avx512bf16)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 dot products need AVX512-BF16 (CPU path %s)", cpu->name);
-    if ((w->dtype != VOX_DTYPE_F32 && w->dtype != VOX_DTYPE_BF16) || w->rows % BW_NR || w->cols <= 0)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 packing: %lldx%lld matrix (needs f32/bf16, rows %% %d == 0)",
-                             (long long)w->rows, (long long)w->cols, BW_NR);
+    if ((w->dtype != VOX_DTYPE_F32 && w->dtype != VOX_DTYPE_BF16) || w->rows % BW_NR || w->cols <= 0 ||
+        (taps > 1 && (c_in % 2 || c_in * taps != w->cols)))
+        return vox_set_error(VOX_ERR_UNSUPPORTED,
+                             "bf16 packing: %lldx%lld matrix, %lld taps (needs f32/bf16, rows %% %d == 0, even c_in)",
+                             (long long)w->rows, (long long)w->cols, (long long)taps, BW_NR);
     const int64_t rows = w->rows, cols = w->cols, pairs = (cols + 1) / 2;
     uint32_t *d = aligned_alloc(64, (size_t)(rows * pairs) * sizeof *d);
     if (!d) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
@@ -34,17 +38,24 @@ vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out) {
             for (int64_t p = 0; p < pairs; p++) {
                 uint16_t h[2] = {0, 0};
                 for (int e = 0; e < 2; e++) {
-                    int64_t k = 2 * p + e;
-                    if (k >= cols) break;
-                    if (w->dtype == VOX_DTYPE_F32) h[e] = vx_bf16_rne(((const float *)w->data)[row * cols + k]);
-                    else h[e] = ((const uint16_t *)w->data)[row * cols + k];
+                    int64_t kc = 2 * p + e;
+                    if (kc >= cols) break;
+                    int64_t src = taps > 1 ? (kc % c_in) * taps + kc / c_in : kc;
+                    if (w->dtype == VOX_DTYPE_F32) h[e] = vx_bf16_rne(((const float *)w->data)[row * cols + src]);
+                    else h[e] = ((const uint16_t *)w->data)[row * cols + src];
                 }
                 d[(g * pairs + p) * BW_NR + r] = (uint32_t)h[0] | (uint32_t)h[1] << 16;
             }
         }
     out->rows = rows, out->cols = cols, out->pairs = pairs, out->data = d;
+    out->taps = taps > 1 ? taps : 1;
+    out->tap_pairs = taps > 1 ? c_in / 2 : pairs;
     return VOX_OK;
 }
+
+vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out) { return pack(w, 1, w->cols, out); }
+
+vox_status vx_bf16w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_bf16w *out) { return pack(w, k, c_in, out); }
 
 void vx_bf16w_free(vx_bf16w *w) {
     free(w->data);
@@ -52,12 +63,23 @@ void vx_bf16w_free(vx_bf16w *w) {
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
-vox_status vx_linear_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y);
+vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
+                                  int64_t dil, float *y);
 #endif
 
-vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y) {
+vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
+                           float *y) {
 #if defined(__x86_64__) || defined(_M_X64)
-    if (w->data) return vx_linear_bf16w_avx512(pool, w, bias, x, n, y); /* packed only where supported */
+    if (w->data) return vx_conv1d_bf16w_avx512(pool, w, bias, x, n_out, dil, y); /* packed only where supported */
+#endif
+    (void)pool, (void)bias, (void)x, (void)n_out, (void)dil, (void)y;
+    return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 dot products are not available on this CPU");
+}
+
+vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y) {
+    if (w->taps != 1) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_linear_bf16w: a convolution's packed weight");
+#if defined(__x86_64__) || defined(_M_X64)
+    if (w->data) return vx_conv1d_bf16w_avx512(pool, w, bias, x, n, 0, y);
 #endif
     (void)pool, (void)bias, (void)x, (void)n, (void)y;
     return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 dot products are not available on this CPU");

@@ -64,45 +64,57 @@ typedef struct bw_job {
     const vx_bf16w *w;
     const float *bias, *x;
     float *y;
-    uint32_t *xb; /* [n][pairs] */
-    int64_t n;
+    uint32_t *xb; /* [n_in][tap_pairs]: the input rows rounded to bf16 */
+    int64_t n_in, n_out, dil, cols_in;
 } bw_job;
 
+static void bw_round(void *ctx, int64_t begin, int64_t end) {
+    const bw_job *j = ctx;
+    for (int64_t i = begin; i < end; i++) round_row(j->x + i * j->cols_in, j->cols_in, j->xb + i * j->w->tap_pairs);
+}
+
+/* Output rows [i0, i1) of one task, per group of 64 weight rows: K blocks in order (taps, then blocks
+ * of BW_KC pairs within a tap); a block's x rows are input rows i + j * dil, contiguous in xb. */
 static void bw_tasks(void *ctx, int64_t t0, int64_t t1) {
     const bw_job *j = ctx;
-    const int64_t pairs = j->w->pairs, rows = j->w->rows, cols = j->w->cols;
+    const int64_t rows = j->w->rows, tp = j->w->tap_pairs, taps = j->w->taps, pairs = j->w->pairs;
     for (int64_t t = t0; t < t1; t++) {
-        int64_t i0 = t * BW_TASK, i1 = i0 + BW_TASK < j->n ? i0 + BW_TASK : j->n;
-        for (int64_t i = i0; i < i1; i++) round_row(j->x + i * cols, cols, j->xb + i * pairs);
+        int64_t i0 = t * BW_TASK, i1 = i0 + BW_TASK < j->n_out ? i0 + BW_TASK : j->n_out;
         for (int64_t g = 0; g < rows / BW_NR; g++)
-            for (int64_t k0 = 0; k0 < pairs; k0 += BW_KC) {
-                int64_t kn = pairs - k0 < BW_KC ? pairs - k0 : BW_KC;
-                int first = k0 == 0, last = k0 + kn == pairs;
-                const uint32_t *P = j->w->data + (g * pairs + k0) * BW_NR;
-                const float *b = j->bias ? j->bias + g * BW_NR : NULL;
-                for (int64_t i = i0; i < i1; i += BW_MR) {
-                    const uint32_t *xi = j->xb + i * pairs + k0;
-                    float *yi = j->y + i * rows + g * BW_NR;
-                    switch (i1 - i < BW_MR ? i1 - i : BW_MR) {
-                    case 6: bw_tile(6, xi, pairs, P, kn, yi, rows, first, last, b); break;
-                    case 5: bw_tile(5, xi, pairs, P, kn, yi, rows, first, last, b); break;
-                    case 4: bw_tile(4, xi, pairs, P, kn, yi, rows, first, last, b); break;
-                    case 3: bw_tile(3, xi, pairs, P, kn, yi, rows, first, last, b); break;
-                    case 2: bw_tile(2, xi, pairs, P, kn, yi, rows, first, last, b); break;
-                    default: bw_tile(1, xi, pairs, P, kn, yi, rows, first, last, b); break;
+            for (int64_t tap = 0; tap < taps; tap++)
+                for (int64_t q0 = 0; q0 < tp; q0 += BW_KC) {
+                    int64_t kn = tp - q0 < BW_KC ? tp - q0 : BW_KC;
+                    int first = tap == 0 && q0 == 0, last = tap == taps - 1 && q0 + kn == tp;
+                    const uint32_t *P = j->w->data + (g * pairs + tap * tp + q0) * BW_NR;
+                    const float *b = j->bias ? j->bias + g * BW_NR : NULL;
+                    for (int64_t i = i0; i < i1; i += BW_MR) {
+                        const uint32_t *xi = j->xb + (i + tap * j->dil) * tp + q0;
+                        float *yi = j->y + i * rows + g * BW_NR;
+                        switch (i1 - i < BW_MR ? i1 - i : BW_MR) {
+                        case 6: bw_tile(6, xi, tp, P, kn, yi, rows, first, last, b); break;
+                        case 5: bw_tile(5, xi, tp, P, kn, yi, rows, first, last, b); break;
+                        case 4: bw_tile(4, xi, tp, P, kn, yi, rows, first, last, b); break;
+                        case 3: bw_tile(3, xi, tp, P, kn, yi, rows, first, last, b); break;
+                        case 2: bw_tile(2, xi, tp, P, kn, yi, rows, first, last, b); break;
+                        default: bw_tile(1, xi, tp, P, kn, yi, rows, first, last, b); break;
+                        }
                     }
                 }
-            }
     }
 }
 
-vox_status vx_linear_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y) {
-    if (n <= 0) return VOX_OK;
-    uint32_t *xb = aligned_alloc(64, (size_t)(((n * w->pairs * 4) + 63) / 64 * 64));
+/* x: [n_out + dil (taps - 1)][cols / taps] f32 (a matrix: taps 1, dil unused). */
+vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
+                                  int64_t dil, float *y) {
+    if (n_out <= 0) return VOX_OK;
+    const int64_t n_in = n_out + dil * (w->taps - 1);
+    uint32_t *xb = aligned_alloc(64, (size_t)(((n_in * w->tap_pairs * 4) + 63) / 64 * 64));
     if (!xb) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    bw_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n = n};
+    bw_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n_in = n_in, .n_out = n_out, .dil = dil,
+                .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols};
     uint32_t fp = vx_fp_fast();
-    vx_pool_for(pool, (n + BW_TASK - 1) / BW_TASK, 1, bw_tasks, &j);
+    vx_pool_for(pool, n_in, 16, bw_round, &j);
+    vx_pool_for(pool, (n_out + BW_TASK - 1) / BW_TASK, 1, bw_tasks, &j);
     vx_fp_restore(fp);
     free(xb);
     return VOX_OK;

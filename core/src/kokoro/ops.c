@@ -68,9 +68,10 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
     int64_t tile = to < KK_CONV_TILE ? to : KK_CONV_TILE;
     int64_t span = (tile - 1) * stride + dil * (k - 1) + 1;
     float *xp = malloc((size_t)(span * ci) * sizeof *xp);
-    float *col = malloc((size_t)(tile * ci * k) * sizeof *col);
+    const int bf16 = c->bw.data && stride == 1;
+    float *col = bf16 ? NULL : malloc((size_t)(tile * ci * k) * sizeof *col);
     float *acc = accumulate ? malloc((size_t)(tile * co) * sizeof *acc) : NULL;
-    if (!xp || !col || (accumulate && !acc)) {
+    if (!xp || (!bf16 && !col) || (accumulate && !acc)) {
         free(xp), free(col), free(acc);
         return oom();
     }
@@ -91,16 +92,16 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
             }
         }
         if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
-        col_job cj = {.xp = xp, .rows = rows, .c = ci, .k = k, .dil = dil, .stride = stride, .col = col};
-        vx_pool_for(pool, nt, 16, col_rows, &cj);
         float *dst = accumulate ? acc : y + t0 * co;
-        if (c->bw.data) {
-            vox_status st = vx_linear_bf16w(pool, &c->bw, c->b, col, nt, dst);
+        if (bf16) { /* shifted products straight from the gathered rows: no im2col */
+            vox_status st = vx_conv1d_bf16w(pool, &c->bw, c->b, xp, nt, dil, dst);
             if (st != VOX_OK) {
                 free(xp), free(col), free(acc);
                 return st;
             }
         } else {
+            col_job cj = {.xp = xp, .rows = rows, .c = ci, .k = k, .dil = dil, .stride = stride, .col = col};
+            vx_pool_for(pool, nt, 16, col_rows, &cj);
             vx_linear(pool, &c->w, c->b, col, nt, dst);
         }
         if (accumulate) vx_add(y + t0 * co, acc, nt * co, y + t0 * co);

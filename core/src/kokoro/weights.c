@@ -371,8 +371,9 @@ static vox_status pack_generator_bf16(kk_model *m) {
     for (int b = 0; b < 8; b++)
         for (int i = 0; i < 3; i++) {
             vox_status st;
-            if ((st = vx_bf16w_pack(&blocks[b]->convs1[i].w, &blocks[b]->convs1[i].bw)) != VOX_OK ||
-                (st = vx_bf16w_pack(&blocks[b]->convs2[i].w, &blocks[b]->convs2[i].bw)) != VOX_OK)
+            kk_conv *c1 = &blocks[b]->convs1[i], *c2 = &blocks[b]->convs2[i];
+            if ((st = vx_bf16w_pack_conv(&c1->w, c1->c_in, c1->k, &c1->bw)) != VOX_OK ||
+                (st = vx_bf16w_pack_conv(&c2->w, c2->c_in, c2->k, &c2->bw)) != VOX_OK)
                 return st;
         }
     m->gen_bf16 = 1;
