@@ -65,10 +65,12 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
         return VOX_OK;
     }
     /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
-    int64_t tile = to < KK_CONV_TILE ? to : KK_CONV_TILE;
+    const int bf16 = c->bw.data && stride == 1;
+    /* without a column buffer a tile costs only its input rows: larger tiles, fewer pool dispatches */
+    const int64_t max_tile = bf16 ? 4 * KK_CONV_TILE : KK_CONV_TILE;
+    int64_t tile = to < max_tile ? to : max_tile;
     int64_t span = (tile - 1) * stride + dil * (k - 1) + 1;
     float *xp = malloc((size_t)(span * ci) * sizeof *xp);
-    const int bf16 = c->bw.data && stride == 1;
     float *col = bf16 ? NULL : malloc((size_t)(tile * ci * k) * sizeof *col);
     float *acc = accumulate ? malloc((size_t)(tile * co) * sizeof *acc) : NULL;
     if (!xp || (!bf16 && !col) || (accumulate && !acc)) {
