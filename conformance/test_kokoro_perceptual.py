@@ -142,6 +142,24 @@ def test_native_spectrum_matches_official(kit, engine, official_audio, record):
     ])
 
 
+def test_generator_bf16_spectrum_matches_official(kit, official_audio, monkeypatch, record):
+    """The generator's bf16 option (VOX_KOKORO_GEN_BF16=1) held to the same spectral limits as f32."""
+    import vox
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "1")
+    with vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2"))) as eng:
+        if eng.info["precision"].get("generator_math") != "bf16":
+            pytest.skip(f"no AVX512-BF16 on this CPU ({eng.info['cpu']}): the option falls back to f32")
+        native = kg.native_raw(eng, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
+    n = len(native)
+    rows = [measure(f"kokoro.perceptual.gen_bf16.{m}", native, official_audio,
+                    f"native, generator bf16, vs official, {n} sentences (max)", backend="cpu")
+            for m in ("high_band_db", "lsd_db")]
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
+
+
 def test_spectral_control_fails(kit, official_audio, record):
     """A copy of the official audio with the band above 4 kHz raised by TILT_DB must fail the spectral
     checks, while its words stay intelligible (its WER passes): the gate catches a timbre change that
