@@ -130,6 +130,10 @@ void vx_sigmoid(const float *x, int64_t n, float *y);
 /* SnakeBeta on time-major x[t][c]: y = x + inv_beta[c] * sin(x * alpha[c])^2, where the caller
  * precomputed alpha = exp(log_alpha) and inv_beta = 1 / (exp(log_beta) + 1e-9) as the official does. */
 void vx_snake_beta(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y);
+/* Per channel ch in [c0, c1) of time-major x[t][c]: mean = (sum over time of x, in double, in time
+ * order) / t and m2 = sum over time of (x - mean)^2 (double, time order, no fused multiply-add);
+ * results at index ch - c0. The same bits on every path (instance-norm statistics). */
+void vx_channel_moments(const float *x, int64_t t, int64_t c, int64_t c0, int64_t c1, double *mean, double *m2);
 void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y);
 /* In-place softmax of each row (max subtracted; sum in index order). */
 void vx_softmax_rows(float *x, int64_t rows, int64_t d);

@@ -610,6 +610,32 @@ static void silu_mul_wrap(const float *x, int64_t n, float *y) {
     free(one);
 }
 
+/* Channel moments: every path gives the definition's bits (double sums in time order, no FMA). */
+static void test_channel_moments(void) {
+    static const int64_t cases[][4] = {{37, 147, 0, 147}, {200, 256, 64, 128}, {5, 130, 3, 99}, {1, 9, 0, 9}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const int64_t t = cases[ci][0], c = cases[ci][1], c0 = cases[ci][2], c1 = cases[ci][3];
+        float *x = fvec(t * c, -3.0f, 5.0f);
+        double *m = malloc(sizeof(double) * (size_t)(4 * (c1 - c0))), *q = m + (c1 - c0), *rm = q + (c1 - c0),
+               *rq = rm + (c1 - c0);
+        for (int64_t ch = c0; ch < c1; ch++) {
+            double a = 0.0, b = 0.0;
+            for (int64_t i = 0; i < t; i++) a += x[i * c + ch];
+            a /= (double)t;
+            for (int64_t i = 0; i < t; i++) {
+                double d = x[i * c + ch] - a;
+                b += d * d;
+            }
+            rm[ch - c0] = a, rq[ch - c0] = b;
+        }
+        vx_channel_moments(x, t, c, c0, c1, m, q);
+        CHECK(memcmp(m, rm, sizeof(double) * (size_t)(c1 - c0)) == 0 && memcmp(q, rq, sizeof(double) * (size_t)(c1 - c0)) == 0,
+              "%s channel_moments t=%lld c=%lld [%lld, %lld): differs from the definition", path_name(cur_path), (long long)t,
+              (long long)c, (long long)c0, (long long)c1);
+        free(m), free(x);
+    }
+}
+
 static void test_elementwise(void) {
     check_elem("silu", vx_silu, r_silu, -30, 30, 4, 1e-37);
     check_elem("silu_mul", silu_mul_wrap, r_silu, -30, 30, 4, 1e-37);
@@ -1136,9 +1162,10 @@ int main(int argc, char **argv) {
         printf("path %s (%s)\n", path_name(p), vx_kernels_active()->name);
         fflush(stdout);
         static void (*const tests[])(void) = {test_qact_exact, test_linear, test_linear_multi, test_matmul_nn,
-                                              test_attention, test_norms, test_elementwise, test_rope_conv_gather};
+                                              test_attention, test_norms, test_elementwise, test_rope_conv_gather,
+                                              test_channel_moments};
         static const char *names[] = {"qact", "linear", "linear_multi", "matmul_nn", "attention", "norms", "elementwise",
-                                      "rope/conv/gather"};
+                                      "rope/conv/gather", "moments"};
         for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
             double t1 = now_s();
             tests[t]();

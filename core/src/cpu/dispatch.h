@@ -83,6 +83,7 @@ typedef struct vx_kernels {
     void (*tanh)(const float *x, int64_t n, float *y);
     void (*sigmoid)(const float *x, int64_t n, float *y);
     void (*snake_beta)(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y);
+    void (*channel_moments)(const float *x, int64_t t, int64_t c, int64_t c0, int64_t c1, double *mean, double *m2);
     void (*clamp)(const float *x, int64_t n, float lo, float hi, float *y);
     void (*rope)(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin);
     void (*im2col)(const float *x, int64_t t_in, int64_t c, int64_t k, int64_t dilation, int64_t stride,

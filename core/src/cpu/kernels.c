@@ -403,6 +403,9 @@ void vx_sigmoid(const float *x, int64_t n, float *y) {
 void vx_snake_beta(const float *x, const float *alpha, const float *inv_beta, int64_t t, int64_t c, float *y) {
     if (t > 0 && c > 0) vx_kernels_active()->snake_beta(x, alpha, inv_beta, t, c, y);
 }
+void vx_channel_moments(const float *x, int64_t t, int64_t c, int64_t c0, int64_t c1, double *mean, double *m2) {
+    if (t > 0 && c1 > c0) vx_kernels_active()->channel_moments(x, t, c, c0, c1, mean, m2);
+}
 void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y) {
     if (n > 0) vx_kernels_active()->clamp(x, n, lo, hi, y);
 }

@@ -282,6 +282,18 @@ static void snake_beta(const float *x, const float *alpha, const float *inv_beta
             y[r * c + i] = x[r * c + i] + inv_beta[i] * (s * s);
         }
 }
+static void channel_moments(const float *x, int64_t t, int64_t c, int64_t c0, int64_t c1, double *mean, double *m2) {
+    for (int64_t ch = c0; ch < c1; ch++) {
+        double s = 0.0, q = 0.0;
+        for (int64_t i = 0; i < t; i++) s += x[i * c + ch];
+        s /= (double)t;
+        for (int64_t i = 0; i < t; i++) {
+            double d = x[i * c + ch] - s;
+            q += d * d;
+        }
+        mean[ch - c0] = s, m2[ch - c0] = q;
+    }
+}
 static void clamp(const float *x, int64_t n, float lo, float hi, float *y) {
     for (int64_t i = 0; i < n; i++) y[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i]; /* NaN passes */
 }
@@ -358,6 +370,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->tanh = tanh_;
     t->sigmoid = sigmoid;
     t->snake_beta = snake_beta;
+    t->channel_moments = channel_moments;
     t->clamp = clamp;
     t->rope = rope;
     t->im2col = im2col;

@@ -83,6 +83,68 @@ static void e_snake_beta(const float *x, const float *alpha, const float *inv_be
     }
 }
 
+/* Channel moments: vectorized across channels (doubles), each channel's sums over time in order with
+ * separate multiplies and adds, so every path gives the scalar definition's bits. */
+#if VL == 16
+#  define CM_VD 8
+typedef __m512d cm_vd;
+#  define cm_zero() _mm512_setzero_pd()
+#  define cm_cvt(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#  define cm_add _mm512_add_pd
+#  define cm_sub _mm512_sub_pd
+#  define cm_mul _mm512_mul_pd
+#  define cm_div _mm512_div_pd
+#  define cm_set1 _mm512_set1_pd
+#  define cm_store _mm512_storeu_pd
+#else
+#  define CM_VD 4
+typedef __m256d cm_vd;
+#  define cm_zero() _mm256_setzero_pd()
+#  define cm_cvt(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#  define cm_add _mm256_add_pd
+#  define cm_sub _mm256_sub_pd
+#  define cm_mul _mm256_mul_pd
+#  define cm_div _mm256_div_pd
+#  define cm_set1 _mm256_set1_pd
+#  define cm_store _mm256_storeu_pd
+#endif
+#define CM_NB 8 /* double vectors per sweep over the rows */
+
+V_INLINE void cm_block(const int NB, const float *x, int64_t t, int64_t c, double *mean, double *m2) {
+    cm_vd s[CM_NB], q[CM_NB], tt = cm_set1((double)t);
+#pragma GCC unroll 8
+    for (int b = 0; b < NB; b++) s[b] = cm_zero(), q[b] = cm_zero();
+    for (int64_t i = 0; i < t; i++)
+#pragma GCC unroll 8
+        for (int b = 0; b < NB; b++) s[b] = cm_add(s[b], cm_cvt(x + i * c + b * CM_VD));
+#pragma GCC unroll 8
+    for (int b = 0; b < NB; b++) s[b] = cm_div(s[b], tt);
+    for (int64_t i = 0; i < t; i++)
+#pragma GCC unroll 8
+        for (int b = 0; b < NB; b++) {
+            cm_vd d = cm_sub(cm_cvt(x + i * c + b * CM_VD), s[b]);
+            q[b] = cm_add(q[b], cm_mul(d, d));
+        }
+#pragma GCC unroll 8
+    for (int b = 0; b < NB; b++) cm_store(mean + b * CM_VD, s[b]), cm_store(m2 + b * CM_VD, q[b]);
+}
+
+static void e_channel_moments(const float *x, int64_t t, int64_t c, int64_t c0, int64_t c1, double *mean, double *m2) {
+    int64_t ch = c0;
+    for (; ch + CM_NB * CM_VD <= c1; ch += CM_NB * CM_VD) cm_block(CM_NB, x + ch, t, c, mean + (ch - c0), m2 + (ch - c0));
+    for (; ch + CM_VD <= c1; ch += CM_VD) cm_block(1, x + ch, t, c, mean + (ch - c0), m2 + (ch - c0));
+    for (; ch < c1; ch++) {
+        double s = 0.0, q = 0.0;
+        for (int64_t i = 0; i < t; i++) s += x[i * c + ch];
+        s /= (double)t;
+        for (int64_t i = 0; i < t; i++) {
+            double d = x[i * c + ch] - s;
+            q += d * d;
+        }
+        mean[ch - c0] = s, m2[ch - c0] = q;
+    }
+}
+
 /* ------------------------------------------------------------------------------ reductions */
 static float e_sum_squares(const float *x, int64_t d, float center) {
     vf acc = v_zero(), c = v_set1(center);
@@ -397,6 +459,7 @@ static void fill_elementwise(vx_kernels *t) {
     t->tanh = e_tanh;
     t->sigmoid = e_sigmoid;
     t->snake_beta = e_snake_beta;
+    t->channel_moments = e_channel_moments;
     t->clamp = e_clamp;
     t->rope = e_rope;
     t->depthwise_conv = e_depthwise_conv;

@@ -159,8 +159,9 @@ vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t 
 }
 
 /* AdaIN1d: (1 + gamma) * InstanceNorm(x) + beta with [gamma | beta] = fc(s); statistics per channel
- * over time (biased variance, eps 1e-5), accumulated in double; channel blocks of 16 (one cache
- * line of a row) per task for the statistics, row ranges for the affine map. */
+ * over time (biased variance, eps 1e-5), accumulated in double (vx_channel_moments); tasks of 64
+ * channels (four cache lines of a row, one sweep of the SIMD moments) for the statistics, row ranges
+ * for the affine map. */
 typedef struct adain_job {
     const float *x, *h, *nw, *nb;
     float *y, *mul, *add;
@@ -170,18 +171,10 @@ typedef struct adain_job {
 static void adain_stats(void *ctx, int64_t begin, int64_t end) {
     adain_job *j = ctx;
     const int64_t c = j->c, c0 = begin * 16, c1 = end * 16 < c ? end * 16 : c;
-    double mean[16], var[16];
-    for (int64_t b = c0; b < c1; b += 16) {
-        int64_t nb = c1 - b < 16 ? c1 - b : 16;
-        for (int64_t k = 0; k < nb; k++) mean[k] = var[k] = 0.0;
-        for (int64_t i = 0; i < j->t; i++)
-            for (int64_t k = 0; k < nb; k++) mean[k] += j->x[i * c + b + k];
-        for (int64_t k = 0; k < nb; k++) mean[k] /= (double)j->t;
-        for (int64_t i = 0; i < j->t; i++)
-            for (int64_t k = 0; k < nb; k++) {
-                double d = j->x[i * c + b + k] - mean[k];
-                var[k] += d * d;
-            }
+    double mean[64], var[64];
+    for (int64_t b = c0; b < c1; b += 64) {
+        int64_t nb = c1 - b < 64 ? c1 - b : 64;
+        vx_channel_moments(j->x, j->t, c, b, b + nb, mean, var);
         for (int64_t k = 0; k < nb; k++) {
             int64_t ch = b + k;
             float rstd = (float)(1.0 / sqrt(var[k] / (double)j->t + 1e-5));
@@ -208,7 +201,7 @@ static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, co
     if (!h) return oom();
     vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
     adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
-    vx_pool_for(pool, (c + 15) / 16, 1, adain_stats, &j);
+    vx_pool_for(pool, (c + 15) / 16, 4, adain_stats, &j);
     free(h);
     return VOX_OK;
 }
