@@ -32,21 +32,24 @@ static vox_status pack(const vx_mat *w, int64_t taps, int64_t c_in, vx_bf16w *ou
     const int64_t rows = w->rows, cols = w->cols, pairs = (cols + 1) / 2;
     uint32_t *d = aligned_alloc(64, (size_t)(rows * pairs) * sizeof *d);
     if (!d) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    for (int64_t g = 0; g < rows / BW_NR; g++)
-        for (int64_t r = 0; r < BW_NR; r++) {
-            int64_t row = g * BW_NR + r;
-            for (int64_t p = 0; p < pairs; p++) {
-                uint16_t h[2] = {0, 0};
-                for (int e = 0; e < 2; e++) {
-                    int64_t kc = 2 * p + e;
-                    if (kc >= cols) break;
-                    int64_t src = taps > 1 ? (kc % c_in) * taps + kc / c_in : kc;
-                    if (w->dtype == VOX_DTYPE_F32) h[e] = vx_bf16_rne(((const float *)w->data)[row * cols + src]);
-                    else h[e] = ((const uint16_t *)w->data)[row * cols + src];
-                }
-                d[(g * pairs + p) * BW_NR + r] = (uint32_t)h[0] | (uint32_t)h[1] << 16;
+    /* one source row at a time: its columns in packed order into a bf16 row (sequential reads of the
+     * source), then spread over the row's lane of its group's pair words */
+    uint16_t *h = calloc((size_t)(2 * pairs), sizeof *h);
+    if (!h) {
+        free(d);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t kc = 0;
+        for (int64_t j = 0; j < (taps > 1 ? taps : 1); j++)
+            for (int64_t c = 0; c < (taps > 1 ? c_in : cols); c++, kc++) {
+                int64_t src = row * cols + (taps > 1 ? c * taps + j : c);
+                h[kc] = w->dtype == VOX_DTYPE_F32 ? vx_bf16_rne(((const float *)w->data)[src]) : ((const uint16_t *)w->data)[src];
             }
-        }
+        uint32_t *dst = d + (row / BW_NR) * pairs * BW_NR + row % BW_NR;
+        for (int64_t p = 0; p < pairs; p++) dst[p * BW_NR] = (uint32_t)h[2 * p] | (uint32_t)h[2 * p + 1] << 16;
+    }
+    free(h);
     out->rows = rows, out->cols = cols, out->pairs = pairs, out->data = d;
     out->taps = taps > 1 ? taps : 1;
     out->tap_pairs = taps > 1 ? c_in / 2 : pairs;
