@@ -11,6 +11,10 @@ PY=${PYTHON:-python3}
 # vox.verify.kokoro.official imports only its model modules, which need torch, transformers, loguru.
 "$PY" -m pip install -q loguru huggingface_hub
 "$PY" -m pip install -q --no-deps "kokoro==0.9.4"
+# misaki 0.9.4, the official English G2P (Apache-2.0): the frontend's word readings are compared with
+# its lexicon code. Without its [en] extra (spaCy's model is not on PyPI); the test stubs spaCy.
+"$PY" -m pip install -q --no-deps "misaki==0.9.4"
+"$PY" -m pip install -q addict regex num2words
 
 # qwen-tts pulls torchaudio 2.11.1 from PyPI, a CUDA build whose native libraries cannot load next
 # to a CPU torch (libc10_cuda.so missing), and `import qwen_tts` imports torchaudio. qwen-tts only
