@@ -49,11 +49,20 @@ static void attn_heads(void *c, int64_t begin, int64_t end) {
     }
 }
 
+/* tanh through the SIMD kernel (within a few ulps of libm) in blocks: libm's scalar tanhf was ~40% of
+ * PL-BERT's time (one call per FFN activation, 2048 per token per layer) */
 static void gelu_tanh(float *x, int64_t n) {
     const float c = 0.7978845608028654f; /* sqrt(2 / pi) */
-    for (int64_t i = 0; i < n; i++) {
-        float v = x[i];
-        x[i] = 0.5f * v * (1.0f + tanhf(c * (v + 0.044715f * v * v * v)));
+    float u[1024];
+    for (int64_t i0 = 0; i0 < n; i0 += 1024) {
+        int64_t m = n - i0 < 1024 ? n - i0 : 1024;
+        float *xb = x + i0;
+        for (int64_t i = 0; i < m; i++) {
+            float v = xb[i];
+            u[i] = c * (v + 0.044715f * v * v * v);
+        }
+        vx_tanh(u, m, u);
+        for (int64_t i = 0; i < m; i++) xb[i] = 0.5f * xb[i] * (1.0f + u[i]);
     }
 }
 
