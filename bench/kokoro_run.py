@@ -12,7 +12,7 @@ outside the timing; on stdin as JSON {"short": [spans], "paragraph": [spans]}) a
 the best case for a first-audio time. Times are wall-clock seconds after loading and one warm-up:
     rtf             compute time / audio time over the paragraph (lower is better; < 1 real time)
     first_audio_s   from the request to the first audio samples (vox: first chunk; onnx: first span)
-    peak_rss_mb     the process's peak resident set (ru_maxrss), weights included (mmap'd pages count)
+    peak_rss_mb     the process's peak resident set (VmHWM), weights included (mmap'd pages count)
 """
 
 from __future__ import annotations
@@ -20,29 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import time
+
+from .memory import peak_rss_mb
 
 SHORT = "The quick brown fox jumps over the lazy dog."
 PARAGRAPH = ("Please call Stella and ask her to bring these things with her from the store. "
              "It was a bright cold day in April, and the clocks were striking thirteen. "
              "We will meet at the station at half past nine, if the train is on time.")
 SR = 24000
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident set in MiB: VmHWM, which starts afresh at exec. (ru_maxrss does not:
-    Linux carries the parent's resident set at fork into the child's figure, so a side started by a
-    large parent would report the parent's peak.)"""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def _best(runs: list[dict]) -> dict:

@@ -19,27 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import time
+
+from .memory import peak_rss_mb
 
 TEXT = ("The quick brown fox jumps over the lazy dog. This sentence is long enough to keep the talker busy "
         "for many frames, which is what a benchmark of speed needs.")
 REF_TEXT = "This is a synthetic reference recording made by vox verify."
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident set in MiB: VmHWM, which starts afresh at exec. (ru_maxrss does not:
-    Linux carries the parent's resident set at fork into the child's figure, so a side started by a
-    large parent would report the parent's peak.)"""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def run_vox(model: str, frames: int, threads: int, seed: int = 0, device: str = "cpu") -> dict:

@@ -119,6 +119,21 @@ def official():
     return off.load
 
 
+
+@pytest.fixture(scope="module")
+def kokoro_official():
+    """The official Kokoro code (kokoro 0.9.4 KModel, loaded offline without its pipeline), one torch
+    thread; import_official turns flush-to-zero on process-wide, so it is turned off again afterwards."""
+    from vox.verify.kokoro import official as off
+
+    try:
+        torch = off.import_official()
+    except off.OfficialUnavailable as e:
+        pytest.skip(str(e))
+    torch.set_num_threads(1)
+    yield off
+    torch.set_flush_denormal(False)
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if os.environ.get("VOX_NO_SKIPS") == "1" and terminalreporter.stats.get("skipped"):
         terminalreporter.write_line("VOX_NO_SKIPS=1: a skipped check is a failure here (every dependency is "

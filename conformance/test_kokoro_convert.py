@@ -25,15 +25,8 @@ from vox.verify.tolerance import Row
 
 
 @pytest.fixture(scope="module")
-def torch_official():
-    from vox.verify.kokoro import official
-
-    try:
-        torch = official.import_official()
-    except official.OfficialUnavailable as e:
-        pytest.skip(str(e))
-    torch.set_num_threads(1)
-    return official
+def torch_official(kokoro_official):
+    return kokoro_official
 
 
 @pytest.fixture(scope="module")

@@ -39,17 +39,11 @@ STAGES = ("bert", "d_en", "d", "en", "t_en", "F0", "N", "dec")
 
 # ------------------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
-def official():
-    from vox.verify.kokoro import official as off
+def official(kokoro_official):
+    import torch
 
-    try:
-        torch = off.import_official()
-    except off.OfficialUnavailable as e:
-        pytest.skip(str(e))
-    torch.set_num_threads(1)
     torch.manual_seed(0)
-    yield off
-    torch.set_flush_denormal(False)  # import_official sets it process-wide; later tests expect IEEE floats
+    return kokoro_official
 
 
 @pytest.fixture(scope="module")
