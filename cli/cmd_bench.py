@@ -42,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("--model", "-m", help="the .tmod to time (default: the built-in Kokoro model, `vox models`)")
     p.add_argument("--official", metavar="DIR", help="also time the official code on this checkpoint directory")
     p.add_argument("--official-dtype", default="fp32", choices=("fp32", "bf16"))
+    p.add_argument("--official-device", default="cpu", help="PyTorch device of the official side: cpu | cuda[:N]")
     p.add_argument("--frames", type=int, default=60, help="frames to generate (80 ms each; default 60)")
     p.add_argument("--threads", type=int, default=0, help="threads for both sides (default: all CPUs)")
     p.add_argument("--runs", type=int, default=1, help="repeat each side and keep the fastest run")
@@ -123,7 +124,7 @@ def run(a) -> int:
     common = ["--frames", str(a.frames), "--threads", str(threads)]
     sides = [("vox", a.model, ["--device", a.device])]
     if a.official:
-        sides.append(("official", a.official, ["--dtype", a.official_dtype]))
+        sides.append(("official", a.official, ["--dtype", a.official_dtype, "--official-device", a.official_device]))
     results = []
     for side, model, extra in sides:
         runs = [_side([side, "--model", model, *common, *extra]) for _ in range(max(a.runs, 1))]
