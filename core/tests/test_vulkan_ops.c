@@ -224,11 +224,13 @@ static void test_rope(vx_gpu *g) {
 }
 
 static void test_attention(vx_gpu *g) {
-    /* nq, nk, hq, hkv, d, window: decode steps, prefill blocks, GQA, a sliding window, long contexts */
-    static const int64_t cfg[][6] = {{1, 1, 4, 2, 32, 0},   {1, 37, 16, 8, 128, 0}, {9, 9, 4, 1, 64, 0},
-                                     {5, 70, 8, 2, 64, 0},  {6, 50, 4, 4, 32, 16},  {1, 300, 2, 1, 128, 72},
-                                     {64, 200, 4, 2, 64, 0}};
-    for (int c = 0; c < 7; c++) {
+    /* nq, nk, hq, hkv, d, window: decode steps, prefill blocks, GQA, a sliding window, long contexts
+     * (several 256-key tiles of the online softmax), a head size that does not divide the workgroup */
+    static const int64_t cfg[][6] = {{1, 1, 4, 2, 32, 0},    {1, 37, 16, 8, 128, 0}, {9, 9, 4, 1, 64, 0},
+                                     {5, 70, 8, 2, 64, 0},   {6, 50, 4, 4, 32, 16},  {1, 300, 2, 1, 128, 72},
+                                     {64, 200, 4, 2, 64, 0}, {1, 700, 4, 2, 128, 0}, {3, 600, 4, 2, 24, 0},
+                                     {2, 1100, 2, 1, 256, 600}};
+    for (int c = 0; c < (int)(sizeof cfg / sizeof cfg[0]); c++) {
         int64_t nq = cfg[c][0], nk = cfg[c][1], hq = cfg[c][2], hkv = cfg[c][3], d = cfg[c][4], win = cfg[c][5];
         float scale = 1.0f / sqrtf((float)d);
         float *q = fvec(nq * hq * d, -2, 2), *k = fvec(nk * hkv * d, -2, 2), *v = fvec(nk * hkv * d, -1, 1);

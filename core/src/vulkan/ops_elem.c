@@ -72,9 +72,9 @@ vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y,
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
                             int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
                             const char *label) {
-    if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535)
-        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention: bad shape (nq %lld nk %lld hq %lld hkv %lld)",
-                             (long long)nq, (long long)nk, (long long)hq, (long long)hkv);
+    if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535 || d <= 0 || d > 256)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention: bad shape (nq %lld nk %lld hq %lld hkv %lld d %lld)",
+                             (long long)nq, (long long)nk, (long long)hq, (long long)hkv, (long long)d);
     struct {
         uint32_t nq, hq, nk, hkv, d;
         int32_t window;
