@@ -224,6 +224,24 @@ def _read_member(wheel: Path, member: str) -> bytes:
 
 
 # ------------------------------------------------------------------------------------------ OOV chain
+def test_mixed_case_names(fe):
+    """Words with a capital inside that the lexicon lacks (misaki hands them to espeak): name prefixes,
+    mixed-case initialisms, CamelCase; hand-written expected readings."""
+    expect = {
+        "PhD": "pˌiˌAʧdˈi",          # spelled, not "f" + "-ed"
+        "PhDs": "pˌiˌAʧdˈiz",
+        "iPhone": "ˈIfˌOn",           # i + Phone
+        "iPhones": "ˈIfˌOnz",
+        "MySQL": "mˌIsˈikwəl",        # My + SQL ("sequel", the lexicon's reading)
+        "McGregor": "məɡɹˈɛɡəɹ",      # Mc + Gregor without a second k
+        "McDonald": "məkdˈɑnəld",     # in the lexicon: unchanged
+    }
+    for word, ps in expect.items():
+        assert fe.phonemize(word) == ps, (word, fe.phonemize(word), ps)
+    assert fe.phonemize("O'Neill").startswith("ˌOn")       # O + Neill (the apostrophe no longer drops the O)
+    assert fe.phonemize("O'Brien").startswith("ˌObɹ")
+
+
 def test_oov_chain(fe, lexicon_blob):
     from vox.reference.kokoro.frontend.g2p import G2P, apply_stress
 

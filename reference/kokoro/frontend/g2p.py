@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .lexicon import Lexicon
 from .lts import letters_to_sounds
-from .normalize import Item, ascii_lower, is_upper
+from .normalize import Item, ascii_lower, is_lower, is_upper
 
 PRIMARY, SECONDARY = "ˈ", "ˌ"
 VOWELS = frozenset("AIOQWYaiuæɑɒɔəɛɜɪʊʌᵻ")
@@ -263,10 +263,37 @@ class G2P:
             ps = self.stems(w, self.lex_word, extra=False)
             if ps is not None:
                 return apply_stress(ps, stress)
+        if "-" not in w and w != uw and any(is_upper(c) for c in w[1:]):
+            ps = self.mixed_case(w)
+            if ps is not None:
+                return ps
         if "-" in w:
             texts = [part for part in w.split("-") if part]
             return self.hyphenated(texts, [self.word(part) for part in texts])
         return apply_stress(self.oov(lw), stress)
+
+    def mixed_case(self, w: str) -> str | None:
+        """Names and brands with a capital inside that no lexicon entry holds (vox's rules, not
+        misaki's, which hands them to espeak): O'Neill -> O + Neill, McKenzie -> mə(k) + the rest,
+        short mixed-case initialisms spelled (PhD, PhDs), CamelCase read part by part like a
+        hyphenated word (iPhone -> i + Phone, YouTube, MacBook; MacArthur too: "Mac" is ambiguous)."""
+        n = len(w)
+        if n >= 4 and w.startswith("O'") and is_upper(w[2]):
+            rest = self.word(w[2:])
+            return "ˌO" + rest if rest else None
+        if n >= 4 and w.startswith("Mc") and is_upper(w[2]):
+            rest = self.word(w[2:])   # McGregor, McKenzie: mə + a rest that starts with its own k/g
+            return ("mə" if rest[:1] in ("k", "ɡ") else "mək") + rest if rest else None
+        core = w[:-1] if n >= 3 and w.endswith("s") and is_upper(w[-2]) else w
+        if 2 <= len(core) <= 4 and sum(is_upper(c) for c in core) >= 2 and all(is_upper(c) or is_lower(c) for c in core):
+            ps = self.spell(core)
+            if ps is not None:
+                return _s(ps) if core != w else ps
+        cuts = [i for i in range(1, n) if is_upper(w[i]) and is_lower(w[i - 1])]
+        if not cuts or "'" in w:
+            return None
+        texts = [w[a:b] for a, b in zip([0] + cuts, cuts + [n])]
+        return self.hyphenated(texts, [self.word(t) for t in texts])
 
     @staticmethod
     def hyphenated(texts: list[str], parts: list[str]) -> str:

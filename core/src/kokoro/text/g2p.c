@@ -427,6 +427,56 @@ out:
     return r;
 }
 
+/* g2p.py G2P.mixed_case: a word with a capital inside that no lexicon entry holds (O'Neill, McKenzie,
+ * PhD(s), CamelCase read part by part like a hyphenated word); NULL when no rule reads it. */
+static char *mixed_case(const g2p *g, const char *w, size_t n) {
+    size_t nc = kt_count(w, n);
+    if (nc >= 4 && w[0] == 'O' && w[1] == '\'' && kt_is_upper((unsigned char)w[2])) {
+        char *rest = word(g, w + 2, n - 2, false);
+        char *r = rest && *rest ? cat3("ˌO", strlen("ˌO"), rest, "") : NULL;
+        free(rest);
+        return r;
+    }
+    if (nc >= 4 && w[0] == 'M' && w[1] == 'c' && kt_is_upper((unsigned char)w[2])) {
+        char *rest = word(g, w + 2, n - 2, false);   /* McGregor, McKenzie: no second k */
+        char *r = NULL;
+        if (rest && *rest) {
+            const char *pre = (rest[0] == 'k' || strncmp(rest, "ɡ", strlen("ɡ")) == 0) ? "mə" : "mək";
+            r = cat3(pre, strlen(pre), rest, "");
+        }
+        free(rest);
+        return r;
+    }
+    size_t cn = (nc >= 3 && w[n - 1] == 's' && kt_is_upper((unsigned char)w[n - 2])) ? n - 1 : n;
+    if (cn >= 2 && cn <= 4) {
+        int upper = 0;
+        bool letters = true;
+        for (size_t i = 0; i < cn; i++) {
+            upper += kt_is_upper((unsigned char)w[i]);
+            letters &= kt_is_upper((unsigned char)w[i]) || kt_is_lower((unsigned char)w[i]);
+        }
+        if (upper >= 2 && letters) {
+            char *ps = spell(g, w, cn);
+            if (ps) return cn != n ? suf_s(ps) : ps;
+        }
+    }
+    if (memchr(w, '\'', n)) return NULL;
+    size_t cuts = 0;
+    for (size_t i = 1; i < n; i++) cuts += kt_is_upper((unsigned char)w[i]) && kt_is_lower((unsigned char)w[i - 1]);
+    if (!cuts) return NULL;
+    char *h = malloc(n + cuts + 1);
+    if (!h) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && kt_is_upper((unsigned char)w[i]) && kt_is_lower((unsigned char)w[i - 1])) h[k++] = '-';
+        h[k++] = w[i];
+    }
+    h[k] = 0;
+    char *r = hyphenated(g, h, k);
+    free(h);
+    return r;
+}
+
 static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
     const char *o = kt_override_get(g->ov, w0, n0);
     if (o) return dups(o);
@@ -507,6 +557,9 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
         ps = apply_stress(ps, st);
         goto done;
     }
+    bool inner_upper = false;
+    for (size_t i = 1; i < n; i++) inner_upper |= kt_is_upper((unsigned char)w[i]);
+    if (!memchr(w, '-', n) && memcmp(w, uw, n) != 0 && inner_upper && (ps = mixed_case(g, w, n))) goto done;
     if (memchr(w, '-', n)) {
         ps = hyphenated(g, w, n);
         goto done;
