@@ -410,11 +410,14 @@ class Normalizer:
         if c.endswith("%") and n > neg + 1 and scan_num(c, neg) == n - 1:
             pre = [("w", "minus")] if neg else []
             return pre + [("w", w) for w in read_number(c[neg:-1])] + [("w", "percent")], False
-        # time: H:MM [am|pm]
+        # time: H:MM[:SS] [am|pm]
         t = self.time(c, nxt)
         if t is not None:
             return t
         # dates: YYYY-MM-DD, M/D/YYYY
+        r = self.ratio(c)
+        if r is not None:
+            return r, False
         d = self.date(c)
         if d is not None:
             return d, False
@@ -498,8 +501,11 @@ class Normalizer:
         if j == 0 or j + 3 > n or c[j] != ":" or not all_digits(c[j + 1:j + 3]):
             return None
         h, m = int(c[:j]), int(c[j + 1:j + 3])
-        rest = ascii_lower(c[j + 3:])
-        if h > 23 or m > 59 or (rest and rest not in AMPM):
+        k, sec = j + 3, None
+        if k + 3 <= n and c[k] == ":" and all_digits(c[k + 1:k + 3]):   # H:MM:SS
+            k, sec = k + 3, int(c[k + 1:k + 3])
+        rest = ascii_lower(c[k:])
+        if h > 23 or m > 59 or (sec is not None and sec > 59) or (rest and rest not in AMPM):
             return None
         used = False
         if not rest and nxt is not None and ascii_lower(nxt) in AMPM:
@@ -512,9 +518,19 @@ class Normalizer:
             out += [("w", "oh"), ("w", num.ONES[m])]
         else:
             out += [("w", w) for w in num.cardinal(str(m))]
+        if sec:   # "ten forty five and thirty seconds"; :00 seconds are not read
+            out += [("w", "and")] + [("w", w) for w in num.cardinal(str(sec))] + [("w", "second" if sec == 1 else "seconds")]
         if rest:
             out += words(AMPM[rest])
         return out, used
+
+    @staticmethod
+    def ratio(c: str) -> list[Item] | None:
+        """N:M that is not a time ("3:1", "16:9", "1:100"): "three to one"."""
+        parts = c.split(":")
+        if len(parts) != 2 or not all(all_digits(p) for p in parts):
+            return None
+        return [("w", w) for w in read_number(parts[0])] + [("w", "to")] + [("w", w) for w in read_number(parts[1])]
 
     def date(self, c: str) -> list[Item] | None:
         y = mo = d = None

@@ -250,11 +250,16 @@ static int time_of_day(norm *z, const char *c, size_t n, slice nxt, bool *used) 
     size_t j = 0;
     while (j < n && j < 2 && kt_is_digit((unsigned char)c[j])) j++;
     if (j == 0 || j + 3 > n || c[j] != ':' || !all_digits(c + j + 1, 2)) return 0;
-    long h = small_int(c, j), m = small_int(c + j + 1, 2);
-    const char *rest = c + j + 3;
-    size_t rn = n - j - 3;
+    long h = small_int(c, j), m = small_int(c + j + 1, 2), sec = -1;
+    size_t k = j + 3;
+    if (k + 3 <= n && c[k] == ':' && all_digits(c + k + 1, 2)) { /* H:MM:SS */
+        sec = small_int(c + k + 1, 2);
+        k += 3;
+    }
+    const char *rest = c + k;
+    size_t rn = n - k;
     const char *ampm = rn ? pair_get_ci(AMPM, COUNT(AMPM), rest, rn) : NULL;
-    if (h > 23 || m > 59 || (rn && !ampm)) return 0;
+    if (h > 23 || m > 59 || sec > 59 || (rn && !ampm)) return 0;
     *used = false;
     if (!rn && nxt.has && (ampm = pair_get_ci(AMPM, COUNT(AMPM), nxt.s, nxt.n))) *used = true;
     char hb[4];
@@ -268,7 +273,26 @@ static int time_of_day(norm *z, const char *c, size_t n, slice nxt, bool *used) 
     } else {
         kt_num_cardinal(z->out, c + j + 1, 2);
     }
+    if (sec > 0) { /* "ten forty five and thirty seconds"; :00 seconds are not read */
+        char sb[4];
+        int sn = snprintf(sb, sizeof sb, "%ld", sec);
+        pushz(z, 'w', "and");
+        kt_num_cardinal(z->out, sb, (size_t)sn);
+        pushz(z, 'w', sec == 1 ? "second" : "seconds");
+    }
     if (ampm) kt_items_words(z->out, ampm);
+    return 1;
+}
+
+/* N:M that is not a time ("3:1", "16:9"): "three to one" (normalize.py Normalizer.ratio) */
+static int ratio(norm *z, const char *c, size_t n) {
+    const char *colon = memchr(c, ':', n);
+    if (!colon) return 0;
+    size_t a = (size_t)(colon - c), b = n - a - 1;
+    if (!all_digits(c, a) || !all_digits(colon + 1, b)) return 0;
+    read_number(z, c, a);
+    pushz(z, 'w', "to");
+    read_number(z, colon + 1, b);
     return 1;
 }
 
@@ -417,6 +441,7 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
     }
     bool used = false;
     if (time_of_day(z, c, n, nxt, &used)) return used;
+    if (ratio(z, c, n)) return false;
     if (date(z, c, n)) return false;
     if (fraction(z, c, n)) return false;
     /* ordinal */
