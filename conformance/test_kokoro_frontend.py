@@ -235,6 +235,8 @@ def test_mixed_case_names(fe):
         "MySQL": "mˌIsˈikwəl",        # My + SQL ("sequel", the lexicon's reading)
         "McGregor": "məɡɹˈɛɡəɹ",      # Mc + Gregor without a second k
         "McDonald": "məkdˈɑnəld",     # in the lexicon: unchanged
+        "McKenzie": "məkˈɛnzi",       # Mc + Kenzie (final -ie /i/ by the letter-to-sound rules)
+        "Connor": "kˈɑnˌɔɹ",          # con|nor: the doubled n at the joint is one sound
     }
     for word, ps in expect.items():
         assert fe.phonemize(word) == ps, (word, fe.phonemize(word), ps)

@@ -183,6 +183,8 @@ class G2P:
                 rp = self.stems(right, self.lex_word)
             if rp is None:
                 continue
+            if word[i - 1] == word[i] and rp[:1] == lp[-1:]:
+                rp = rp[1:]   # a doubled letter at the joint is one sound: con|nor, book|keeper
             score = min(i, n - i)
             if score > best_score:
                 best, best_score = lp + apply_stress(rp, -1), score

@@ -2,7 +2,8 @@
 lexicon, suffix stripping nor compound splitting covers. A word is never spelled letter by letter.
 
 The rules are deliberately small: graphemes are matched longest first at each position (a rule may
-ask for the word start, the word end, or a following e/i/y), a vowel letter followed by one
+ask for the word start, the word end, or a following e/i/y; a final "ie" is /i/ as in names,
+Kenzie, Bessie: the one-syllable words that read it /I/ are all in the lexicon), a vowel letter followed by one
 consonant and a final "e" is long ("magic e"), the final "e" is then silent, and the primary stress
 goes before the first vowel; later syllables reduce æ ʌ ɑ ɜ to ə. The output uses Kokoro's symbols
 only (misaki's US set). core/src/kokoro/text/lts.c holds the same table.
@@ -29,7 +30,7 @@ RULES = [
     ("le", "əl", END_AFTER_CONS),
     ("ee", "i", ANY), ("ea", "i", ANY), ("oo", "u", ANY), ("ou", "W", ANY), ("ow", "O", END), ("ow", "W", ANY),
     ("oi", "Y", ANY), ("oy", "Y", ANY), ("ai", "A", ANY), ("ay", "A", ANY), ("au", "ɔ", ANY), ("aw", "ɔ", ANY),
-    ("ie", "I", END), ("ie", "i", ANY), ("ei", "A", ANY), ("ey", "i", END), ("ey", "A", ANY), ("eu", "u", ANY),
+    ("ie", "i", ANY), ("ei", "A", ANY), ("ey", "i", END), ("ey", "A", ANY), ("eu", "u", ANY),
     ("ew", "u", ANY), ("ue", "u", ANY), ("oa", "O", ANY), ("oe", "O", END),
     ("ar", "ɑɹ", ANY), ("or", "ɔɹ", ANY), ("er", "ɜɹ", ANY), ("ir", "ɜɹ", ANY), ("ur", "ɜɹ", ANY),
     ("c", "s", SOFT), ("c", "k", ANY), ("g", "ʤ", SOFT), ("g", "ɡ", ANY), ("x", "z", START), ("x", "ks", ANY),

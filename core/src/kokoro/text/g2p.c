@@ -302,6 +302,13 @@ static char *compound(const g2p *g, const char *w, size_t bn) {
             free(lp);
             continue;
         }
+        size_t a = bounds[i] - bounds[i - 1], lpn = strlen(lp), rpn = strlen(rp), ls;
+        if (a == bounds[i + 1] - bounds[i] && !memcmp(w + bounds[i - 1], w + bounds[i], a) && lpn && rpn) {
+            /* a doubled letter at the joint is one sound: con|nor, book|keeper */
+            uint32_t lc = last_cp(lp, lpn, &ls), rc;
+            size_t k = kt_next(rp, rpn, 0, &rc);
+            if (lc == rc) memmove(rp, rp + k, rpn - k + 1);
+        }
         size_t score = i < n - i ? i : n - i;
         if (score > best_score) {
             rp = apply_stress(rp, ST_M1);

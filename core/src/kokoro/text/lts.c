@@ -24,7 +24,7 @@ static const rule RULES[] = {
     {"le", "əl", END_AFTER_CONS},
     {"ee", "i", ANY}, {"ea", "i", ANY}, {"oo", "u", ANY}, {"ou", "W", ANY}, {"ow", "O", END}, {"ow", "W", ANY},
     {"oi", "Y", ANY}, {"oy", "Y", ANY}, {"ai", "A", ANY}, {"ay", "A", ANY}, {"au", "ɔ", ANY}, {"aw", "ɔ", ANY},
-    {"ie", "I", END}, {"ie", "i", ANY}, {"ei", "A", ANY}, {"ey", "i", END}, {"ey", "A", ANY}, {"eu", "u", ANY},
+    {"ie", "i", ANY}, {"ei", "A", ANY}, {"ey", "i", END}, {"ey", "A", ANY}, {"eu", "u", ANY},
     {"ew", "u", ANY}, {"ue", "u", ANY}, {"oa", "O", ANY}, {"oe", "O", END},
     {"ar", "ɑɹ", ANY}, {"or", "ɔɹ", ANY}, {"er", "ɜɹ", ANY}, {"ir", "ɜɹ", ANY}, {"ur", "ɜɹ", ANY},
     {"c", "s", SOFT}, {"c", "k", ANY}, {"g", "ʤ", SOFT}, {"g", "ɡ", ANY}, {"x", "z", START}, {"x", "ks", ANY},
