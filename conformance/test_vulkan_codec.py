@@ -153,3 +153,19 @@ def test_vulkan_session_codec_gpu_vs_cpu(variant, lm_env, native, record):
     assert np.array_equal(gc, cc), "the codec's device changed the codes"
     record(measure(VS_CPU, ga, ca, f"{variant} f32 {case.name}: session audio, {len(gc)} frames in chunks of 3, "
                    "codec on the GPU vs codec=cpu", backend=VK))
+
+
+def test_vulkan_codec_profile(qwen3_tmod):
+    """VOX_PROFILE=gpu: the decoder's dispatches appear under their own stages (codec/conv1d, ...)."""
+    idx = _gpu_index()
+    code = ("import numpy as np, vox\n"
+            f"e = vox.Engine({str(qwen3_tmod('base06'))!r}, device='vulkan:{idx}')\n"
+            "e.decode(np.random.default_rng(1).integers(0, 2048, size=(3, 16)), None, 'stream', 0, 3)\n"
+            "e.close()\n")
+    env = dict(os.environ, VOX_PROFILE="gpu")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for stage in ("codec/rvq/codec_rvq", "codec/transformer/codec_gemm", "codec/attention/attention",
+                  "codec/conv1d/codec_gemm", "codec/tconv/codec_ola", "codec/snake/codec_snake",
+                  "codec/convnext/codec_layernorm", "codec/clamp/codec_act"):
+        assert stage in r.stderr, f"no {stage} line in the GPU profile:\n{r.stderr[-3000:]}"
