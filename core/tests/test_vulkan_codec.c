@@ -244,7 +244,7 @@ int main(void) {
     if (b && !strcmp(b, "1")) {
         rc = bench();
     } else {
-        test_vs_cpu(&CFG_ODD, VOX_DTYPE_F32, 60, 20);
+        test_vs_cpu(&CFG_ODD, VOX_DTYPE_F32, 70, 20); /* crosses a 64-frame command buffer */
         test_vs_cpu(&CFG_12HZ, VOX_DTYPE_F32, 24, 30);
         test_vs_cpu(&CFG_ODD, VOX_DTYPE_BF16, 40, 12);
         test_vs_cpu(&CFG_12HZ, VOX_DTYPE_BF16, 12, 11);
