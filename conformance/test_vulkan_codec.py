@@ -169,3 +169,26 @@ def test_vulkan_codec_profile(qwen3_tmod):
                   "codec/conv1d/codec_gemm", "codec/tconv/codec_ola", "codec/snake/codec_snake",
                   "codec/convnext/codec_layernorm", "codec/clamp/codec_act"):
         assert stage in r.stderr, f"no {stage} line in the GPU profile:\n{r.stderr[-3000:]}"
+
+
+def test_vulkan_codec_memory_limit(qwen3_tmod):
+    """Room for the talker but not for the decoder (VOX_VRAM_LIMIT_MB): the decoder stays on the CPU and
+    the start-up line says why; under strict that is an error that names codec=cpu."""
+    idx = _gpu_index()
+    model = qwen3_tmod("base06")
+    talker_mib = float(_startup(model, f"vulkan:{idx},codec=cpu").split(" matrices in VRAM (")[1].split(" MiB")[0])
+    both_mib = float(_startup(model, f"vulkan:{idx}").split(" matrices in VRAM (")[1].split(" MiB")[0])
+    limit = int(talker_mib) + 1
+    assert limit < both_mib, (talker_mib, both_mib)
+    code = ("import sys, vox\n"
+            "try:\n"
+            f"    vox.Engine({str(model)!r}, device=sys.argv[1]).close()\n"
+            "except vox.VoxError as e:\n"
+            "    print(type(e).__name__, e, file=sys.stderr); sys.exit(3)\n")
+    env = dict(os.environ, VOX_VRAM_LIMIT_MB=str(limit), VOX_VERBOSE="0")
+    env.pop("VOX_GPU_STRICT", None)
+    r = subprocess.run([sys.executable, "-c", code, f"vulkan:{idx}"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "the codec decoder for lack of video memory" in r.stderr, r.stderr
+    assert " 0 matrices in VRAM" not in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-c", code, f"vulkan:{idx},strict"], capture_output=True, text=True, env=env)
+    assert r.returncode == 3 and "OutOfMemory" in r.stderr and "codec=cpu" in r.stderr, r.stderr

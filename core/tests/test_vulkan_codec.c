@@ -11,7 +11,8 @@
  * "row<TAB>check<TAB>subject<TAB>value" lines for conformance/test_vulkan_codec.py.
  *
  * VOX_CODEC_BENCH=1: instead, time the GPU decoder on a random-weight decoder of the real 12 Hz size
- * (ms per 80 ms frame for chunks of 1, 4, 16 frames; VOX_BENCH_DTYPE=f32|bf16) and compare its audio
+ * (ms per 80 ms frame for chunks of 1, 4, 16, 64 frames of VOX_BENCH_FRAMES = 64; VOX_BENCH_DTYPE=f32|bf16)
+ * and compare its audio
  * with the CPU's on a few frames; VOX_PROFILE=gpu adds the per-shader profile. */
 #define TEST_CODEC_NO_MAIN
 #pragma GCC diagnostic push
@@ -177,13 +178,14 @@ static int bench(void) {
         return 1;
     }
     printf("GPU load %.0f ms, %.1f MiB on the device\n", now_ms() - t0, (double)vx_gpu_bytes_allocated(gpu) / 1048576.0);
-    const int64_t frames = 64, spf = spf_of(&CFG_REAL), nq = CFG_REAL.nq;
+    const char *fe = getenv("VOX_BENCH_FRAMES");
+    const int64_t frames = fe && atoll(fe) > 0 ? atoll(fe) : 64, spf = spf_of(&CFG_REAL), nq = CFG_REAL.nq;
     int32_t *codes = random_codes(&CFG_REAL, frames);
     float *pcm = malloc((size_t)(frames * spf) * sizeof *pcm);
     l.codec->gpu = cg;
     const char *prof = getenv("VOX_PROFILE");
     static const int64_t chunks[] = {1, 4, 16, 64};
-    for (int ci = 0; ci < 4; ci++) {
+    for (int ci = 0; ci < 4 && chunks[ci] <= frames; ci++) {
         const int64_t k = chunks[ci];
         double best = 1e30;
         for (int r = 0; r < 3; r++) {
@@ -206,7 +208,7 @@ static int bench(void) {
         vx_gpu_set_profile(gpu, 0);
     }
     /* a few frames against the CPU decoder */
-    const int64_t n = 8;
+    const int64_t n = frames < 8 ? frames : 8;
     const int64_t all[1] = {n};
     float *g = stream(l.codec, pools[0], codes, 0, codes, n, all, 1);
     l.codec->gpu = NULL;

@@ -28,7 +28,7 @@ static void copy_str(char *dst, size_t cap, const vox_json *v) {
  * VOX_VRAM_LIMIT_MB, which tests use to simulate a small card), and then the codec decoder too unless
  * codec=cpu or it does not fit beside them (it stays on the CPU, with the reason on the start-up
  * line); the embeddings and the voice encoders stay on the CPU. The engine reports the placement
- * (engine.c); strict makes a shortfall of the talker's memory an error. */
+ * (engine.c); strict makes a shortfall of video memory an error (for the decoder too, unless codec=cpu). */
 static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
     int64_t n_gpu = 0, n_all = 0;
     uint64_t need = vx_q3_gpu_bytes(m->lm, &n_gpu);
@@ -63,6 +63,11 @@ static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
                      "the codec decoder for lack of video memory: it needs %.1f MiB more, %.1f MiB free",
                      (double)cneed / 1048576.0, (double)(avail - need) / 1048576.0);
             e->cpu_reason = why;
+            if (e->gpu_strict)
+                return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: not enough video memory for the "
+                                     "codec decoder: it needs %.1f MiB beside the talker's %.1f MiB, %.1f MiB free "
+                                     "(codec=cpu keeps it on the CPU)", e->gpu_index, (double)cneed / 1048576.0,
+                                     (double)need / 1048576.0, (double)avail / 1048576.0);
         } else if ((st = vx_codec_gpu_load(e->gpu, m->codec, &cg)) != VOX_OK) {
             if (st != VOX_ERR_UNSUPPORTED && st != VOX_ERR_OUT_OF_MEMORY) return st;
             snprintf(why, sizeof why, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
