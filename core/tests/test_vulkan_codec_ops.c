@@ -67,32 +67,48 @@ static void test_conv(vx_gpu *g) {
     for (int c = 0; c < 6; c++) {
         const int64_t M = cases[c][0], cin = cases[c][1], cout = cases[c][2], k = cases[c][3], dil = cases[c][4];
         const int64_t rows = M + (k - 1) * dil, K = cin * k;
-        for (int epi = 0; epi < 2; epi++) {
+        for (int epi = 0; epi < 3; epi++) {   /* 2: bf16 weights (c odd) or f16 (c even), plain epilogue */
+            const vox_dtype dt = epi < 2 ? VOX_DTYPE_F32 : c % 2 ? VOX_DTYPE_BF16 : VOX_DTYPE_F16;
             float *x = fvec(rows * cin, -1, 1), *w = fvec(cout * K, -0.5f, 0.5f), *b = fvec(cout, -1, 1);
+            void *wd = w;
+            uint16_t *w16 = NULL;
+            if (dt != VOX_DTYPE_F32) {
+                w16 = malloc(sizeof(uint16_t) * (size_t)(cout * K + 1));
+                for (int64_t i = 0; i < cout * K; i++) w16[i] = dt == VOX_DTYPE_BF16 ? f32_to_bf16(w[i]) : f32_to_f16(w[i]);
+                wd = w16;
+            }
             float *sc = fvec(cout, 0.1f, 2), *res = fvec(M * cout, -1, 1);
             float *col = malloc(sizeof(float) * (size_t)(M * K)), *ref = malloc(sizeof(float) * (size_t)(M * cout)),
                   *got = malloc(sizeof(float) * (size_t)(M * cout));
             vx_im2col(x, rows, cin, k, dil, 1, M, col);
-            vx_mat wm = {.dtype = VOX_DTYPE_F32, .rows = cout, .cols = K, .data = w};
+            vx_mat wm = {.dtype = dt, .rows = cout, .cols = K, .data = wd};
             vx_linear(pool, &wm, b, col, M, ref);
-            if (epi) { /* res + (conv + b) * scale, the transformer / ConvNeXt epilogue */
+            if (epi == 1) { /* res + (conv + b) * scale, the transformer / ConvNeXt epilogue */
                 vx_scale_channels(ref, sc, M, cout, ref);
                 vx_add(res, ref, M * cout, ref);
             }
-            gt gx = put(g, x, rows * cin), gw = put(g, w, cout * K), gb = put(g, b, cout), gs = put(g, sc, cout),
-               gy = put(g, res, M * cout);
-            vx_gconv cv = {M, cout, K, cin, k, dil, 0};
+            gt gx = put(g, x, rows * cin), gw = {0}, gb = put(g, b, cout), gs = put(g, sc, cout), gy = put(g, res, M * cout);
+            if (dt == VOX_DTYPE_F32) {
+                gw = put(g, w, cout * K);
+            } else {   /* 16-bit weights start on a word: 4 bytes (two values) into their buffer */
+                vx_gpu_alloc(g, (uint64_t)(cout * K) * 2 + 4, 0, &gw.buf);
+                vx_gpu_upload(g, &gw.buf, 4, w16, (uint64_t)(cout * K) * 2);
+            }
+            vx_gconv cv = {M, cout, K, cin, k, dil, 0, dt};
+            const vx_gbind wb = dt == VOX_DTYPE_F32 ? T(&gw) : (vx_gbind){&gw.buf, 4, 0};
             vx_gbind bb = T(&gb), sb = T(&gs), yb = T(&gy);
             vx_gpu_begin(g);
-            vx_gop_codec_gemm(g, &cv, T(&gx), T(&gw), &bb, epi ? &sb : NULL, epi ? &yb : NULL, T(&gy), 0, "codec/test");
+            vx_gop_codec_gemm(g, &cv, T(&gx), wb, &bb, epi == 1 ? &sb : NULL, epi == 1 ? &yb : NULL, T(&gy), 0,
+                              "codec/test");
             submit(g, "conv");
             get(g, &gy, got);
             char what[96];
-            snprintf(what, sizeof what, "M %lld, %lld->%lld, k %lld, dil %lld%s", (long long)M, (long long)cin,
-                     (long long)cout, (long long)k, (long long)dil, epi ? ", scale+residual" : "");
+            snprintf(what, sizeof what, "M %lld, %lld->%lld, k %lld, dil %lld%s, %s weights", (long long)M,
+                     (long long)cin, (long long)cout, (long long)k, (long long)dil, epi == 1 ? ", scale+residual" : "",
+                     dt_name(dt));
             report("vulkan.codec_conv", 0, what, max_abs_rel(got, ref, M * cout));
             drop(g, &gx), drop(g, &gw), drop(g, &gb), drop(g, &gs), drop(g, &gy);
-            free(x), free(w), free(b), free(sc), free(res), free(col), free(ref), free(got);
+            free(x), free(w), free(w16), free(b), free(sc), free(res), free(col), free(ref), free(got);
         }
     }
 }
@@ -111,7 +127,10 @@ static void test_tconv(vx_gpu *g) {
             float *Y = malloc(sizeof(float) * (size_t)(Tn * N)), *ref = malloc(sizeof(float) * (size_t)(Tn * r * co)),
                   *got = malloc(sizeof(float) * (size_t)(Tn * r * co)), *ntail = malloc(sizeof(float) * (size_t)(r * co)),
                   *gtail = malloc(sizeof(float) * (size_t)(r * co));
-            vx_mat wm = {.dtype = VOX_DTYPE_F32, .rows = cin, .cols = N, .data = w};
+            const vox_dtype dt = c == 0 ? VOX_DTYPE_BF16 : c == 2 && twice ? VOX_DTYPE_F16 : VOX_DTYPE_F32;
+            uint16_t *w16 = malloc(sizeof(uint16_t) * (size_t)(cin * N));
+            for (int64_t i = 0; i < cin * N; i++) w16[i] = dt == VOX_DTYPE_BF16 ? f32_to_bf16(w[i]) : f32_to_f16(w[i]);
+            vx_mat wm = {.dtype = dt, .rows = cin, .cols = N, .data = dt == VOX_DTYPE_F32 ? (void *)w : (void *)w16};
             q3_matmul_nn(pool, &wm, x, Tn, Y);
             for (int64_t t = 0; t < Tn; t++)
                 for (int64_t j = 0; j < r; j++)
@@ -122,24 +141,27 @@ static void test_tconv(vx_gpu *g) {
                     }
             for (int64_t j = 0; j < r && k != r; j++)
                 for (int64_t o = 0; o < co; o++) ntail[j * co + o] = Y[(Tn - 1) * N + o * k + j + r];
-            gt gx = put(g, x, Tn * cin), gw = put(g, w, cin * N), gb = put(g, b, co), gtl = put(g, tail, r * co),
+            gt gx = put(g, x, Tn * cin), gw = dt == VOX_DTYPE_F32 ? put(g, w, cin * N) : put(g, NULL, cin * N / 2 + 1),
+               gb = put(g, b, co), gtl = put(g, tail, r * co),
                gY = put(g, NULL, Tn * N), go = put(g, NULL, Tn * r * co);
-            vx_gconv cv = {Tn, N, cin, cin, 1, 1, 1};
+            if (dt != VOX_DTYPE_F32) vx_gpu_upload(g, &gw.buf, 0, w16, (uint64_t)(cin * N) * 2);
+            vx_gconv cv = {Tn, N, cin, cin, 1, 1, 1, dt};
             vx_gpu_begin(g);
-            vx_gop_codec_gemm(g, &cv, T(&gx), T(&gw), NULL, NULL, NULL, T(&gY), 0, "codec/test");
+            vx_gop_codec_gemm(g, &cv, T(&gx), dt == VOX_DTYPE_F32 ? T(&gw) : (vx_gbind){&gw.buf, 0, 0}, NULL, NULL, NULL,
+                              T(&gY), 0, "codec/test");
             vx_gop_ola(g, T(&gY), Tn, co, k, r, T(&gtl), T(&gb), T(&go), "codec/test");
             submit(g, "tconv");
             get(g, &go, got);
             char what[96];
-            snprintf(what, sizeof what, "T %lld, %lld->%lld, stride %lld, k %lld", (long long)Tn, (long long)cin,
-                     (long long)co, (long long)r, (long long)k);
+            snprintf(what, sizeof what, "T %lld, %lld->%lld, stride %lld, k %lld, %s weights", (long long)Tn,
+                     (long long)cin, (long long)co, (long long)r, (long long)k, dt_name(dt));
             report("vulkan.codec_conv", 0, what, max_abs_rel(got, ref, Tn * r * co));
             if (k != r) {
                 get(g, &gtl, gtail);
                 report("vulkan.codec_conv", 0, "transposed conv tail", max_abs_rel(gtail, ntail, r * co));
             }
             drop(g, &gx), drop(g, &gw), drop(g, &gb), drop(g, &gtl), drop(g, &gY), drop(g, &go);
-            free(x), free(w), free(b), free(tail), free(Y), free(ref), free(got), free(ntail), free(gtail);
+            free(x), free(w), free(w16), free(b), free(tail), free(Y), free(ref), free(got), free(ntail), free(gtail);
         }
 }
 
@@ -291,8 +313,8 @@ int main(void) {
     test_exact(g);
     test_profile(g);
     vx_fp_restore(fp);
-    emit_row("vulkan.codec_conv", "GEMM convolutions (taps 1/3/7, dilation 1/3/9, bias, scale, residual) and "
-             "transposed convolutions with overlap-add and tail vs im2col + vx_linear / q3_matmul_nn", worst[0]);
+    emit_row("vulkan.codec_conv", "GEMM convolutions (taps 1/3/7, dilation 1/3/9, bias, scale, residual; f32, bf16 "
+             "and f16 weights) and transposed convolutions with overlap-add and tail vs im2col + vx_linear / q3_matmul_nn", worst[0]);
     emit_row("vulkan.codec_snake", "SnakeBeta vs vx_snake_beta, |x| <= 30", worst[1]);
     emit_row("vulkan.codec_norm_act", "depthwise conv, LayerNorm, GELU vs the CPU kernels", worst[2]);
     printf("conv %.3g, snake %.3g, norm/act %.3g\n", worst[0], worst[1], worst[2]);

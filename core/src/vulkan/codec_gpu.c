@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "../tmod.h"
 #include "ops_codec.h"
 
 #define SUB 16   /* frames per sub-chunk (bounds the work buffers; any chunking gives the same audio) */
@@ -17,9 +18,10 @@ static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t r16(int64_t n) { return (n + 15) & ~(int64_t)15; }
 
-typedef struct gw {      /* a float32 weight (and bias) in VRAM */
+typedef struct gw {      /* a weight in its .tmod dtype (f32, bf16, f16) and its float32 bias, in VRAM */
     vx_gbuf w, b;
     int has_b;
+    vox_dtype dt;
 } gw;
 typedef struct gsnake {
     vx_gbuf a, ib;
@@ -63,12 +65,14 @@ struct vx_codec_gstream {
 };
 
 /* ------------------------------------------------------------------------------ weights */
-static uint64_t f32_bytes(const vx_mat *m) { return (uint64_t)r16(m->rows * m->cols) * 4; }
+static uint64_t w_bytes(const vx_mat *m) {
+    return (uint64_t)r16(m->rows * m->cols) * (m->dtype == VOX_DTYPE_F32 ? 4 : 2);
+}
 
 uint64_t vx_codec_gpu_bytes(const q3_codec *c, int64_t *n_matrices) {
     uint64_t b = 0;
     int64_t n = 0;
-#define M(mat) (b += f32_bytes(&(mat)), n++)
+#define M(mat) (b += w_bytes(&(mat)), n++)
     b += (uint64_t)(c->n_q * c->codebook_size * (c->codebook_dim / 2)) * 4;
     n += c->n_q;
     M(c->proj_first), M(c->proj_rest), M(c->pre_conv.w), M(c->in_proj), M(c->out_proj);
@@ -96,20 +100,17 @@ static vox_status put(vx_gpu *g, const float *src, int64_t n, vx_gbuf *out) {
     return st == VOX_OK ? vx_gpu_upload(g, out, 0, src, (uint64_t)n * 4) : st;
 }
 
-/* m (f32/f16/bf16) as float32 (exact), in VRAM. */
+/* m (f32/f16/bf16) in VRAM as stored (the shaders widen 16-bit values exactly). */
 static vox_status put_mat(vx_gpu *g, const vx_mat *m, const float *bias, int64_t nb, gw *out) {
-    const int64_t n = m->rows * m->cols;
-    float *f = malloc((size_t)n * sizeof *f);
-    int32_t *ids = malloc((size_t)m->rows * sizeof *ids);
-    vox_status st = VOX_OK;
-    if (!f || !ids) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    if (st == VOX_OK) {
-        for (int64_t r = 0; r < m->rows; r++) ids[r] = (int32_t)r;
-        vx_gather_rows(m, ids, m->rows, f);
-        st = put(g, f, n, &out->w);
-    }
-    free(f);
-    free(ids);
+    if (m->dtype != VOX_DTYPE_F32 && m->dtype != VOX_DTYPE_BF16 && m->dtype != VOX_DTYPE_F16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "codec weights of dtype %s on the GPU", vox_dtype_name(m->dtype));
+    const uint64_t bytes = (uint64_t)(m->rows * m->cols) * (m->dtype == VOX_DTYPE_F32 ? 4 : 2);
+    if (bytes > vx_gpu_max_range(g))
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "a codec weight of %llu bytes exceeds the device's storage buffer "
+                             "range (%llu bytes)", (unsigned long long)bytes, (unsigned long long)vx_gpu_max_range(g));
+    out->dt = m->dtype;
+    vox_status st = vx_gpu_alloc(g, bytes, 0, &out->w);
+    if (st == VOX_OK) st = vx_gpu_upload(g, &out->w, 0, m->data, bytes);
     out->has_b = bias != NULL;
     if (st == VOX_OK) st = put(g, bias, nb, &out->b);
     return st;
@@ -365,7 +366,7 @@ static vx_gbind BO(const vx_gbuf *b, int64_t float_offset) { return (vx_gbind){b
 /* y = x . W^T (+ bias) (* scale) (+ res): a linear layer / 1x1 conv, W [N][K]. */
 static vox_status lin(vx_gpu *g, const gw *w, vx_gbind x, int64_t M, int64_t K, int64_t N, const vx_gbuf *scale,
                       const vx_gbind *res, vx_gbind y, const char *label) {
-    vx_gconv c = {M, N, K, K, 1, 1, 0};
+    vx_gconv c = {M, N, K, K, 1, 1, 0, w->dt};
     vx_gbind bb = B(&w->b), sb = scale ? B(scale) : bb;
     return vx_gop_codec_gemm(g, &c, x, B(&w->w), w->has_b ? &bb : NULL, scale ? &sb : NULL, res, y, 0, label);
 }
@@ -373,7 +374,7 @@ static vox_status lin(vx_gpu *g, const gw *w, vx_gbind x, int64_t M, int64_t K, 
 /* causal conv over x = [(k-1) dil context rows; M rows] */
 static vox_status conv(vx_gpu *g, const gw *w, const q3_conv *cv, vx_gbind x, int64_t M, const vx_gbind *res,
                        vx_gbind y, const char *label) {
-    vx_gconv c = {M, cv->c_out, cv->c_in * cv->k, cv->c_in, cv->k, cv->dilation, 0};
+    vx_gconv c = {M, cv->c_out, cv->c_in * cv->k, cv->c_in, cv->k, cv->dilation, 0, w->dt};
     vx_gbind bb = B(&w->b);
     return vx_gop_codec_gemm(g, &c, x, B(&w->w), w->has_b ? &bb : NULL, NULL, res, y, 0, label);
 }
@@ -382,7 +383,7 @@ static vox_status conv(vx_gpu *g, const gw *w, const q3_conv *cv, vx_gbind x, in
 static vox_status tconv(vx_codec_gstream *s, const gw *w, const q3_tconv *tc, vx_gbind x, int64_t T, int64_t tail,
                         vx_gbind out, const char *label) {
     vx_gpu *g = s->q->g;
-    vx_gconv c = {T, tc->c_out * tc->k, tc->c_in, tc->c_in, 1, 1, 1};
+    vx_gconv c = {T, tc->c_out * tc->k, tc->c_in, tc->c_in, 1, 1, 1, w->dt};
     vox_status st = vx_gop_codec_gemm(g, &c, x, B(&w->w), NULL, NULL, NULL, B(&s->tmp2), 0, label);
     if (st == VOX_OK)
         st = vx_gop_ola(g, B(&s->tmp2), T, tc->c_out, tc->k, tc->stride, BO(&s->state, tail < 0 ? 0 : tail), B(&w->b),

@@ -1,7 +1,8 @@
 /* Internal: the Qwen3-TTS-12Hz codec decoder (codes -> 24 kHz PCM) on a Vulkan device, step for step
  * the stream decoder of core/src/qwen3/codec_stream.c with the ops of ops.h and ops_codec.h: the
- * weights in VRAM as float32 (f16/bf16 converted exactly), per stream the decoder state (convolution
- * contexts, transposed-convolution tails, the transformer's KV ring) in VRAM. A push of up to
+ * weights in VRAM in the .tmod's dtype (f32, bf16 or f16, widened exactly by the shaders), per stream
+ * the decoder state (convolution contexts, transposed-convolution tails, the transformer's KV ring) in
+ * VRAM. A push of up to
  * VX_CODEC_CHAIN_FRAMES frames is one command buffer: the codes and the RoPE tables go up (host-visible
  * memory), only the PCM comes back.
  *

@@ -16,6 +16,11 @@ vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind 
                              const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
                              const char *label) {
     if (c->M <= 0) return VOX_OK;
+    const int shader = c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_BF16
+                     : c->w_dtype == VOX_DTYPE_F16  ? VX_SH_CODEC_GEMM_F16
+                                                    : VX_SH_CODEC_GEMM;
+    if (c->w_dtype != VOX_DTYPE_F32 && c->w_dtype != VOX_DTYPE_BF16 && c->w_dtype != VOX_DTYPE_F16)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: weights of dtype %d", (int)c->w_dtype);
     if (c->taps < 1 || c->dil < 1 || c->K != c->cin * c->taps || (c->N + 63) / 64 > 65535 || (c->M + 63) / 64 > 65535)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: bad shape (M %lld N %lld K %lld)", (long long)c->M,
                              (long long)c->N, (long long)c->K);
@@ -26,10 +31,14 @@ vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind 
               0, 0, 0, 0, 0, 0, (uint32_t)(y_stride > 0 ? y_stride : c->N), (uint32_t)c->N};
     vx_gbind b[6] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), {0}, {0}, {0},
                      vx_gop_whole(g, y, &push.y_base)};
+    if (c->w_dtype != VOX_DTYPE_F32) {   /* 16-bit weights: the offset in elements, from a 4-byte word */
+        if (w.offset % 4) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: 16-bit weights at an odd offset");
+        push.w_base = (uint32_t)(w.offset / 2);
+    }
     b[2] = bias ? vx_gop_whole(g, *bias, &push.b_base) : b[1];   /* unused bindings: any buffer */
     b[3] = scale ? vx_gop_whole(g, *scale, &push.s_base) : b[1];
     b[4] = res ? vx_gop_whole(g, *res, &push.r_base) : b[1];
-    return vx_gpu_dispatch(g, VX_SH_CODEC_GEMM, b, 6, &push, sizeof push, (uint32_t)((c->N + 63) / 64),
+    return vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, (uint32_t)((c->N + 63) / 64),
                            (uint32_t)((c->M + 63) / 64), 1, label);
 }
 

@@ -20,6 +20,7 @@
 typedef struct vx_gconv {
     int64_t M, N, K, cin, taps, dil;
     int w_kn;
+    vox_dtype w_dtype;   /* f32 (0), bf16 or f16: the weight as stored, widened exactly in the shader */
 } vx_gconv;
 vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
                              const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
