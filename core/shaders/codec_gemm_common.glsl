@@ -12,8 +12,8 @@
 // w_base counts elements (16-bit weights: must be even).
 // Epilogue, in the CPU decoder's order: v = acc (+ bias[n], bit 0) (* scale[n], bit 1), then
 // (bit 2) y = res[m][n] + v (res may be y itself: each element is read and written by one invocation).
-// Tiles of 64 x 64 outputs, 256 invocations with 4 x 4 outputs each, K in steps of 16 through shared
-// memory. Every output is one sum over kk in index order, whatever M, the tile it falls in or the
+// Tiles of 64 x 64 outputs, 256 invocations with 4 x 4 outputs each (4 consecutive rows by 4
+// consecutive columns, read from shared memory as vec4s), K in steps of 16 through shared memory. Every output is one sum over kk in index order, whatever M, the tile it falls in or the
 // device: a row decoded alone or inside a longer chunk gets the same bits.
 #define BM 64
 #define BN 64
@@ -29,8 +29,8 @@ layout(push_constant) uniform Push {
     uint x_base, w_base, b_base, s_base, r_base, y_base;
     uint y_stride, r_stride;   // floats between rows of y / res
 } p;
-shared float As[BK][BM + 1];
-shared float Bs[BK][BN + 1];
+shared vec4 As[BK][BM / 4];
+shared vec4 Bs[BK][BN / 4];
 
 void main() {
     uint tid = gl_LocalInvocationID.x;
@@ -50,30 +50,28 @@ void main() {
                 uint ci = gk / p.taps, j = gk - ci * p.taps;
                 av = x[p.x_base + (gm + j * p.dil) * p.cin + ci];
             }
-            As[ak][am] = av;
+            As[ak][am >> 2][am & 3u] = av;
             // B: the stored layout's fast index fastest
             uint bk, bn;
             if (nn) { bk = e / BN; bn = e % BN; } else { bn = e / BK; bk = e % BK; }
             uint gn = n0 + bn, gkb = k0 + bk;
             float bv = 0.0;
             if (gn < p.N && gkb < p.K) bv = WLOAD(p.w_base + (nn ? gkb * p.N + gn : gn * p.K + gkb));
-            Bs[bk][bn] = bv;
+            Bs[bk][bn >> 2][bn & 3u] = bv;
         }
         barrier();
         for (uint kk = 0; kk < BK; kk++) {
-            float a[4], b[4];
-            for (uint i = 0; i < 4; i++) a[i] = As[kk][tm + 16u * i];
-            for (uint j = 0; j < 4; j++) b[j] = Bs[kk][tn + 16u * j];
+            vec4 a = As[kk][tm], b = Bs[kk][tn];
             for (uint i = 0; i < 4; i++)
                 for (uint j = 0; j < 4; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
         }
         barrier();
     }
     for (uint i = 0; i < 4; i++) {
-        uint gm = m0 + tm + 16u * i;
+        uint gm = m0 + tm * 4u + i;
         if (gm >= p.M) continue;
         for (uint j = 0; j < 4; j++) {
-            uint gn = n0 + tn + 16u * j;
+            uint gn = n0 + tn * 4u + j;
             if (gn >= p.N) continue;
             float v = acc[i][j];
             if ((p.flags & 1u) != 0u) v = v + bias[p.b_base + gn];

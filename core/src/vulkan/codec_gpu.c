@@ -59,7 +59,7 @@ struct vx_codec_gstream {
     int64_t pre_ctx, k_ring, v_ring, dw_ctx[Q3_CODEC_MAX_UP], dec0_ctx, tail[Q3_CODEC_MAX_BLOCKS],
         unit_ctx[Q3_CODEC_MAX_BLOCKS][Q3_CODEC_UNITS], final_ctx;   /* float offsets in state */
     /* work (device) */
-    vx_gbuf qf, qr, pb, P, lat0, x, h, qs, kc, vc, att, gt, u, sc, latent, sig, act, tmp, tmp2;
+    vx_gbuf qf, qr, pb, P, lat0, x, h, qs, kc, vc, att, gt, u, sc, sig, act, tmp, tmp2;
     /* host-visible: codes, RoPE tables, PCM of one chain */
     vx_gbuf codes, cs, sn, pcm;
 };
@@ -254,7 +254,7 @@ void vx_codec_gstream_free(vx_codec_gstream *s) {
     if (!s) return;
     vx_gpu *g = s->q->g;
     vx_gbuf *b[] = {&s->state, &s->qf, &s->qr, &s->pb, &s->P, &s->lat0, &s->x, &s->h, &s->qs, &s->kc, &s->vc,
-                    &s->att, &s->gt, &s->u, &s->sc, &s->latent, &s->sig, &s->act, &s->tmp, &s->tmp2,
+                    &s->att, &s->gt, &s->u, &s->sc, &s->sig, &s->act, &s->tmp, &s->tmp2,
                     &s->codes, &s->cs, &s->sn, &s->pcm};
     for (size_t i = 0; i < sizeof b / sizeof *b; i++) vx_gpu_release(g, b[i]);
     free(s);
@@ -316,7 +316,7 @@ vox_status vx_codec_gstream_create(vx_codec_gpu *q, size_t lat_n, size_t voc_n, 
         {&s->state, (int64_t)(lat_n + voc_n)}, {&s->qf, S * half}, {&s->qr, S * half}, {&s->pb, S * cbd},
         {&s->P, (S + 2) * cbd}, {&s->lat0, S * L}, {&s->x, S * H}, {&s->h, S * H}, {&s->qs, S * qd},
         {&s->kc, (W - 1 + S) * kvd}, {&s->vc, (W - 1 + S) * kvd}, {&s->att, S * qd}, {&s->gt, S * I}, {&s->u, S * I},
-        {&s->sc, S * c->n_heads * (W - 1 + S)}, {&s->latent, S * L}, {&s->sig, sig}, {&s->act, act}, {&s->tmp, tmp},
+        {&s->sc, S * c->n_heads * (W - 1 + S)}, {&s->sig, sig}, {&s->act, act}, {&s->tmp, tmp},
         {&s->tmp2, tmp2}};
     for (size_t i = 0; st == VOX_OK && i < sizeof bufs / sizeof *bufs; i++) {
         if ((uint64_t)bufs[i].n * 4 > vx_gpu_max_range(q->g))
@@ -395,7 +395,7 @@ static vox_status copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
     return n > 0 ? vx_gop_copy(g, x, n, y, label) : VOX_OK;
 }
 
-/* The frame-rate half of k frames (codes at frame f of the chain's buffers): latent [k][L]. */
+/* The frame-rate half of k frames (codes at frame f of the chain's buffers): latent [k][L] in s->sig. */
 static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
     vx_gpu *g = s->q->g;
     const vx_codec_gpu *q = s->q;
@@ -443,12 +443,12 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
     }
     vx_gbind nw = B(&q->norm);
     TRY(vx_gop_rms_norm(g, x, &nw, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
-    TRY(lin(g, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, B(&s->latent), "codec/transformer"));
+    TRY(lin(g, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, B(&s->sig), "codec/transformer")); /* the vocoder's input */
     s->pos += k;
     return st;
 }
 
-/* The vocoder on latent [k][L]: pcm [k spf] at float offset pcm_off of s->pcm. */
+/* The vocoder on latent [k][L] (s->sig, from rec_latent): pcm [k spf] at float offset pcm_off of s->pcm. */
 static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
     vx_gpu *g = s->q->g;
     const vx_codec_gpu *q = s->q;
@@ -457,7 +457,6 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
     vox_status st = VOX_OK;
     int64_t t = k;
     vx_gbind sig = B(&s->sig), act = B(&s->act), tmp = B(&s->tmp), tmp2 = B(&s->tmp2);
-    TRY(copy(g, B(&s->latent), k * L, sig, "codec/convnext"));
     for (int64_t i = 0; i < c->n_up && st == VOX_OK; i++) {
         const q3_convnext *u = &c->up[i];
         vx_gbind res = BO(&s->act, 6 * L);
