@@ -12,6 +12,8 @@
 // w_base counts elements (16-bit weights: must be even).
 // Epilogue, in the CPU decoder's order: v = acc (+ bias[n], bit 0) (* scale[n], bit 1), then
 // (bit 2) y = res[m][n] + v (res may be y itself: each element is read and written by one invocation).
+// Up to three outputs (q|k|v, gate|up stacked by rows in one weight): column n goes to y0 below seg1,
+// to y1 below seg2, else to y2, at its column within that segment (one output: seg1 = seg2 = ~0).
 // Tiles of 64 x 64 outputs, 256 invocations with 4 x 4 outputs each (4 consecutive rows by 4
 // consecutive columns, read from shared memory as vec4s), K in steps of 16 through shared memory. Every output is one sum over kk in index order, whatever M, the tile it falls in or the
 // device: a row decoded alone or inside a longer chunk gets the same bits.
@@ -23,11 +25,14 @@ layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 2) readonly buffer Bi { float bias[]; };
 layout(std430, binding = 3) readonly buffer S { float sc[]; };
 layout(std430, binding = 4) readonly buffer R { float res[]; };
-layout(std430, binding = 5) buffer Y { float y[]; };
+layout(std430, binding = 5) buffer Y0 { float y0[]; };
+layout(std430, binding = 6) buffer Y1 { float y1[]; };
+layout(std430, binding = 7) buffer Y2 { float y2[]; };
 layout(push_constant) uniform Push {
     uint M, N, K, cin, taps, dil, flags;
     uint x_base, w_base, b_base, s_base, r_base, y_base;
-    uint y_stride, r_stride;   // floats between rows of y / res
+    uint y_stride, r_stride;   // floats between rows of y0 / res
+    uint seg1, seg2, y_base1, y_base2, y_stride1, y_stride2;
 } p;
 shared vec4 As[BK][BM / 4];
 shared vec4 Bs[BK][BN / 4];
@@ -77,7 +82,9 @@ void main() {
             if ((p.flags & 1u) != 0u) v = v + bias[p.b_base + gn];
             if ((p.flags & 2u) != 0u) v = v * sc[p.s_base + gn];
             if ((p.flags & 4u) != 0u) v = res[p.r_base + gm * p.r_stride + gn] + v;
-            y[p.y_base + gm * p.y_stride + gn] = v;
+            if (gn < p.seg1) y0[p.y_base + gm * p.y_stride + gn] = v;
+            else if (gn < p.seg2) y1[p.y_base1 + gm * p.y_stride1 + (gn - p.seg1)] = v;
+            else y2[p.y_base2 + gm * p.y_stride2 + (gn - p.seg2)] = v;
         }
     }
 }

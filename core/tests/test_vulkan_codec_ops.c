@@ -113,6 +113,45 @@ static void test_conv(vx_gpu *g) {
     }
 }
 
+/* A stack of three matrices by rows (q|k|v) in one GEMM, each output to its own tensor; and two (gate|up). */
+static void test_split(vx_gpu *g) {
+    const int64_t M = 19, K = 40, n3[3] = {48, 16, 16};
+    for (int nout = 2; nout <= 3; nout++) {
+        int64_t N = 0;
+        for (int i = 0; i < nout; i++) N += n3[i];
+        float *x = fvec(M * K, -1, 1), *w = fvec(N * K, -0.5f, 0.5f);
+        float *ref = malloc(sizeof(float) * (size_t)(M * N)), *got = malloc(sizeof(float) * (size_t)(M * N));
+        gt gx = put(g, x, M * K), gw = put(g, w, N * K), gy[3];
+        vx_gbind ys[3];
+        int64_t seg[2] = {n3[0], n3[0] + n3[1]}, off = 0;
+        for (int i = 0; i < nout; i++) {
+            vx_mat wm = {.dtype = VOX_DTYPE_F32, .rows = n3[i], .cols = K, .data = w + off * K};
+            vx_linear(pool, &wm, NULL, x, M, ref + off * M);   /* output i: [M][n3[i]] at ref + off * M */
+            gy[i] = put(g, NULL, M * n3[i] + 5);
+            ys[i] = TO(&gy[i], 5);   /* outputs at different offsets */
+            off += n3[i];
+        }
+        vx_gconv cv = {M, N, K, K, 1, 1, 0, VOX_DTYPE_F32};
+        vx_gpu_begin(g);
+        vx_gop_codec_gemm_split(g, &cv, T(&gx), T(&gw), NULL, ys, nout, seg, "codec/test");
+        submit(g, "split gemm");
+        off = 0;
+        double e = 0;
+        for (int i = 0; i < nout; i++) {
+            float *o = malloc(sizeof(float) * (size_t)(M * n3[i] + 5));
+            get(g, &gy[i], o);
+            double ei = max_abs_rel(o + 5, ref + off * M, M * n3[i]);
+            e = ei > e ? ei : e;
+            off += n3[i];
+            free(o);
+            drop(g, &gy[i]);
+        }
+        report("vulkan.codec_conv", 0, nout == 3 ? "q|k|v stacked, 3 outputs" : "gate|up stacked, 2 outputs", e);
+        drop(g, &gx), drop(g, &gw);
+        free(x), free(w), free(ref), free(got);
+    }
+}
+
 /* Transposed convolutions: x . W (q3_matmul_nn) then the overlap-add with the carried tail, as
  * codec_stream.c's tconv_rows; f32 and bf16 weights (converted at upload, as codec_gpu.c does). */
 static void test_tconv(vx_gpu *g) {
@@ -309,6 +348,7 @@ int main(void) {
     uint32_t fp = vx_fp_fast();   /* the CPU decoder's floating-point mode (flush denormals) */
     test_conv(g);
     test_tconv(g);
+    test_split(g);
     test_elementwise(g);
     test_exact(g);
     test_profile(g);

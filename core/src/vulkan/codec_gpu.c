@@ -30,6 +30,9 @@ typedef struct gsnake {
 typedef struct glayer {
     vx_gbuf in_norm, post_norm, attn_scale, mlp_scale;
     gw q, k, v, o, gate, up, down;
+    gw qkv, gu;              /* q|k|v and gate|up stacked by rows (one GEMM each) when their dtypes match;
+                                then q, k, v / gate, up are not uploaded */
+    int stacked_qkv, stacked_gu;
 } glayer;
 
 struct vx_codec_gpu {
@@ -116,6 +119,33 @@ static vox_status put_mat(vx_gpu *g, const vx_mat *m, const float *bias, int64_t
     return st;
 }
 
+/* Matrices of one dtype and width stacked by rows into one weight (no bias). */
+static vox_status put_stack(vx_gpu *g, const vx_mat *const *m, int n, gw *out) {
+    const uint64_t es = m[0]->dtype == VOX_DTYPE_F32 ? 4 : 2;
+    uint64_t bytes = 0;
+    for (int i = 0; i < n; i++) bytes += (uint64_t)(m[i]->rows * m[i]->cols) * es;
+    if (bytes > vx_gpu_max_range(g))
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "a codec weight of %llu bytes exceeds the device's storage buffer "
+                             "range (%llu bytes)", (unsigned long long)bytes, (unsigned long long)vx_gpu_max_range(g));
+    out->dt = m[0]->dtype;
+    out->has_b = 0;
+    vox_status st = vx_gpu_alloc(g, bytes, 0, &out->w);
+    uint64_t off = 0;
+    for (int i = 0; i < n && st == VOX_OK; i++) {
+        const uint64_t b = (uint64_t)(m[i]->rows * m[i]->cols) * es;
+        st = vx_gpu_upload(g, &out->w, off, m[i]->data, b);
+        off += b;
+    }
+    if (st == VOX_OK) st = put(g, NULL, 0, &out->b);
+    return st;
+}
+
+static int stackable(const vx_mat *const *m, int n) {
+    for (int i = 1; i < n; i++)
+        if (m[i]->dtype != m[0]->dtype || m[i]->cols != m[0]->cols) return 0;
+    return 1;
+}
+
 static vox_status put_snake(vx_gpu *g, const q3_snake *s, gsnake *out) {
     vox_status st = put(g, s->alpha, s->c, &out->a);
     return st == VOX_OK ? put(g, s->inv_beta, s->c, &out->ib) : st;
@@ -139,8 +169,8 @@ void vx_codec_gpu_free(vx_codec_gpu *q) {
             glayer *y = &q->layers[l];
             vx_gbuf *v[4] = {&y->in_norm, &y->post_norm, &y->attn_scale, &y->mlp_scale};
             for (int i = 0; i < 4; i++) vx_gpu_release(g, v[i]);
-            gw *w[7] = {&y->q, &y->k, &y->v, &y->o, &y->gate, &y->up, &y->down};
-            for (int i = 0; i < 7; i++) free_gw(g, w[i]);
+            gw *w[9] = {&y->q, &y->k, &y->v, &y->o, &y->gate, &y->up, &y->down, &y->qkv, &y->gu};
+            for (int i = 0; i < 9; i++) free_gw(g, w[i]);
         }
     free(q->layers);
     for (int i = 0; i < Q3_CODEC_MAX_UP; i++) {
@@ -207,12 +237,23 @@ vox_status vx_codec_gpu_load(vx_gpu *g, const q3_codec *c, vx_codec_gpu **out) {
         TRY(put(g, y->post_norm, H, &G->post_norm));
         TRY(put(g, y->attn_scale, H, &G->attn_scale));
         TRY(put(g, y->mlp_scale, H, &G->mlp_scale));
-        TRY(put_mat(g, &y->q, NULL, 0, &G->q));
-        TRY(put_mat(g, &y->k, NULL, 0, &G->k));
-        TRY(put_mat(g, &y->v, NULL, 0, &G->v));
+        const vx_mat *qkv[3] = {&y->q, &y->k, &y->v}, *gu[2] = {&y->gate, &y->up};
+        G->stacked_qkv = stackable(qkv, 3);
+        G->stacked_gu = stackable(gu, 2);
+        if (G->stacked_qkv) {
+            TRY(put_stack(g, qkv, 3, &G->qkv));
+        } else {
+            TRY(put_mat(g, &y->q, NULL, 0, &G->q));
+            TRY(put_mat(g, &y->k, NULL, 0, &G->k));
+            TRY(put_mat(g, &y->v, NULL, 0, &G->v));
+        }
+        if (G->stacked_gu) {
+            TRY(put_stack(g, gu, 2, &G->gu));
+        } else {
+            TRY(put_mat(g, &y->gate, NULL, 0, &G->gate));
+            TRY(put_mat(g, &y->up, NULL, 0, &G->up));
+        }
         TRY(put_mat(g, &y->o, NULL, 0, &G->o));
-        TRY(put_mat(g, &y->gate, NULL, 0, &G->gate));
-        TRY(put_mat(g, &y->up, NULL, 0, &G->up));
         TRY(put_mat(g, &y->down, NULL, 0, &G->down));
     }
     for (int64_t i = 0; i < c->n_up; i++) {
@@ -422,9 +463,16 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         vx_gbind w;
         w = B(&y->in_norm);
         TRY(vx_gop_rms_norm(g, x, &w, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
-        TRY(lin(g, &y->q, B(&s->h), k, H, qd, NULL, NULL, B(&s->qs), "codec/transformer"));
-        TRY(lin(g, &y->k, B(&s->h), k, H, kvd, NULL, NULL, kn, "codec/transformer"));
-        TRY(lin(g, &y->v, B(&s->h), k, H, kvd, NULL, NULL, vn, "codec/transformer"));
+        if (y->stacked_qkv) {   /* q, k and v in one GEMM, k and v straight after the ring's rows */
+            const vx_gbind ys[3] = {B(&s->qs), kn, vn};
+            const int64_t seg[2] = {qd, qd + kvd};
+            vx_gconv cq = {k, qd + 2 * kvd, H, H, 1, 1, 0, y->qkv.dt};
+            TRY(vx_gop_codec_gemm_split(g, &cq, B(&s->h), B(&y->qkv.w), NULL, ys, 3, seg, "codec/transformer"));
+        } else {
+            TRY(lin(g, &y->q, B(&s->h), k, H, qd, NULL, NULL, B(&s->qs), "codec/transformer"));
+            TRY(lin(g, &y->k, B(&s->h), k, H, kvd, NULL, NULL, kn, "codec/transformer"));
+            TRY(lin(g, &y->v, B(&s->h), k, H, kvd, NULL, NULL, vn, "codec/transformer"));
+        }
         TRY(vx_gop_rope(g, B(&s->qs), k, hq, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_rope(g, kn, k, hkv, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_ring(g, BO(&s->state, kr), BO(&s->state, vr), B(&s->kc), B(&s->vc), npast, kvd, W, s->pos - npast, 0,
@@ -436,8 +484,15 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         TRY(lin(g, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, x, "codec/transformer"));
         w = B(&y->post_norm);
         TRY(vx_gop_rms_norm(g, x, &w, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
-        TRY(lin(g, &y->gate, B(&s->h), k, H, I, NULL, NULL, B(&s->gt), "codec/transformer"));
-        TRY(lin(g, &y->up, B(&s->h), k, H, I, NULL, NULL, B(&s->u), "codec/transformer"));
+        if (y->stacked_gu) {
+            const vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
+            const int64_t seg[2] = {I, 2 * I};
+            vx_gconv cg = {k, 2 * I, H, H, 1, 1, 0, y->gu.dt};
+            TRY(vx_gop_codec_gemm_split(g, &cg, B(&s->h), B(&y->gu.w), NULL, ys, 2, seg, "codec/transformer"));
+        } else {
+            TRY(lin(g, &y->gate, B(&s->h), k, H, I, NULL, NULL, B(&s->gt), "codec/transformer"));
+            TRY(lin(g, &y->up, B(&s->h), k, H, I, NULL, NULL, B(&s->u), "codec/transformer"));
+        }
         TRY(vx_gop_silu_mul(g, B(&s->gt), B(&s->u), k * I, B(&s->gt), "codec/transformer"));
         TRY(lin(g, &y->down, B(&s->gt), k, I, H, &y->mlp_scale, &x, x, "codec/transformer"));
     }

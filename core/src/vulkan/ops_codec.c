@@ -2,6 +2,8 @@
 
 #include "ops_codec.h"
 
+#include <stdint.h>
+
 #include "error.h"
 #include "shaders.h"
 
@@ -12,9 +14,9 @@ static vox_status grid_dispatch(vx_gpu *g, int shader, const vx_gbind *b, int nb
     return vx_gpu_dispatch(g, shader, b, nb, push, ps, gx, gy, 1, label);
 }
 
-vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
-                             const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
-                             const char *label) {
+static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias, const vx_gbind *scale,
+                       const vx_gbind *res, const vx_gbind *ys, int n_out, const int64_t *seg, int64_t y_stride,
+                       const char *label) {
     if (c->M <= 0) return VOX_OK;
     const int shader = c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_BF16
                      : c->w_dtype == VOX_DTYPE_F16  ? VX_SH_CODEC_GEMM_F16
@@ -26,11 +28,13 @@ vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind 
                              (long long)c->N, (long long)c->K);
     struct {
         uint32_t M, N, K, cin, taps, dil, flags, x_base, w_base, b_base, s_base, r_base, y_base, y_stride, r_stride;
+        uint32_t seg1, seg2, y_base1, y_base2, y_stride1, y_stride2;
     } push = {(uint32_t)c->M, (uint32_t)c->N, (uint32_t)c->K, (uint32_t)c->cin, (uint32_t)c->taps, (uint32_t)c->dil,
               (bias ? 1u : 0u) | (scale ? 2u : 0u) | (res ? 4u : 0u) | (c->w_kn ? 8u : 0u),
-              0, 0, 0, 0, 0, 0, (uint32_t)(y_stride > 0 ? y_stride : c->N), (uint32_t)c->N};
-    vx_gbind b[6] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), {0}, {0}, {0},
-                     vx_gop_whole(g, y, &push.y_base)};
+              0, 0, 0, 0, 0, 0, (uint32_t)(y_stride > 0 ? y_stride : c->N), (uint32_t)c->N,
+              UINT32_MAX, UINT32_MAX, 0, 0, 0, 0};
+    vx_gbind b[8] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), {0}, {0}, {0},
+                     vx_gop_whole(g, ys[0], &push.y_base), {0}, {0}};
     if (c->w_dtype != VOX_DTYPE_F32) {   /* 16-bit weights: the offset in elements, from a 4-byte word */
         if (w.offset % 4) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: 16-bit weights at an odd offset");
         push.w_base = (uint32_t)(w.offset / 2);
@@ -38,8 +42,33 @@ vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind 
     b[2] = bias ? vx_gop_whole(g, *bias, &push.b_base) : b[1];   /* unused bindings: any buffer */
     b[3] = scale ? vx_gop_whole(g, *scale, &push.s_base) : b[1];
     b[4] = res ? vx_gop_whole(g, *res, &push.r_base) : b[1];
-    return vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, (uint32_t)((c->N + 63) / 64),
+    b[6] = b[7] = b[5];
+    if (n_out > 1) {
+        push.seg1 = (uint32_t)seg[0];
+        push.seg2 = (uint32_t)(n_out > 2 ? seg[1] : c->N);
+        push.y_stride = push.seg1;
+        b[6] = vx_gop_whole(g, ys[1], &push.y_base1);
+        push.y_stride1 = push.seg2 - push.seg1;
+        if (n_out > 2) {
+            b[7] = vx_gop_whole(g, ys[2], &push.y_base2);
+            push.y_stride2 = (uint32_t)c->N - push.seg2;
+        }
+    }
+    return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, (uint32_t)((c->N + 63) / 64),
                            (uint32_t)((c->M + 63) / 64), 1, label);
+}
+
+vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                             const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
+                             const char *label) {
+    return gemm(g, c, x, w, bias, scale, res, &y, 1, NULL, y_stride, label);
+}
+
+vox_status vx_gop_codec_gemm_split(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                                   const vx_gbind *ys, int n_out, const int64_t *seg, const char *label) {
+    if (n_out < 2 || n_out > 3 || seg[0] <= 0 || (n_out > 2 && (seg[1] <= seg[0] || seg[1] >= c->N)) || seg[0] >= c->N)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm_split: bad segments");
+    return gemm(g, c, x, w, bias, NULL, NULL, ys, n_out, seg, 0, label);
 }
 
 vox_status vx_gop_codec_rvq(vx_gpu *g, vx_gbind codes, vx_gbind cb, int64_t n, int64_t nq, int64_t size, int64_t half,

@@ -25,6 +25,11 @@ typedef struct vx_gconv {
 vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
                              const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
                              const char *label);
+/* The same with the weight a stack of up to three matrices by rows (q|k|v, gate|up): output columns
+ * [0, seg[0]) go to ys[0], [seg[0], seg[1]) to ys[1], the rest to ys[2], each dense (rows as wide as its
+ * segment); no scale or residual. n_out: 2 or 3 (seg[1] = N for 2). */
+vox_status vx_gop_codec_gemm_split(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                                   const vx_gbind *ys, int n_out, const int64_t *seg, const char *label);
 /* The quantizer lookup (codec_rvq.comp): codes [n][nq] (int32), cb [nq][size][half] divided by usage:
  * first [n][half] = group 0's rows, rest [n][half] = the sum of groups 1.. in order. */
 vox_status vx_gop_codec_rvq(vx_gpu *g, vx_gbind codes, vx_gbind cb, int64_t n, int64_t nq, int64_t size, int64_t half,
