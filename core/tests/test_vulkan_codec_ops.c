@@ -300,8 +300,8 @@ static void test_exact(vx_gpu *g) {
     float *kc = fvec(10 * kvd, -1, 1), *vc = fvec(10 * kvd, -1, 1), kr[15] = {0}, vr[15] = {0};
     gt gkr = put(g, kr, W * kvd), gvr = put(g, vr, W * kvd), gkc = put(g, kc, 10 * kvd), gvc = put(g, vc, 10 * kvd);
     vx_gpu_begin(g);
-    vx_gop_ring(g, T(&gkr), T(&gvr), T(&gkc), T(&gvc), 7, kvd, W, 13, 2, 1, "codec/test");
-    vx_gop_ring(g, T(&gkr), T(&gvr), TO(&gkc, 0), TO(&gvc, 0), 4, kvd, W, 16, 0, 0, "codec/test");
+    vx_gop_ring(g, T(&gkr), T(&gvr), T(&gkc), T(&gvc), 7, kvd, W, 13, 2, 1, 1, 10 * kvd, "codec/test");
+    vx_gop_ring(g, T(&gkr), T(&gvr), TO(&gkc, 0), TO(&gvc, 0), 4, kvd, W, 16, 0, 0, 1, 10 * kvd, "codec/test");
     submit(g, "ring");
     float gk[30], gv[30];
     get(g, &gkc, gk);

@@ -356,7 +356,7 @@ vox_status vx_codec_gstream_create(vx_codec_gpu *q, size_t lat_n, size_t voc_n, 
     struct { vx_gbuf *b; int64_t n; } bufs[] = {
         {&s->state, (int64_t)(lat_n + voc_n)}, {&s->qf, S * half}, {&s->qr, S * half}, {&s->pb, S * cbd},
         {&s->P, (S + 2) * cbd}, {&s->lat0, S * L}, {&s->x, S * H}, {&s->h, S * H}, {&s->qs, S * qd},
-        {&s->kc, (W - 1 + S) * kvd}, {&s->vc, (W - 1 + S) * kvd}, {&s->att, S * qd}, {&s->gt, S * I}, {&s->u, S * I},
+        {&s->kc, c->n_layers * (W - 1 + S) * kvd}, {&s->vc, c->n_layers * (W - 1 + S) * kvd}, {&s->att, S * qd}, {&s->gt, S * I}, {&s->u, S * I},
         {&s->sc, S * c->n_heads * (W - 1 + S)}, {&s->sig, sig}, {&s->act, act}, {&s->tmp, tmp},
         {&s->tmp2, tmp2}};
     for (size_t i = 0; st == VOX_OK && i < sizeof bufs / sizeof *bufs; i++) {
@@ -454,12 +454,15 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
     TRY(copy(g, BO(&s->P, k * cbd), 2 * cbd, BO(&s->state, s->pre_ctx), "codec/ctx"));
     TRY(conv(g, &q->pre_conv, &c->pre_conv, B(&s->P), k, NULL, B(&s->lat0), "codec/pre_conv"));
     TRY(lin(g, &q->in_proj, B(&s->lat0), k, L, H, NULL, NULL, B(&s->x), "codec/transformer"));
-    const int64_t npast = imin(s->pos, W - 1), keep = imax(0, k - W);
+    const int64_t npast = imin(s->pos, W - 1), keep = imax(0, k - W), cs = (W - 1 + SUB) * kvd;
     vx_gbind x = B(&s->x);
+    /* every layer's ring in position order before its new keys (layer l's rows at l * cs), one dispatch */
+    TRY(vx_gop_ring(g, BO(&s->state, s->k_ring), BO(&s->state, s->v_ring), B(&s->kc), B(&s->vc), npast, kvd, W,
+                    s->pos - npast, 0, 0, c->n_layers, cs, "codec/transformer"));
     for (int64_t l = 0; l < c->n_layers && st == VOX_OK; l++) {
         const glayer *y = &q->layers[l];
-        const int64_t kr = s->k_ring + l * W * kvd, vr = s->v_ring + l * W * kvd;
-        const vx_gbind kn = BO(&s->kc, npast * kvd), vn = BO(&s->vc, npast * kvd);
+        const vx_gbind kl = BO(&s->kc, l * cs), vl = BO(&s->vc, l * cs);
+        const vx_gbind kn = BO(&s->kc, l * cs + npast * kvd), vn = BO(&s->vc, l * cs + npast * kvd);
         vx_gbind w;
         w = B(&y->in_norm);
         TRY(vx_gop_rms_norm(g, x, &w, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
@@ -475,12 +478,8 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         }
         TRY(vx_gop_rope(g, B(&s->qs), k, hq, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_rope(g, kn, k, hkv, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
-        TRY(vx_gop_ring(g, BO(&s->state, kr), BO(&s->state, vr), B(&s->kc), B(&s->vc), npast, kvd, W, s->pos - npast, 0,
-                        0, "codec/transformer"));
-        TRY(vx_gop_attention(g, B(&s->qs), k, hq, B(&s->kc), B(&s->vc), npast + k, hkv, d, c->attn_scale, W, B(&s->sc),
-                             B(&s->att), "codec/attention"));
-        TRY(vx_gop_ring(g, BO(&s->state, kr), BO(&s->state, vr), B(&s->kc), B(&s->vc), k - keep, kvd, W, s->pos + keep,
-                        npast + keep, 1, "codec/transformer"));
+        TRY(vx_gop_attention(g, B(&s->qs), k, hq, kl, vl, npast + k, hkv, d, c->attn_scale, W, B(&s->sc), B(&s->att),
+                             "codec/attention"));
         TRY(lin(g, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, x, "codec/transformer"));
         w = B(&y->post_norm);
         TRY(vx_gop_rms_norm(g, x, &w, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
@@ -496,6 +495,9 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         TRY(vx_gop_silu_mul(g, B(&s->gt), B(&s->u), k * I, B(&s->gt), "codec/transformer"));
         TRY(lin(g, &y->down, B(&s->gt), k, I, H, &y->mlp_scale, &x, x, "codec/transformer"));
     }
+    /* keep every layer's newest W positions, one dispatch */
+    TRY(vx_gop_ring(g, BO(&s->state, s->k_ring), BO(&s->state, s->v_ring), B(&s->kc), B(&s->vc), k - keep, kvd, W,
+                    s->pos + keep, npast + keep, 1, c->n_layers, cs, "codec/transformer"));
     vx_gbind nw = B(&q->norm);
     TRY(vx_gop_rms_norm(g, x, &nw, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
     TRY(lin(g, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, B(&s->sig), "codec/transformer")); /* the vocoder's input */

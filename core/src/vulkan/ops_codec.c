@@ -138,11 +138,13 @@ vox_status vx_gop_ola(vx_gpu *g, vx_gbind Y, int64_t T, int64_t co, int64_t k, i
 }
 
 vox_status vx_gop_ring(vx_gpu *g, vx_gbind kring, vx_gbind vring, vx_gbind kc, vx_gbind vc, int64_t n, int64_t kvd,
-                       int64_t W, int64_t p0, int64_t src, int mode, const char *label) {
-    if (n <= 0) return VOX_OK;
-    struct { uint32_t n, kvd, W, p0, src, mode, r_base, vr_base, c_base, vc_base; } push = {
-        (uint32_t)n, (uint32_t)kvd, (uint32_t)W, (uint32_t)(p0 % W), (uint32_t)src, (uint32_t)mode, 0, 0, 0, 0};
+                       int64_t W, int64_t p0, int64_t src, int mode, int64_t layers, int64_t c_stride,
+                       const char *label) {
+    if (n <= 0 || layers <= 0) return VOX_OK;
+    struct { uint32_t n, kvd, W, p0, src, mode, r_base, vr_base, c_base, vc_base, layers, c_stride; } push = {
+        (uint32_t)n, (uint32_t)kvd, (uint32_t)W, (uint32_t)(p0 % W), (uint32_t)src, (uint32_t)mode, 0, 0, 0, 0,
+        (uint32_t)layers, (uint32_t)c_stride};
     vx_gbind b[4] = {vx_gop_whole(g, kring, &push.r_base), vx_gop_whole(g, vring, &push.vr_base),
                      vx_gop_whole(g, kc, &push.c_base), vx_gop_whole(g, vc, &push.vc_base)};
-    return grid_dispatch(g, VX_SH_CODEC_RING, b, 4, &push, sizeof push, (uint64_t)(n * kvd), label);
+    return grid_dispatch(g, VX_SH_CODEC_RING, b, 4, &push, sizeof push, (uint64_t)(layers * n * kvd), label);
 }

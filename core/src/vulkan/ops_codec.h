@@ -50,9 +50,11 @@ vox_status vx_gop_clamp(vx_gpu *g, vx_gbind x, int64_t n, float lo, float hi, vx
  * carried tail [r][co] and bias, then (k = 2 r) the new tail. */
 vox_status vx_gop_ola(vx_gpu *g, vx_gbind Y, int64_t T, int64_t co, int64_t k, int64_t r, vx_gbind tail, vx_gbind bias,
                       vx_gbind out, const char *label);
-/* The KV ring (window W, rows of kvd): gather n rows from positions p0.. into kc/vc (mode 0), or
- * scatter rows src.. of kc/vc to positions p0.. (mode 1). */
+/* The KV rings of `layers` layers (each [W][kvd], one after the other; their work rows c_stride floats
+ * apart in kc / vc): gather n rows from positions p0.. into kc/vc (mode 0), or scatter rows src.. of
+ * kc/vc to positions p0.. (mode 1). */
 vox_status vx_gop_ring(vx_gpu *g, vx_gbind kring, vx_gbind vring, vx_gbind kc, vx_gbind vc, int64_t n, int64_t kvd,
-                       int64_t W, int64_t p0, int64_t src, int mode, const char *label);
+                       int64_t W, int64_t p0, int64_t src, int mode, int64_t layers, int64_t c_stride,
+                       const char *label);
 
 #endif
