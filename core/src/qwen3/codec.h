@@ -130,7 +130,13 @@ struct q3_codec {
     q3_conv dec0, final_conv;
     q3_codec_block blocks[Q3_CODEC_MAX_BLOCKS];
     q3_snake final_act;
+    /* the decoder's copy in VRAM (--device vulkan without codec=cpu; set at load by family.c, freed
+     * there), or NULL: then every stream of this codec decodes on the CPU */
+    struct vx_codec_gpu *gpu;
 };
+
+/* The vocoder's receptive field in latent frames (q3_stream_prime decodes only that many frames' audio). */
+int64_t q3_codec_vocoder_frames(const q3_codec *codec);
 
 /* Start over: the state of a fresh stream (zeros, position 0); keeps the scratch buffers. */
 void q3_stream_reset(q3_stream *s);

@@ -29,12 +29,18 @@
  * reaches back 72 frames per layer) on every frame, but the vocoder only on the last
  * `vocoder_frames` of them: the vocoder has a finite receptive field (10 latent frames for the 12 Hz
  * codec, computed at load from the kernel sizes), so its state after those frames, started from
- * zeros, is bit for bit the state after all of them. */
+ * zeros, is bit for bit the state after all of them.
+ *
+ * On a GPU: when the codec has a copy in VRAM (codec->gpu), a stream decodes there
+ * (core/src/vulkan/codec_gpu.c, the same steps); its state lives in VRAM in the layout of lat_state /
+ * voc_state below, which then hold it only around reset / save / restore (gpu_stale: the VRAM copy must
+ * be replaced by them before the next push). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
+#include "../vulkan/codec_gpu.h"
 #include "codec.h"
 
 #define Q3_STREAM_MAX_FRAMES 16
@@ -65,6 +71,9 @@ struct q3_stream {
     /* vocoder scratch (grown to the largest sub-chunk seen) */
     int64_t voc_cap;
     float *sig, *act, *tmp, *tmp2, *col, *pcm_discard;
+    /* the GPU decoder of this stream, or NULL */
+    vx_codec_gstream *gpu;
+    int gpu_stale;           /* lat_state / voc_state / pos are newer than the VRAM state */
 };
 
 static const int64_t DIL[Q3_CODEC_UNITS] = {1, 3, 9};
@@ -91,6 +100,8 @@ static int64_t vocoder_receptive_frames(const q3_codec *c) {
     }
     return -e; /* exact: core/tests/test_codec.c fails with one frame less */
 }
+
+int64_t q3_codec_vocoder_frames(const q3_codec *c) { return vocoder_receptive_frames(c); }
 
 /* ------------------------------------------------------------------------------ parallel helpers */
 typedef struct {
@@ -199,6 +210,7 @@ static float *take(float **arena, int64_t n) {
 
 void q3_stream_free(q3_stream *s) {
     if (!s) return;
+    vx_codec_gstream_free(s->gpu);
     free(s->lat_state);
     free(s->voc_state);
     free(s->lat_scratch);
@@ -269,6 +281,13 @@ vox_status q3_stream_create(const q3_codec *c, q3_stream **out) {
                      &s->q, &s->kc, &s->vc, &s->att, &s->o, &s->g, &s->u, &s->cos, &s->sin, &s->latent};
     a = s->lat_scratch;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) *dst[i] = take(&a, sizes[i]);
+    if (c->gpu) {
+        vox_status st = vx_codec_gstream_create(c->gpu, s->lat_state_n, s->voc_state_n, &s->gpu);
+        if (st) {
+            q3_stream_free(s);
+            return st;
+        }
+    }
     *out = s;
     return VOX_OK;
 }
@@ -277,6 +296,15 @@ void q3_stream_reset(q3_stream *s) {
     memset(s->lat_state, 0, s->lat_state_n * sizeof(float));
     memset(s->voc_state, 0, s->voc_state_n * sizeof(float));
     s->pos = 0;
+    s->gpu_stale = 1;
+}
+
+/* The GPU stream's state brought up to date with lat_state / voc_state / pos when they are newer. */
+static vox_status gpu_sync(q3_stream *s) {
+    if (!s->gpu_stale) return VOX_OK;
+    vox_status st = vx_codec_gstream_set(s->gpu, s->pos, s->lat_state, s->voc_state);
+    if (st == VOX_OK) s->gpu_stale = 0;
+    return st;
 }
 
 int64_t q3_stream_position(const q3_stream *s) { return s->pos; }
@@ -484,6 +512,11 @@ vox_status q3_stream_push(q3_stream *s, vx_pool *pool, const int32_t *codes, int
     vox_status st = check_push(s, codes, n, "q3_stream_push");
     if (st) return st;
     if (n && !pcm) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "q3_stream_push: NULL pcm");
+    if (s->gpu) {
+        if ((st = gpu_sync(s)) || (st = vx_codec_gstream_push(s->gpu, codes, n, pcm))) return st;
+        s->pos = vx_codec_gstream_pos(s->gpu);
+        return VOX_OK;
+    }
     const int64_t S = Q3_STREAM_MAX_FRAMES, nq = s->c->n_q, spf = s->c->spf;
     if ((st = ensure_vocoder(s, imin(n, S)))) return st;
     uint32_t fp = vx_fp_fast(); /* flush denormals on this thread too, as the pool's workers do */
@@ -506,6 +539,11 @@ struct q3_stream_state {
 
 vox_status q3_stream_save(const q3_stream *s, q3_stream_state **out) {
     *out = NULL;
+    if (s->gpu && !s->gpu_stale) { /* the state is in VRAM: fetch it into the host copy first */
+        q3_stream *m = (q3_stream *)s; /* the host copy is a cache of the VRAM state, not the stream's value */
+        vox_status st = vx_codec_gstream_get(m->gpu, m->lat_state, m->voc_state);
+        if (st) return st;
+    }
     q3_stream_state *st = malloc(sizeof *st + (s->lat_state_n + s->voc_state_n) * sizeof(float));
     if (!st) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (a decoder state)");
     st->c = s->c;
@@ -522,6 +560,7 @@ void q3_stream_restore(q3_stream *s, const q3_stream_state *st) {
     memcpy(s->lat_state, st->data, st->lat_n * sizeof(float));
     memcpy(s->voc_state, st->data + st->lat_n, st->voc_n * sizeof(float));
     s->pos = st->pos;
+    s->gpu_stale = 1;
 }
 
 size_t q3_stream_state_bytes(const q3_stream_state *st) {
@@ -533,6 +572,11 @@ void q3_stream_state_free(q3_stream_state *st) { free(st); }
 vox_status q3_stream_prime(q3_stream *s, vx_pool *pool, const int32_t *codes, int64_t n) {
     vox_status st = check_push(s, codes, n, "q3_stream_prime");
     if (st || n == 0) return st;
+    if (s->gpu) {
+        if ((st = gpu_sync(s)) || (st = vx_codec_gstream_prime(s->gpu, codes, n, s->vocoder_frames))) return st;
+        s->pos = vx_codec_gstream_pos(s->gpu);
+        return VOX_OK;
+    }
     const int64_t S = Q3_STREAM_MAX_FRAMES, nq = s->c->n_q, spf = s->c->spf, R = s->vocoder_frames;
     /* the frame-rate half on every frame; the vocoder on the last R frames only (from a zero state
      * when frames were skipped: its state depends on those R frames alone) */

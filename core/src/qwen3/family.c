@@ -13,6 +13,7 @@
 #include "model.h"
 #include "tokenizer.h"
 #include "voice_encoder.h"
+#include "../vulkan/codec_gpu.h"
 #include "../vulkan/q3_gpu.h"
 
 /* Primed decoder states kept per engine (~5 MB each for the 12 Hz codec). */
@@ -24,14 +25,16 @@ static void copy_str(char *dst, size_t cap, const vox_json *v) {
 }
 
 /* The talker and code predictor go to VRAM when they fit in the device's free memory (or in
- * VOX_VRAM_LIMIT_MB, which tests use to simulate a small card); everything else stays on the CPU for
- * now. The engine reports the placement (engine.c); strict makes a shortfall an error. */
+ * VOX_VRAM_LIMIT_MB, which tests use to simulate a small card), and then the codec decoder too unless
+ * codec=cpu or it does not fit beside them (it stays on the CPU, with the reason on the start-up
+ * line); the embeddings and the voice encoders stay on the CPU. The engine reports the placement
+ * (engine.c); strict makes a shortfall of video memory an error (for the decoder too, unless codec=cpu). */
 static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
     int64_t n_gpu = 0, n_all = 0;
     uint64_t need = vx_q3_gpu_bytes(m->lm, &n_gpu);
     for (size_t i = 0; i < vox_model_tensor_count(e->model); i++) {
         vox_tensor_info t;
-        if (vox_model_tensor(e->model, i, &t) == VOX_OK && t.ndim == 2) n_all++;
+        if (vox_model_tensor(e->model, i, &t) == VOX_OK && t.ndim >= 2) n_all++; /* matrices and conv kernels */
     }
     uint64_t avail = vx_gpu_info(e->gpu)->memory_free;
     const char *lim = getenv("VOX_VRAM_LIMIT_MB");
@@ -49,16 +52,44 @@ static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
     vox_status st = vx_q3_gpu_load(e->gpu, m->lm, &m->gpu);
     if (st == VOX_OK) st = vx_gpu_prepare(e->gpu);   /* pipelines built at load, not in the first frame */
     if (st != VOX_OK) return st;
+    e->cpu_reason = "embeddings, text projection, codec decoder (codec=cpu) and voice encoders run on the CPU";
+    if (!e->codec_cpu && m->codec) {
+        static char why[320];
+        int64_t n_codec = 0;
+        uint64_t cneed = vx_codec_gpu_bytes(m->codec, &n_codec);
+        vx_codec_gpu *cg = NULL;
+        if (need + cneed > avail) {
+            snprintf(why, sizeof why, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
+                     "the codec decoder for lack of video memory: it needs %.1f MiB more, %.1f MiB free",
+                     (double)cneed / 1048576.0, (double)(avail - need) / 1048576.0);
+            e->cpu_reason = why;
+            if (e->gpu_strict)
+                return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: not enough video memory for the "
+                                     "codec decoder: it needs %.1f MiB beside the talker's %.1f MiB, %.1f MiB free "
+                                     "(codec=cpu keeps it on the CPU)", e->gpu_index, (double)cneed / 1048576.0,
+                                     (double)need / 1048576.0, (double)avail / 1048576.0);
+        } else if ((st = vx_codec_gpu_load(e->gpu, m->codec, &cg)) != VOX_OK) {
+            if (st != VOX_ERR_UNSUPPORTED && st != VOX_ERR_OUT_OF_MEMORY) return st;
+            snprintf(why, sizeof why, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
+                     "the codec decoder because %s", vox_last_error());
+            e->cpu_reason = why;
+        } else {
+            m->codec->gpu = cg;
+            n_gpu += n_codec;
+            need += cneed;
+            e->cpu_reason = "embeddings, text projection and voice encoders run on the CPU; the codec decoder on the GPU";
+        }
+    }
     e->matrices_gpu = n_gpu;
     e->matrices_cpu = n_all - n_gpu;
     e->bytes_gpu = need;
-    e->cpu_reason = "embeddings, text projection, codec decoder and voice encoders run on the CPU";
     return VOX_OK;
 }
 
 static void q3_free(q3_model *m) {
     if (!m) return;
     vx_q3_gpu_free(m->gpu);
+    if (m->codec) vx_codec_gpu_free(m->codec->gpu);
     q3_prime_cache_free(m->primes);
     q3_venc_free(m->venc);
     q3_codec_free(m->codec);

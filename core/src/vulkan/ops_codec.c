@@ -1,0 +1,150 @@
+/* The codec decoder's GPU ops (ops_codec.h). */
+
+#include "ops_codec.h"
+
+#include <stdint.h>
+
+#include "error.h"
+#include "shaders.h"
+
+static vox_status grid_dispatch(vx_gpu *g, int shader, const vx_gbind *b, int nb, const void *push, uint32_t ps,
+                                uint64_t items, const char *label) {
+    uint32_t gx, gy;
+    vx_gop_grid(items, &gx, &gy);
+    return vx_gpu_dispatch(g, shader, b, nb, push, ps, gx, gy, 1, label);
+}
+
+static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias, const vx_gbind *scale,
+                       const vx_gbind *res, const vx_gbind *ys, int n_out, const int64_t *seg, int64_t y_stride,
+                       const char *label) {
+    if (c->M <= 0) return VOX_OK;
+    const int shader = c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_BF16
+                     : c->w_dtype == VOX_DTYPE_F16  ? VX_SH_CODEC_GEMM_F16
+                                                    : VX_SH_CODEC_GEMM;
+    if (c->w_dtype != VOX_DTYPE_F32 && c->w_dtype != VOX_DTYPE_BF16 && c->w_dtype != VOX_DTYPE_F16)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: weights of dtype %d", (int)c->w_dtype);
+    if (c->taps < 1 || c->dil < 1 || c->K != c->cin * c->taps || (c->N + 63) / 64 > 65535 || (c->M + 63) / 64 > 65535)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: bad shape (M %lld N %lld K %lld)", (long long)c->M,
+                             (long long)c->N, (long long)c->K);
+    struct {
+        uint32_t M, N, K, cin, taps, dil, flags, x_base, w_base, b_base, s_base, r_base, y_base, y_stride, r_stride;
+        uint32_t seg1, seg2, y_base1, y_base2, y_stride1, y_stride2;
+    } push = {(uint32_t)c->M, (uint32_t)c->N, (uint32_t)c->K, (uint32_t)c->cin, (uint32_t)c->taps, (uint32_t)c->dil,
+              (bias ? 1u : 0u) | (scale ? 2u : 0u) | (res ? 4u : 0u) | (c->w_kn ? 8u : 0u),
+              0, 0, 0, 0, 0, 0, (uint32_t)(y_stride > 0 ? y_stride : c->N), (uint32_t)c->N,
+              UINT32_MAX, UINT32_MAX, 0, 0, 0, 0};
+    vx_gbind b[8] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), {0}, {0}, {0},
+                     vx_gop_whole(g, ys[0], &push.y_base), {0}, {0}};
+    if (c->w_dtype != VOX_DTYPE_F32) {   /* 16-bit weights: the offset in elements, from a 4-byte word */
+        if (w.offset % 4) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: 16-bit weights at an odd offset");
+        push.w_base = (uint32_t)(w.offset / 2);
+    }
+    b[2] = bias ? vx_gop_whole(g, *bias, &push.b_base) : b[1];   /* unused bindings: any buffer */
+    b[3] = scale ? vx_gop_whole(g, *scale, &push.s_base) : b[1];
+    b[4] = res ? vx_gop_whole(g, *res, &push.r_base) : b[1];
+    b[6] = b[7] = b[5];
+    if (n_out > 1) {
+        push.seg1 = (uint32_t)seg[0];
+        push.seg2 = (uint32_t)(n_out > 2 ? seg[1] : c->N);
+        push.y_stride = push.seg1;
+        b[6] = vx_gop_whole(g, ys[1], &push.y_base1);
+        push.y_stride1 = push.seg2 - push.seg1;
+        if (n_out > 2) {
+            b[7] = vx_gop_whole(g, ys[2], &push.y_base2);
+            push.y_stride2 = (uint32_t)c->N - push.seg2;
+        }
+    }
+    return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, (uint32_t)((c->N + 63) / 64),
+                           (uint32_t)((c->M + 63) / 64), 1, label);
+}
+
+vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                             const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
+                             const char *label) {
+    return gemm(g, c, x, w, bias, scale, res, &y, 1, NULL, y_stride, label);
+}
+
+vox_status vx_gop_codec_gemm_split(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                                   const vx_gbind *ys, int n_out, const int64_t *seg, const char *label) {
+    if (n_out < 2 || n_out > 3 || seg[0] <= 0 || (n_out > 2 && (seg[1] <= seg[0] || seg[1] >= c->N)) || seg[0] >= c->N)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm_split: bad segments");
+    return gemm(g, c, x, w, bias, NULL, NULL, ys, n_out, seg, 0, label);
+}
+
+vox_status vx_gop_codec_rvq(vx_gpu *g, vx_gbind codes, vx_gbind cb, int64_t n, int64_t nq, int64_t size, int64_t half,
+                            vx_gbind first, vx_gbind rest, const char *label) {
+    if (nq < 2) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_rvq: %lld groups", (long long)nq);
+    struct { uint32_t n, nq, half, size, c_base, f_base, r_base; } push = {(uint32_t)n, (uint32_t)nq, (uint32_t)half,
+                                                                          (uint32_t)size, 0, 0, 0};
+    uint32_t cbb;
+    vx_gbind b[4] = {vx_gop_whole(g, codes, &push.c_base), vx_gop_whole(g, cb, &cbb), vx_gop_whole(g, first, &push.f_base),
+                     vx_gop_whole(g, rest, &push.r_base)};
+    if (cbb) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_rvq: the codebooks must start their buffer");
+    return grid_dispatch(g, VX_SH_CODEC_RVQ, b, 4, &push, sizeof push, (uint64_t)(n * half), label);
+}
+
+vox_status vx_gop_snake(vx_gpu *g, vx_gbind x, vx_gbind alpha, vx_gbind inv_beta, int64_t t, int64_t c, vx_gbind y,
+                        const char *label) {
+    struct { uint32_t n, c, x_base, a_base, y_base; } push = {(uint32_t)(t * c), (uint32_t)c, 0, 0, 0};
+    uint32_t ib;
+    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, alpha, &push.a_base), vx_gop_whole(g, inv_beta, &ib),
+                     vx_gop_whole(g, y, &push.y_base)};
+    if (ib != push.a_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_snake: alpha and inv_beta at different offsets");
+    return grid_dispatch(g, VX_SH_CODEC_SNAKE, b, 4, &push, sizeof push, (uint64_t)(t * c), label);
+}
+
+vox_status vx_gop_dwconv(vx_gpu *g, vx_gbind x, int64_t t_out, int64_t c, vx_gbind w, int64_t k, int64_t dil,
+                         vx_gbind bb, vx_gbind y, const char *label) {
+    struct { uint32_t t_out, c, k, dil, x_base, w_base, b_base, y_base; } push = {
+        (uint32_t)t_out, (uint32_t)c, (uint32_t)k, (uint32_t)dil, 0, 0, 0, 0};
+    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), vx_gop_whole(g, bb, &push.b_base),
+                     vx_gop_whole(g, y, &push.y_base)};
+    return grid_dispatch(g, VX_SH_CODEC_DWCONV, b, 4, &push, sizeof push, (uint64_t)(t_out * c), label);
+}
+
+vox_status vx_gop_layer_norm(vx_gpu *g, vx_gbind x, vx_gbind w, vx_gbind bb, int64_t rows, int64_t d, float eps,
+                             vx_gbind y, const char *label) {
+    struct { uint32_t rows, d, x_base, w_base, b_base, y_base; float eps; } push = {(uint32_t)rows, (uint32_t)d, 0, 0, 0, 0,
+                                                                                   eps};
+    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), vx_gop_whole(g, bb, &push.b_base),
+                     vx_gop_whole(g, y, &push.y_base)};
+    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    return vx_gpu_dispatch(g, VX_SH_CODEC_LAYERNORM, b, 4, &push, sizeof push, gx, gy, 1, label);
+}
+
+static vox_status act(vx_gpu *g, vx_gbind x, int64_t n, int mode, float lo, float hi, vx_gbind y, const char *label) {
+    struct { uint32_t n, mode, x_base, y_base; float lo, hi; } push = {(uint32_t)n, (uint32_t)mode, 0, 0, lo, hi};
+    vx_gbind b[2] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, y, &push.y_base)};
+    return grid_dispatch(g, VX_SH_CODEC_ACT, b, 2, &push, sizeof push, (uint64_t)n, label);
+}
+vox_status vx_gop_gelu(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label) {
+    return act(g, x, n, 0, 0.0f, 0.0f, y, label);
+}
+vox_status vx_gop_clamp(vx_gpu *g, vx_gbind x, int64_t n, float lo, float hi, vx_gbind y, const char *label) {
+    return act(g, x, n, 1, lo, hi, y, label);
+}
+
+vox_status vx_gop_ola(vx_gpu *g, vx_gbind Y, int64_t T, int64_t co, int64_t k, int64_t r, vx_gbind tail, vx_gbind bias,
+                      vx_gbind out, const char *label) {
+    if (k != r && k != 2 * r) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_ola: k %lld, stride %lld", (long long)k, (long long)r);
+    struct { uint32_t T, co, k, r, mode, y_base, t_base, b_base, o_base; } push = {
+        (uint32_t)T, (uint32_t)co, (uint32_t)k, (uint32_t)r, 0, 0, 0, 0, 0};
+    vx_gbind b[4] = {vx_gop_whole(g, Y, &push.y_base), vx_gop_whole(g, k != r ? tail : Y, &push.t_base),
+                     vx_gop_whole(g, bias, &push.b_base), vx_gop_whole(g, out, &push.o_base)};
+    vox_status st = grid_dispatch(g, VX_SH_CODEC_OLA, b, 4, &push, sizeof push, (uint64_t)(T * r * co), label);
+    if (st != VOX_OK || k == r) return st;
+    push.mode = 1;
+    return grid_dispatch(g, VX_SH_CODEC_OLA, b, 4, &push, sizeof push, (uint64_t)(r * co), label);
+}
+
+vox_status vx_gop_ring(vx_gpu *g, vx_gbind kring, vx_gbind vring, vx_gbind kc, vx_gbind vc, int64_t n, int64_t kvd,
+                       int64_t W, int64_t p0, int64_t src, int mode, int64_t layers, int64_t c_stride,
+                       const char *label) {
+    if (n <= 0 || layers <= 0) return VOX_OK;
+    struct { uint32_t n, kvd, W, p0, src, mode, r_base, vr_base, c_base, vc_base, layers, c_stride; } push = {
+        (uint32_t)n, (uint32_t)kvd, (uint32_t)W, (uint32_t)(p0 % W), (uint32_t)src, (uint32_t)mode, 0, 0, 0, 0,
+        (uint32_t)layers, (uint32_t)c_stride};
+    vx_gbind b[4] = {vx_gop_whole(g, kring, &push.r_base), vx_gop_whole(g, vring, &push.vr_base),
+                     vx_gop_whole(g, kc, &push.c_base), vx_gop_whole(g, vc, &push.vc_base)};
+    return grid_dispatch(g, VX_SH_CODEC_RING, b, 4, &push, sizeof push, (uint64_t)(layers * n * kvd), label);
+}

@@ -1,0 +1,60 @@
+/* Internal: the GPU ops of the codec decoder (ops_codec.c, shaders core/shaders/codec_*.comp), recorded
+ * into the current chain like those of ops.h. Activations are time-major [time][channels] float32, as
+ * in the CPU decoder (codec_stream.c); weights are float32 device buffers (the codec's f16/bf16
+ * weights converted exactly at upload). Each op computes what the CPU kernel named beside it computes,
+ * in a fixed order that depends only on the inputs (never on the number of rows or the device), so a
+ * frame decoded alone or inside a chunk gives the same bits; results agree with the CPU within the
+ * vulkan.codec_* rows of verify/tolerances.toml. */
+#ifndef VOX_VULKAN_OPS_CODEC_H
+#define VOX_VULKAN_OPS_CODEC_H
+
+#include "ops.h"
+
+/* The convolution / linear product (codec_gemm.comp):
+ *   y[m][n] = epi(sum_kk A[m][kk] B[kk][n]) for m < M, n < N
+ * A: x read as the implicit im2col of a causal conv with `taps` taps of dilation dil over cin channels
+ *    (x holds (taps-1) * dil context rows, then M rows; vx_im2col's column order), taps = 1: x [M][K].
+ * B: w stored [N][K] (conv / linear weight), or [K][N] with w_kn (a transposed conv's [c_in][c_out * k]).
+ * epi: + bias[n] (bias != NULL), * scale[n] (scale != NULL), then res[m][n] + that (res != NULL; res
+ * may be y). y rows y_stride floats apart (0: N); res rows likewise N apart. */
+typedef struct vx_gconv {
+    int64_t M, N, K, cin, taps, dil;
+    int w_kn;
+    vox_dtype w_dtype;   /* f32 (0), bf16 or f16: the weight as stored, widened exactly in the shader */
+} vx_gconv;
+vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                             const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
+                             const char *label);
+/* The same with the weight a stack of up to three matrices by rows (q|k|v, gate|up): output columns
+ * [0, seg[0]) go to ys[0], [seg[0], seg[1]) to ys[1], the rest to ys[2], each dense (rows as wide as its
+ * segment); no scale or residual. n_out: 2 or 3 (seg[1] = N for 2). */
+vox_status vx_gop_codec_gemm_split(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
+                                   const vx_gbind *ys, int n_out, const int64_t *seg, const char *label);
+/* The quantizer lookup (codec_rvq.comp): codes [n][nq] (int32), cb [nq][size][half] divided by usage:
+ * first [n][half] = group 0's rows, rest [n][half] = the sum of groups 1.. in order. */
+vox_status vx_gop_codec_rvq(vx_gpu *g, vx_gbind codes, vx_gbind cb, int64_t n, int64_t nq, int64_t size, int64_t half,
+                            vx_gbind first, vx_gbind rest, const char *label);
+/* vx_snake_beta over x [t][c] (y may alias x). */
+vox_status vx_gop_snake(vx_gpu *g, vx_gbind x, vx_gbind alpha, vx_gbind inv_beta, int64_t t, int64_t c, vx_gbind y,
+                        const char *label);
+/* vx_depthwise_conv: x [t_out + (k-1) dil][c] -> y [t_out][c]; w [c][k]. */
+vox_status vx_gop_dwconv(vx_gpu *g, vx_gbind x, int64_t t_out, int64_t c, vx_gbind w, int64_t k, int64_t dil,
+                         vx_gbind b, vx_gbind y, const char *label);
+/* vx_layer_norm. */
+vox_status vx_gop_layer_norm(vx_gpu *g, vx_gbind x, vx_gbind w, vx_gbind b, int64_t rows, int64_t d, float eps,
+                             vx_gbind y, const char *label);
+/* vx_gelu (mode 0) / vx_clamp to [lo, hi] (mode 1) over n elements; y may alias x. */
+vox_status vx_gop_gelu(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label);
+vox_status vx_gop_clamp(vx_gpu *g, vx_gbind x, int64_t n, float lo, float hi, vx_gbind y, const char *label);
+/* Overlap-add of a transposed conv (stride r, k = r or 2 r): Y [T][co * k] -> out [T r][co] with the
+ * carried tail [r][co] and bias, then (k = 2 r) the new tail. */
+vox_status vx_gop_ola(vx_gpu *g, vx_gbind Y, int64_t T, int64_t co, int64_t k, int64_t r, vx_gbind tail, vx_gbind bias,
+                      vx_gbind out, const char *label);
+/* The KV rings of `layers` layers (each [W][kvd], one after the other; their work rows c_stride floats
+ * apart in kc / vc): gather n rows from positions p0.. into kc/vc (mode 0), or scatter rows src.. of
+ * kc/vc to positions p0.. (mode 1). */
+vox_status vx_gop_ring(vx_gpu *g, vx_gbind kring, vx_gbind vring, vx_gbind kc, vx_gbind vc, int64_t n, int64_t kvd,
+                       int64_t W, int64_t p0, int64_t src, int mode, int64_t layers, int64_t c_stride,
+                       const char *label);
+
+#endif
