@@ -3,7 +3,7 @@
 // once: ring l is [W][kvd] at l * W * kvd, its work rows [.][kvd] at l * c_stride of kc / vc:
 //   mode 0  gather: kc[j] = kring[(p0 + j) % W], vc[j] = vring[(p0 + j) % W] for j < n (the ring in
 //           position order, before the new keys)
-//   mode 1  scatter: kring[(p0 + j) % W] = kc[src + j], vring likewise (keep the newest positions)
+//   mode 1  scatter: kring[(p0 + j) % W] = kc[src + j], vring likewise, for the newest W of the n rows
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer KR { float kr[]; };
 layout(std430, binding = 1) buffer VR { float vr[]; };
@@ -21,6 +21,9 @@ void main() {
         kc[p.c_base + cl + r] = kr[p.r_base + ring];
         vc[p.vc_base + cl + r] = vr[p.vr_base + ring];
     } else {
+        // more rows than slots: only the newest W rows are written, so no two invocations store to
+        // one slot (their order is not defined on a GPU; lavapipe happens to run them in order)
+        if (p.n > p.W && j < p.n - p.W) return;
         uint c = cl + (p.src + j) * p.kvd + i;
         kr[p.r_base + ring] = kc[p.c_base + c];
         vr[p.vr_base + ring] = vc[p.vc_base + c];
