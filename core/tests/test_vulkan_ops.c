@@ -109,6 +109,37 @@ static void test_linear(vx_gpu *g, const char *tag) {
     }
 }
 
+/* The tiled GEMM (n > VX_GEMV_MAX_ROWS x rows, prefill) against vx_linear: batches that are not
+ * multiples of the tile (5, 37, 64, 70), odd shapes (tile edges, columns not a multiple of the 32-column
+ * step), bias and the residual epilogue. */
+static void test_gemm(vx_gpu *g, const char *tag) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    static const int64_t shapes[][2] = {{33, 96}, {300, 1024}, {130, 2048}, {45, 100}, {71, 66}, {1, 32}};
+    static const int64_t ns[] = {5, 37, 64, 70};
+    for (int d = 0; d < 5; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        for (int s = 0; s < 6; s++)
+            for (int k = 0; k < 4; k++) {
+                if (shapes[s][1] % 32 && (dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4)) continue;
+                if (shapes[s][0] * shapes[s][1] > 100000 && k != 3) continue;   /* big ones at n = 70 only */
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts,
+                                           (k + s) % 3 == 0);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "%s %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", tag, dt_name(dts[d]),
+                      (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
+                if (verbose > 1) printf("  %s %s GEMM %lldx%lld n=%lld parts=%d err %.3g\n", tag, dt_name(dts[d]),
+                                        (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], parts, e);
+            }
+        if (verbose) printf("%-10s %-22s max_abs_rel %.3g (limit %.3g)\n", tag, row, worst, tol);
+        emit_row(row, "tiled GEMM vs vx_linear, 5 to 70 x rows, shapes up to 300x1024 and 130x2048 (tile edges, "
+                 "columns not a multiple of 32), with and without bias and residual add",
+                 worst);
+    }
+}
+
 /* ------------------------------------------------------------------------------ other ops */
 /* A tensor placed 3 floats into its buffer (the ops must honour offsets that are not aligned to
  * minStorageBufferOffsetAlignment). */
@@ -398,15 +429,20 @@ static void test_quantize(vx_gpu *g) {
     free(x), free(q), free(d);
 }
 
-/* An output does not depend on how many x rows share the GEMV (prefill batches of 9 = 4 + 4 + 1 vs one
- * row at a time): the same bits. */
+/* An output does not depend on how many x rows share the GEMV (4 at once vs one at a time) or the
+ * GEMM (70 rows at once, two tiles, vs batches of 5 from every start): the same bits. */
+static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1);
 static void test_batch_invariance(vx_gpu *g) {
+    for (int tiled = 0; tiled < 2; tiled++) batch_invariance(g, tiled ? 70 : 4, tiled ? 5 : 1);
+}
+
+static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
-    const int64_t rows = 70, cols = 256, n = 9;
+    const int64_t rows = 70, cols = 256;
     for (int d = 0; d < 5; d++) {
         wmat w = make_w(dts[d], rows, cols);
         float *x = fvec(n * cols, -1, 1), *all = malloc(sizeof(float) * (size_t)(n * rows)),
-              *one = malloc(sizeof(float) * (size_t)rows);
+              *one = malloc(sizeof(float) * (size_t)(m1 * rows));
         vx_gmat gm;
         vx_gmat_upload(g, &w.m, &gm);
         gt gx = put(g, x, n * cols), gy = put(g, NULL, n * rows);
@@ -414,8 +450,8 @@ static void test_batch_invariance(vx_gpu *g) {
         vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
         vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
         int q = dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4, same = 1;
-        for (int64_t i = -1; i < n; i++) {   /* -1: all rows at once */
-            int64_t m = i < 0 ? n : 1, off = i < 0 ? 0 : i;
+        for (int64_t i = -1; i + m1 <= n; i++) {   /* -1: all rows at once */
+            int64_t m = i < 0 ? n : m1, off = i < 0 ? 0 : i;
             vx_gbind xi = {&gx.buf, (uint64_t)(PAD + off * cols) * 4, 0}, yi = {&gy.buf, (uint64_t)(PAD + off * rows) * 4, 0};
             vx_gpu_begin(g);
             if (q) vx_gop_quantize(g, xi, m, cols, whole(&bq), whole(&bd), NULL);
@@ -423,12 +459,12 @@ static void test_batch_invariance(vx_gpu *g) {
             CHECK(vx_gpu_submit(g) == VOX_OK, "batch: %s", vox_last_error());
             if (i < 0) get(g, &gy, all);
             else {
-                vx_gpu_download(g, &gy.buf, (uint64_t)(PAD + i * rows) * 4, one, (uint64_t)rows * 4);
-                same &= !memcmp(one, all + i * rows, sizeof(float) * (size_t)rows);
+                vx_gpu_download(g, &gy.buf, (uint64_t)(PAD + i * rows) * 4, one, (uint64_t)(m1 * rows) * 4);
+                same &= !memcmp(one, all + i * rows, sizeof(float) * (size_t)(m1 * rows));
             }
         }
-        CHECK(same, "%s: a row computed alone differs from the same row in a batch of %lld", dt_name(dts[d]),
-              (long long)n);
+        CHECK(same, "%s: rows computed in batches of %lld differ from the same rows in a batch of %lld",
+              dt_name(dts[d]), (long long)m1, (long long)n);
         drop(g, &gx), drop(g, &gy);
         vx_gpu_release(g, &bq), vx_gpu_release(g, &bd);
         vx_gmat_free(g, &gm);
@@ -439,12 +475,19 @@ static void test_batch_invariance(vx_gpu *g) {
 
 /* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
  * offset, one of them without bias; with a small binding limit the parts cross the segments. */
+static void stack_case(vx_gpu *g, int64_t n);
 static void test_stack(vx_gpu *g, const char *tag) {
+    (void)tag;
+    stack_case(g, 2);    /* GEMV */
+    stack_case(g, 6);    /* GEMM (small: with the 8 KiB binding limit of test_split, x must fit one binding) */
+}
+
+static void stack_case(vx_gpu *g, int64_t n) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
-    const int64_t rows[3] = {64, 24, 40}, cols = 256, n = 2;
+    const int64_t rows[3] = {64, 24, 40}, cols = 256;
     for (int d = 0; d < 4; d++) {
         wmat w[3];
-        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * 2);
+        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * (size_t)n);
         for (int i = 0; i < 3; i++) {
             w[i] = make_w(dts[d], rows[i], cols);
             bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
@@ -477,9 +520,8 @@ static void test_stack(vx_gpu *g, const char *tag) {
             if (e > worst) worst = e;
         }
         char what[96];
-        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s)", gm.n_parts);
+        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s), %lld x rows", gm.n_parts, (long long)n);
         report(row, what, worst);
-        (void)tag;
         drop(g, &gx);
         for (int i = 0; i < 3; i++) drop(g, &gy[i]);
         vx_gpu_release(g, &bq);
@@ -512,10 +554,13 @@ static void test_split(int dev) {
         int parts = 0;
         double e = linear_case(g, dts[d], 100, 512, 2, 1, &parts);
         CHECK(parts > 1, "split %s: %d part(s)", dt_name(dts[d]), parts);
+        double eg = linear_case(g, dts[d], 100, 256, 6, 0, &parts);   /* the GEMM over the parts (x fits one binding) */
+        CHECK(eg <= tolerance_row(row, "max"), "split %s GEMM (%d parts): max_abs_rel %.3g", dt_name(dts[d]), parts, eg);
+        if (eg > e) e = eg;
         CHECK(e <= tolerance_row(row, "max"), "split %s (%d parts): max_abs_rel %.3g", dt_name(dts[d]), parts, e);
         if (verbose) printf("split      %-22s %d parts, max_abs_rel %.3g\n", row, parts, e);
         char what[96];
-        snprintf(what, sizeof what, "100x512 split in %d parts (binding limit 8 KiB) vs vx_linear", parts);
+        snprintf(what, sizeof what, "100x512 split in %d parts (binding limit 8 KiB), GEMV and GEMM, vs vx_linear", parts);
         emit_row(row, what, e);
     }
     /* a row that alone exceeds the range is refused with a clear error */
@@ -567,6 +612,7 @@ int main(void) {
     printf("device %d: %s (%s), subgroup %u, storage range %llu\n", dev, info->name, info->type_name,
            info->subgroup_size, (unsigned long long)info->max_storage_buffer_range);
     test_linear(g, "linear");
+    test_gemm(g, "gemm");
     test_norm_elementwise(g);
     test_rope(g);
     test_attention(g);

@@ -47,6 +47,14 @@ uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload t
  * start at any float. */
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
 
+/* Up to VX_GEMV_MAX_ROWS x rows a linear layer is a GEMV (gemv_*.comp: one workgroup per output row,
+ * 64-way tree sums); beyond, a tiled GEMM (gemm_*.comp: VX_GEMM_TM x rows by VX_GEMM_TN weight rows
+ * a workgroup, sums in column order). Either way an output's bits do not depend on n or on the other
+ * rows, only on which of the two computed it. */
+#define VX_GEMV_MAX_ROWS 4
+#define VX_GEMM_TM 64
+#define VX_GEMM_TN 32
+
 /* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with
  * accumulate, y[i][r] += that (a residual connection, in the CPU's order y + (x . W + bias)).
  * f32/f16/bf16 weights read x (float); q8/q4 weights read xq/xd from vx_gop_quantize (x unused).

@@ -180,10 +180,15 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
     int q = quantized(w->dtype);
     int shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMV_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMV_F16
                : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMV_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
-    /* 16-byte loads when every row and x start on 16 bytes */
+    /* more than VX_GEMV_MAX_ROWS x rows (prefill): the tiled GEMM, which reads each weight once per 64 x
+     * rows; else the GEMV, with 16-byte loads when every row and x start on 16 bytes */
+    const int tiled = n > VX_GEMV_MAX_ROWS;
+    if (tiled)
+        shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMM_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_F16
+               : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMM_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMM_Q8 : VX_SH_GEMM_Q4;
     uint32_t xb0;
     vx_gbind xw = vx_gop_whole(g, x, &xb0);
-    if (!q && xb0 % 4 == 0) {
+    if (!q && !tiled && xb0 % 4 == 0) {
         if (w->dtype == VOX_DTYPE_F32 && w->cols % 4 == 0) shader = VX_SH_GEMV_F32V;
         if (w->dtype == VOX_DTYPE_F16 && w->cols % 8 == 0) shader = VX_SH_GEMV_F16V;
         if (w->dtype == VOX_DTYPE_BF16 && w->cols % 8 == 0) shader = VX_SH_GEMV_BF16V;
@@ -213,16 +218,21 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         if (!p->rows) continue;
         push.rows = (uint32_t)p->rows;
         push.y_offset = (uint32_t)p->row0;
-        uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx);
+        uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx), z = gz;
+        if (tiled) {   /* tiles of 32 weight rows by 64 x rows (gemm_common.glsl) */
+            gx = (uint32_t)((p->rows + VX_GEMM_TN - 1) / VX_GEMM_TN);
+            gy = (uint32_t)((n + VX_GEMM_TM - 1) / VX_GEMM_TM);
+            z = 1;
+        }
         vox_status st;
         if (q) {
             vx_gbind b[8] = {{&p->w, 0, 0}, {&p->s, 0, 0}, xq, xd, yb[0], yb[1], yb[2], bb};
             b[2].size = (uint64_t)n * (uint64_t)w->cols;   /* the quantized x from its start */
             b[3].size = (uint64_t)n * (uint64_t)(w->cols / 32) * 4;
-            st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, gz, label);
+            st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, z, label);
         } else {
             vx_gbind b[6] = {{&p->w, 0, 0}, xw, yb[0], yb[1], yb[2], bb};
-            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, gz, label);
+            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, z, label);
         }
         if (st != VOX_OK) return st;
     }
