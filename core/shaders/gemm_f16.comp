@@ -5,5 +5,5 @@
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
 float w_load(uint r, uint k) {
     uint e = r * p.cols + k;
-    return unpackHalf2x16(w[e >> 1])[e & 1u];
+    return unpackHalf2x16(w[e >> 1] >> (16u * (e & 1u))).x;   // no dynamic index into a vector
 }

@@ -2,6 +2,7 @@
 // this part and column k, as a float). x is float32 at binding 1.
 #extension GL_GOOGLE_include_directive : require
 #define YB 2
+#define BK 64
 #include "gemm_common.glsl"
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 

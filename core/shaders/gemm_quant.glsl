@@ -5,6 +5,7 @@
 // (row r of this part, block b, element k).
 #extension GL_GOOGLE_include_directive : require
 #define YB 4
+#define BK 32
 #include "gemm_common.glsl"
 layout(std430, binding = 1) readonly buffer S { float wsc[]; };   // [rows][cols / 32]
 layout(std430, binding = 2) readonly buffer XQ { uint xq[]; };    // [n][cols / 32][8]: 4 int8 codes a word

@@ -23,6 +23,7 @@ static void emit_row(const char *check, const char *subject, double value) {
 }
 
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
+static int last_coopmat;   /* the matrix of the last linear_case ran on cooperative matrices */
 
 /* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). With acc, y starts with
  * random values and the layer adds to them (the residual epilogue), compared with y0 + vx_linear. */
@@ -41,6 +42,7 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     double err = INFINITY;
     if (st != VOX_OK) goto done;
     *parts = gm.n_parts;
+    last_coopmat = gm.coopmat;
     vx_gpu_alloc(g, (uint64_t)(n * cols) * 4, 0, &bx);
     vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
     vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
@@ -110,12 +112,12 @@ static void test_linear(vx_gpu *g, const char *tag) {
 }
 
 /* The tiled GEMM (n > VX_GEMV_MAX_ROWS x rows, prefill) against vx_linear: batches that are not
- * multiples of the tile (5, 37, 64, 70), odd shapes (tile edges, columns not a multiple of the 32-column
+ * multiples of the tile (33, 37, 64, 70; test_split runs small ones), odd shapes (tile edges, columns not a multiple of the 32-column
  * step), bias and the residual epilogue. */
 static void test_gemm(vx_gpu *g, const char *tag) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
     static const int64_t shapes[][2] = {{33, 96}, {300, 1024}, {130, 2048}, {45, 100}, {71, 66}, {1, 32}};
-    static const int64_t ns[] = {5, 37, 64, 70};
+    static const int64_t ns[] = {33, 37, 64, 70};
     for (int d = 0; d < 5; d++) {
         char row[64];
         snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
@@ -134,10 +136,53 @@ static void test_gemm(vx_gpu *g, const char *tag) {
                                         (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], parts, e);
             }
         if (verbose) printf("%-10s %-22s max_abs_rel %.3g (limit %.3g)\n", tag, row, worst, tol);
-        emit_row(row, "tiled GEMM vs vx_linear, 5 to 70 x rows, shapes up to 300x1024 and 130x2048 (tile edges, "
+        emit_row(row, "tiled GEMM vs vx_linear, 33 to 70 x rows, shapes up to 300x1024 and 130x2048 (tile edges, "
                  "columns not a multiple of 32), with and without bias and residual add",
                  worst);
     }
+}
+
+/* The GEMM on cooperative matrices (tensor cores), where the device has them: f16 and bf16 weights,
+ * x as two float16 (hi + lo), against vx_linear within the same rows as the other linear layers; a bf16
+ * matrix with a value beyond float16's range takes the plain tiled GEMM instead. */
+static void test_coopmat(vx_gpu *g) {
+    const vx_vk_device_info *info = vx_gpu_info(g);
+    if (!vx_gpu_coopmat(g)) {
+        printf("coopmat: not tested on this device (%s%s%s)\n",
+               info->coopmat ? "VOX_VK_COOPMAT=0" : "no VK_KHR_cooperative_matrix with 16x16x16 f16 x f16 -> f32",
+               info->coopmat_shapes[0] ? "; f16 shapes " : "", info->coopmat_shapes);
+        return;
+    }
+    static const vox_dtype dts[] = {VOX_DTYPE_F16, VOX_DTYPE_BF16};
+    static const int64_t shapes[][2] = {{33, 96}, {300, 1024}, {130, 2048}, {45, 100}, {71, 66}, {64, 64}};
+    static const int64_t ns[] = {33, 64, 70};
+    for (int d = 0; d < 2; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        for (int s = 0; s < 6; s++)
+            for (int k = 0; k < 3; k++) {
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts, k == 1);
+                CHECK(last_coopmat, "coopmat %s %lldx%lld: the matrix did not take the cooperative-matrix GEMM",
+                      dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1]);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "coopmat %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", dt_name(dts[d]),
+                      (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
+            }
+        if (verbose) printf("coopmat    %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
+        emit_row(row, "GEMM on cooperative matrices (x as float16 hi + lo) vs vx_linear, 33 to 70 x rows, shapes up "
+                 "to 300x1024 and 130x2048, with and without bias and residual add",
+                 worst);
+    }
+    /* a bf16 weight of 65536: not exact in float16, so the plain GEMM */
+    wmat w = make_w(VOX_DTYPE_BF16, 40, 64);
+    ((uint16_t *)w.m.data)[77] = 0x4780;
+    vx_gmat gm;
+    CHECK(vx_gmat_upload(g, &w.m, &gm) == VOX_OK, "upload: %s", vox_last_error());
+    CHECK(!gm.coopmat, "a bf16 matrix with 65536 in it was given to the cooperative-matrix GEMM");
+    vx_gmat_free(g, &gm);
+    free_w(&w);
 }
 
 /* ------------------------------------------------------------------------------ other ops */
@@ -430,10 +475,11 @@ static void test_quantize(vx_gpu *g) {
 }
 
 /* An output does not depend on how many x rows share the GEMV (4 at once vs one at a time) or the
- * GEMM (70 rows at once, two tiles, vs batches of 5 from every start): the same bits. */
+ * GEMM (70 rows at once, two tiles, vs batches of 33 from every start): the same bits. */
 static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1);
 static void test_batch_invariance(vx_gpu *g) {
-    for (int tiled = 0; tiled < 2; tiled++) batch_invariance(g, tiled ? 70 : 4, tiled ? 5 : 1);
+    batch_invariance(g, 4, 1);
+    batch_invariance(g, 70, VX_GEMV_MAX_ROWS + 1);
 }
 
 static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1) {
@@ -476,10 +522,9 @@ static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1) {
 /* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
  * offset, one of them without bias; with a small binding limit the parts cross the segments. */
 static void stack_case(vx_gpu *g, int64_t n);
-static void test_stack(vx_gpu *g, const char *tag) {
-    (void)tag;
-    stack_case(g, 2);    /* GEMV */
-    stack_case(g, 6);    /* GEMM (small: with the 8 KiB binding limit of test_split, x must fit one binding) */
+static void test_stack(vx_gpu *g, int64_t n_gemm) {
+    stack_case(g, 2);        /* GEMV */
+    stack_case(g, n_gemm);   /* GEMM */
 }
 
 static void stack_case(vx_gpu *g, int64_t n) {
@@ -540,13 +585,30 @@ static void stack_case(vx_gpu *g, int64_t n) {
 /* A matrix larger than one binding may cover is split by rows: the result is the same. */
 static void test_split(int dev) {
     setenv("VOX_VK_MAX_RANGE", "8192", 1);
+    setenv("VOX_VK_GEMV_MAX_ROWS", "4", 1);   /* small GEMMs, so that x fits the 8 KiB bindings */
     vx_gpu *g = NULL;
     vox_status st = vx_gpu_create(dev, &g);
     unsetenv("VOX_VK_MAX_RANGE");
+    unsetenv("VOX_VK_GEMV_MAX_ROWS");
     CHECK(st == VOX_OK, "second context: %s", vox_last_error());
     if (st != VOX_OK) return;
     CHECK(vx_gpu_max_range(g) == 8192, "VOX_VK_MAX_RANGE not applied: %llu", (unsigned long long)vx_gpu_max_range(g));
-    test_stack(g, "split");
+    CHECK(vx_gpu_gemv_max_rows(g) == 4, "VOX_VK_GEMV_MAX_ROWS not applied: %d", vx_gpu_gemv_max_rows(g));
+    /* the GEMM of 5 .. 32 rows, not met in the main context */
+    static const vox_dtype all[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 5; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(all[d]));
+        double worst = 0;
+        for (int64_t n = 5; n <= 7; n++) {
+            int parts = 0;
+            double e = linear_case_acc(g, all[d], 130, 64, n, (int)n % 2, &parts, n == 6);
+            CHECK(e <= tolerance_row(row, "max"), "small GEMM %s n=%lld: max_abs_rel %.3g", dt_name(all[d]), (long long)n, e);
+            if (e > worst) worst = e;
+        }
+        emit_row(row, "tiled GEMM of 5 to 7 x rows (130x64, split in parts) vs vx_linear", worst);
+    }
+    test_stack(g, 6);   /* the GEMM from 5 rows here: x must fit the 8 KiB binding */
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
     for (int d = 0; d < 4; d++) {
         char row[64];
@@ -609,14 +671,16 @@ int main(void) {
     if (st != VOX_OK) return 1;
     const vx_vk_device_info *info = vx_gpu_info(g);
     device_name = info->name;
-    printf("device %d: %s (%s), subgroup %u, storage range %llu\n", dev, info->name, info->type_name,
-           info->subgroup_size, (unsigned long long)info->max_storage_buffer_range);
+    printf("device %d: %s (%s), subgroup %u, storage range %llu, cooperative matrices %s (f16 shapes: %s)\n", dev,
+           info->name, info->type_name, info->subgroup_size, (unsigned long long)info->max_storage_buffer_range,
+           vx_gpu_coopmat(g) ? "used" : info->coopmat ? "off" : "no", info->coopmat_shapes[0] ? info->coopmat_shapes : "none");
     test_linear(g, "linear");
     test_gemm(g, "gemm");
+    test_coopmat(g);
     test_norm_elementwise(g);
     test_rope(g);
     test_attention(g);
-    test_stack(g, "linear");
+    test_stack(g, VX_GEMV_MAX_ROWS + 8);
     test_batch_invariance(g);
     test_quantize(g);
     test_sample_gather(g);

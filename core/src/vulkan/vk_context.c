@@ -68,6 +68,8 @@ struct vx_gpu {
     int recording, n_dispatch;
     vox_status chain_status;     /* the first error while recording: the chain is not submitted */
     uint64_t max_range, allocated;
+    int coopmat;                 /* created with cooperative matrices (vx_gpu_coopmat) */
+    int gemv_max_rows;
 };
 
 static vox_status vk_fail(VkResult r, const char *what) {
@@ -79,6 +81,12 @@ static vox_status vk_fail(VkResult r, const char *what) {
 const vx_vk_device_info *vx_gpu_info(const vx_gpu *g) { return &g->info; }
 uint64_t vx_gpu_max_range(const vx_gpu *g) { return g->max_range; }
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g) { return g->allocated; }
+int vx_gpu_coopmat(const vx_gpu *g) { return g->coopmat; }
+int vx_gpu_gemv_max_rows(const vx_gpu *g) { return g->gemv_max_rows; }
+
+/* The cooperative-matrix shaders: built only on devices created with them; their workgroup is 4
+ * subgroups (specialization constant 0, gemm_cm.glsl). */
+static int coopmat_shader(int shader) { return shader == VX_SH_GEMM_CM_F16 || shader == VX_SH_GEMM_CM_BF16; }
 
 static int find_queue(const vx_vk_fns *fi, VkPhysicalDevice pd, uint32_t *fam) {
     uint32_t n = 0;
@@ -133,6 +141,29 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    /* cooperative matrices (the prefill GEMM on tensor cores): their extensions and features */
+    const char *cm_ext[] = {"VK_KHR_cooperative_matrix", "VK_KHR_vulkan_memory_model", "VK_KHR_shader_float16_int8"};
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm;
+    VkPhysicalDeviceShaderFloat16Int8Features f16;
+    memset(&cm, 0, sizeof cm);
+    memset(&mm, 0, sizeof mm);
+    memset(&f16, 0, sizeof f16);
+    const char *cme = getenv("VOX_VK_COOPMAT");
+    g->coopmat = g->info.coopmat && !(cme && !strcmp(cme, "0"));
+    if (g->coopmat) {
+        cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+        cm.cooperativeMatrix = 1;
+        cm.pNext = &mm;
+        mm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
+        mm.vulkanMemoryModel = 1;
+        mm.pNext = &f16;
+        f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+        f16.shaderFloat16 = 1;
+        dci.pNext = &cm;
+        dci.enabledExtensionCount = 3;
+        dci.ppEnabledExtensionNames = cm_ext;
+    }
     VkResult r = fi->vkCreateDevice(pd, &dci, NULL, &g->dev);
     if (r != VK_SUCCESS) {
         st = vk_fail(r, "vkCreateDevice");
@@ -211,6 +242,9 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     g->max_range = g->info.max_storage_buffer_range;
     const char *mr = getenv("VOX_VK_MAX_RANGE");
     if (mr && strtoull(mr, NULL, 10) >= 4096 && strtoull(mr, NULL, 10) < g->max_range) g->max_range = strtoull(mr, NULL, 10);
+    g->gemv_max_rows = VX_GEMV_MAX_ROWS;
+    const char *gm = getenv("VOX_VK_GEMV_MAX_ROWS");
+    if (gm && atoi(gm) >= 4) g->gemv_max_rows = atoi(gm);
     const char *prof = getenv("VOX_PROFILE");
     if (prof && !strcmp(prof, "gpu")) vx_gpu_set_profile(g, 1);
     *out = g;
@@ -429,6 +463,9 @@ static vox_status layout_for(vx_gpu *g, uint32_t nb) {
 static vox_status pipeline(vx_gpu *g, int shader) {
     if (g->pipes[shader]) return VOX_OK;
     const vx_spv_shader *s = &vx_spv_shaders[shader];
+    if (coopmat_shader(shader) && !g->coopmat)
+        return vox_set_error(VOX_ERR_INTERNAL, "Vulkan: shader %s needs cooperative matrices, which device %s was "
+                             "not created with", s->name, g->info.name);
     vox_status st = layout_for(g, s->n_bindings);
     if (st != VOX_OK) return st;
     VkShaderModuleCreateInfo mi;
@@ -446,6 +483,10 @@ static vox_status pipeline(vx_gpu *g, int shader) {
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     ci.stage.module = mod;
     ci.stage.pName = "main";
+    uint32_t local = 4 * g->info.subgroup_size;
+    VkSpecializationMapEntry me = {0, 0, sizeof local};
+    VkSpecializationInfo spec = {1, &me, sizeof local, &local};
+    if (coopmat_shader(shader)) ci.stage.pSpecializationInfo = &spec;
     ci.layout = g->pipe_layout[s->n_bindings];
     ci.basePipelineIndex = -1;
     r = g->f.vkCreateComputePipelines(g->dev, g->cache, 1, &ci, NULL, &g->pipes[shader]);
@@ -461,7 +502,8 @@ static vox_status pipeline(vx_gpu *g, int shader) {
 vox_status vx_gpu_prepare(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);
     vox_status st = VOX_OK;
-    for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++) st = pipeline(g, i);
+    for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
+        if (!coopmat_shader(i) || g->coopmat) st = pipeline(g, i);
     pthread_mutex_unlock(&g->lock);
     return st;
 }
