@@ -86,6 +86,17 @@ def preprocessed(exe: str, path: Path) -> str:
     return r.stdout
 
 
+def written(src: str) -> int:
+    """Bit i set: binding i is not readonly (the shader may write it): the chain recorder puts a barrier
+    only between dispatches that touch one buffer range where either writes."""
+    mask = 0
+    for m in re.finditer(r"layout\s*\(([^)]*)\)\s*((?:\w+\s+)*)buffer\b", src):
+        b = re.search(r"binding\s*=\s*(\d+)", m.group(1))
+        if b and "readonly" not in m.group(2).split():
+            mask |= 1 << int(b.group(1))
+    return mask
+
+
 def n_bindings(src: str, name: str) -> int:
     b = [int(m) for m in re.findall(r"binding\s*=\s*(\d+)", src)]
     if sorted(b) != list(range(len(b))):
@@ -141,7 +152,8 @@ def generate() -> tuple[str, str]:
             for i in range(0, len(words), 8):
                 c.append("    " + ", ".join(f"0x{w:08x}" for w in words[i:i + 8]) + ",\n")
             c.append("};\n\n")
-            table.append(f'    {{"{name}", spv_{name}, {len(words)}, {n_bindings(preprocessed(exe, p), p.name)}}},\n')
+            pre = preprocessed(exe, p)
+            table.append(f'    {{"{name}", spv_{name}, {len(words)}, {n_bindings(pre, p.name)}, 0x{written(pre):02x}}},\n')
     h.append("    VX_SHADER_COUNT\n};\n\n#endif\n")
     c.append("const vx_spv_shader vx_spv_shaders[] = {\n" + "".join(table) + "};\n")
     return "".join(c), "".join(h)

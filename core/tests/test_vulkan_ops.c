@@ -633,6 +633,76 @@ static void test_split(int dev) {
     vx_gpu_free(g);
 }
 
+/* Barriers only where dispatches depend on each other: a chain with independent steps, a
+ * read-after-write, a write-after-read and in-place ops gives the bits of the same chain with a
+ * barrier between every two dispatches, with 3 barriers instead of 6. */
+static void barrier_chain(vx_gpu *g, gt *x, gt *x2, gt *x3, gt *w, vx_gmat *m, gt *h, gt *h2, gt *y1, gt *y2, gt *y3,
+                          int64_t n, int64_t d) {
+    vx_gbind wb = T(w);
+    vx_gpu_begin(g);
+    vx_gop_rms_norm(g, T(x), &wb, n, d, 1e-6f, T(h), NULL);                               /* 1 */
+    vx_gop_rms_norm(g, T(x2), &wb, n, d, 1e-6f, T(h2), NULL);                             /* 2: independent */
+    vx_gop_linear(g, m, NULL, T(h), T(h), T(h), n, T(y1), 0, 0, NULL);                    /* 3: reads 1 */
+    vx_gop_linear(g, m, NULL, T(h2), T(h2), T(h2), n, T(y2), 0, 0, NULL);                 /* 4: independent of 3 */
+    vx_gop_rms_norm(g, T(x3), &wb, n, d, 1e-6f, T(h2), NULL);                             /* 5: overwrites 4's input */
+    vx_gop_add(g, T(y1), T(y2), n * d, T(y3), NULL);                                      /* 6: after the barrier of 5 */
+    vx_gop_silu_mul(g, T(y3), T(y1), n * d, T(y3), NULL);                                 /* 7: in place, reads 6 */
+    CHECK(vx_gpu_submit(g) == VOX_OK, "barrier chain: %s", vox_last_error());
+}
+
+static void test_barriers(vx_gpu *g) {
+    const int64_t n = 3, d = 256;
+    float *xs[3] = {fvec(n * d, -2, 2), fvec(n * d, -2, 2), fvec(n * d, -2, 2)}, *wv = fvec(d, 0.5f, 1.5f);
+    wmat wm = make_w(VOX_DTYPE_F32, d, d);
+    vx_gmat m;
+    CHECK(vx_gmat_upload(g, &wm.m, &m) == VOX_OK, "upload: %s", vox_last_error());
+    gt x = put(g, xs[0], n * d), x2 = put(g, xs[1], n * d), x3 = put(g, xs[2], n * d), w = put(g, wv, d);
+    float *out[2][2];
+    int64_t bars[2];
+    for (int full = 1; full >= 0; full--) {
+        gt h = put(g, NULL, n * d), h2 = put(g, NULL, n * d), y1 = put(g, NULL, n * d), y2 = put(g, NULL, n * d),
+           y3 = put(g, NULL, n * d);
+        vx_gpu_set_full_barriers(g, full);
+        vx_gpu_count c0, c1;
+        vx_gpu_counts(g, &c0);
+        barrier_chain(g, &x, &x2, &x3, &w, &m, &h, &h2, &y1, &y2, &y3, n, d);
+        vx_gpu_counts(g, &c1);
+        bars[full] = (int64_t)(c1.barriers - c0.barriers);
+        CHECK(c1.dispatches - c0.dispatches == 7, "barrier chain: %llu dispatches",
+              (unsigned long long)(c1.dispatches - c0.dispatches));
+        for (int k = 0; k < 2; k++) out[full][k] = malloc(sizeof(float) * (size_t)(n * d));
+        get(g, &y3, out[full][0]);
+        get(g, &h2, out[full][1]);
+        drop(g, &h), drop(g, &h2), drop(g, &y1), drop(g, &y2), drop(g, &y3);
+    }
+    vx_gpu_set_full_barriers(g, 0);
+    CHECK(bars[1] == 6 && bars[0] == 3, "barriers: %lld with all, %lld tracked (want 6 and 3)", (long long)bars[1],
+          (long long)bars[0]);
+    CHECK(!memcmp(out[0][0], out[1][0], sizeof(float) * (size_t)(n * d)) &&
+              !memcmp(out[0][1], out[1][1], sizeof(float) * (size_t)(n * d)),
+          "barriers: the chain's results differ from those with a barrier between every two dispatches");
+    /* and they are the CPU's (the ops run in the recorded order) */
+    float *h = malloc(sizeof(float) * (size_t)(n * d)), *y1 = malloc(sizeof(float) * (size_t)(n * d)),
+          *y2 = malloc(sizeof(float) * (size_t)(n * d));
+    vx_rms_norm(xs[0], wv, n, d, 1e-6f, h);
+    vx_linear(pool, &wm.m, NULL, h, n, y1);
+    vx_rms_norm(xs[1], wv, n, d, 1e-6f, h);
+    vx_linear(pool, &wm.m, NULL, h, n, y2);
+    vx_add(y1, y2, n * d, y2);
+    vx_silu_mul(y2, y1, n * d, y2);
+    report("vulkan.linear_f32", "a chain with independent steps (3 of 6 barriers) vs the CPU", max_abs_rel(out[0][0], y2, n * d));
+    if (verbose) printf("barriers   chain of 7 dispatches: %lld barriers with all, %lld tracked, same bits\n",
+                        (long long)bars[1], (long long)bars[0]);
+    free(h), free(y1), free(y2);
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 2; k++) free(out[f][k]);
+    drop(g, &x), drop(g, &x2), drop(g, &x3), drop(g, &w);
+    vx_gmat_free(g, &m);
+    free_w(&wm);
+    for (int i = 0; i < 3; i++) free(xs[i]);
+    free(wv);
+}
+
 /* Timestamps: VOX_PROFILE=gpu sums every dispatch under its label. */
 static void test_profile(vx_gpu *g) {
     if (vx_gpu_info(g)->timestamp_period_ns <= 0) {
@@ -685,6 +755,7 @@ int main(void) {
     test_quantize(g);
     test_sample_gather(g);
     test_profile(g);
+    test_barriers(g);
     test_split(dev);
     vx_gpu_free(g);
     vx_pool_free(pool);

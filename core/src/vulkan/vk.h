@@ -2,8 +2,9 @@
  * without a Vulkan device, vox simply has no GPUs (vx_vk_devices lists none and says why).
  *
  * A vx_gpu is one logical device with one compute queue. Work is recorded as a chain of dispatches into
- * one command buffer (vx_gpu_begin .. vx_gpu_submit); every dispatch waits for the previous one
- * (a full compute barrier between them), so a chain reads like sequential code. Buffers are plain
+ * one command buffer (vx_gpu_begin .. vx_gpu_submit); every dispatch waits for the earlier ones whose
+ * buffers it touches (a barrier where a buffer range one of them wrote is read or written, or one
+ * read is written), so a chain reads like sequential code. Buffers are plain
  * storage buffers; weights live in device-local memory, staging copies go through a host buffer. */
 #ifndef VOX_VULKAN_VK_H
 #define VOX_VULKAN_VK_H
@@ -116,6 +117,16 @@ vox_status vx_gpu_dispatch(vx_gpu *g, int shader, const vx_gbind *binds, int n_b
 /* Ends the chain, submits it and waits for it. Always call it after vx_gpu_begin: when a dispatch
  * failed, the chain is dropped and the first error is returned again. */
 vox_status vx_gpu_submit(vx_gpu *g);
+
+/* Dispatches, and barriers between them, of every chain submitted so far. A chain puts a barrier
+ * before a dispatch only when it touches a buffer range that a dispatch since the last barrier wrote,
+ * or writes one that such a dispatch read (the shader's readonly bindings say which it writes);
+ * VOX_VK_BARRIERS=all (or vx_gpu_set_full_barriers) puts one between every two, as a reference. */
+typedef struct vx_gpu_count {
+    uint64_t chains, dispatches, barriers;
+} vx_gpu_count;
+void vx_gpu_counts(const vx_gpu *g, vx_gpu_count *c);
+void vx_gpu_set_full_barriers(vx_gpu *g, int on);
 
 /* VOX_PROFILE=gpu (or vx_gpu_set_profile): timestamps around every dispatch, summed per "label/shader"
  * (label: the stage, e.g. "talker" or "predictor/head"; NULL: the shader alone). */
