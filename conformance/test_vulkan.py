@@ -221,6 +221,37 @@ def test_vulkan_sampled_runs_repeat(variant, lm_env, vk_native, record):
                 float(a.shape == b.shape and np.array_equal(a, b)), backend=VK)])
 
 
+@pytest.mark.parametrize("variant", ["custom06", "base17"])
+def test_vulkan_codec_overlap(variant, lm_env, vk_native, record, monkeypatch, capfd):
+    """codec=cpu: chunk k decoded on the CPU while a worker generates chunk k+1 on the GPU gives the
+    codes and audio of the same seed in sequence (VOX_CODEC_OVERLAP=0), for several chunk sizes; the
+    session's profile line says the overlap happened."""
+    case = lm_env(variant)["cases"][0]
+    gpu = vk_native(variant, "bf16")
+    monkeypatch.setenv("VOX_PROFILE", "1")
+    same_codes = same_audio = 1.0
+    frames = samples = 0
+    for cf in (1, 3, 8):
+        out = {}
+        for ov in ("0", "1"):
+            monkeypatch.setenv("VOX_CODEC_OVERLAP", ov)
+            capfd.readouterr()
+            codes, chunks = run_session(gpu, case, seed=11, max_new_tokens=MAX_NEW_TOKENS, chunk_frames=cf)
+            err = capfd.readouterr().err
+            audio = np.concatenate([c.samples for c in chunks])
+            out[ov] = codes, audio, "decoded on the CPU while the GPU generated the next" in err
+        assert not out["0"][2], "VOX_CODEC_OVERLAP=0 still overlapped"
+        assert out["1"][2] or len(out["1"][0]) <= cf, f"chunk size {cf}: no chunk was decoded beside generation"
+        same_codes = min(same_codes, float(np.array_equal(out["0"][0], out["1"][0])))
+        same_audio = min(same_audio, float(out["0"][1].shape == out["1"][1].shape and
+                                           np.array_equal(out["0"][1], out["1"][1])))
+        frames, samples = len(out["1"][0]), out["1"][1].size
+    record([Row("vulkan.same_seed_codes", f"{variant} bf16 {case.name}, {frames} frames, codec=cpu decoding beside "
+                "generation vs in sequence, chunk sizes 1, 3, 8", same_codes, backend=VK),
+            Row("vulkan.same_seed_audio", f"{variant} bf16 {case.name}, {samples} samples, codec=cpu overlap vs "
+                "sequence, chunk sizes 1, 3, 8", same_audio, backend=VK)])
+
+
 def test_vulkan_memory_limit(qwen3_tmod):
     """Too little video memory: without strict the model runs on the CPU and says why; with strict
     the engine is refused with OutOfMemory (a small card simulated with VOX_VRAM_LIMIT_MB)."""
