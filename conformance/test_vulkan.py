@@ -158,16 +158,17 @@ def vk_native(native):
     """vk_native(variant, dtype) -> native(...) dict whose engine runs on the Vulkan device."""
     cache = {}
 
-    def get(variant, dtype="f32"):
-        if (variant, dtype) not in cache:
+    def get(variant, dtype="f32", codec_cpu=False):
+        if (variant, dtype, codec_cpu) not in cache:
             nat = dict(native(variant, dtype))
-            eng = vox.Engine(nat["tmod"], device=f"vulkan:{_gpu_index()}", threads=1)
+            eng = vox.Engine(nat["tmod"], device=f"vulkan:{_gpu_index()}" + (",codec=cpu" if codec_cpu else ""),
+                             threads=1)
             voices = {}
             for k, v in nat["voices"].items():   # the same voice files, loaded into the GPU engine
                 voices[k] = eng.load_voice(v.path) if hasattr(v, "path") else v
             nat.update(eng=eng, voices=voices)
-            cache[(variant, dtype)] = nat
-        return cache[(variant, dtype)]
+            cache[(variant, dtype, codec_cpu)] = nat
+        return cache[(variant, dtype, codec_cpu)]
 
     return get
 
@@ -219,6 +220,37 @@ def test_vulkan_sampled_runs_repeat(variant, lm_env, vk_native, record):
                 "default and 3", float(np.array_equal(a_codes, b_codes)), backend=VK),
             Row("vulkan.same_seed_audio", f"{variant} bf16 {case.name}, {a.size} samples",
                 float(a.shape == b.shape and np.array_equal(a, b)), backend=VK)])
+
+
+@pytest.mark.parametrize("variant", ["custom06", "base17"])
+def test_vulkan_codec_overlap(variant, lm_env, vk_native, record, monkeypatch, capfd):
+    """codec=cpu: chunk k decoded on the CPU while a worker generates chunk k+1 on the GPU gives the
+    codes and audio of the same seed in sequence (VOX_CODEC_OVERLAP=0), for several chunk sizes; the
+    session's profile line says the overlap happened."""
+    case = lm_env(variant)["cases"][0]
+    gpu = vk_native(variant, "bf16", codec_cpu=True)
+    monkeypatch.setenv("VOX_PROFILE", "1")
+    same_codes = same_audio = 1.0
+    frames = samples = 0
+    for cf in (1, 3, 8):
+        out = {}
+        for ov in ("0", "1"):
+            monkeypatch.setenv("VOX_CODEC_OVERLAP", ov)
+            capfd.readouterr()
+            codes, chunks = run_session(gpu, case, seed=11, max_new_tokens=MAX_NEW_TOKENS, chunk_frames=cf)
+            err = capfd.readouterr().err
+            audio = np.concatenate([c.samples for c in chunks])
+            out[ov] = codes, audio, "decoded on the CPU while the GPU generated the next" in err
+        assert not out["0"][2], "VOX_CODEC_OVERLAP=0 still overlapped"
+        assert out["1"][2] or len(out["1"][0]) <= cf, f"chunk size {cf}: no chunk was decoded beside generation"
+        same_codes = min(same_codes, float(np.array_equal(out["0"][0], out["1"][0])))
+        same_audio = min(same_audio, float(out["0"][1].shape == out["1"][1].shape and
+                                           np.array_equal(out["0"][1], out["1"][1])))
+        frames, samples = len(out["1"][0]), out["1"][1].size
+    record([Row("vulkan.same_seed_codes", f"{variant} bf16 {case.name}, {frames} frames, codec=cpu decoding beside "
+                "generation vs in sequence, chunk sizes 1, 3, 8", same_codes, backend=VK),
+            Row("vulkan.same_seed_audio", f"{variant} bf16 {case.name}, {samples} samples, codec=cpu overlap vs "
+                "sequence, chunk sizes 1, 3, 8", same_audio, backend=VK)])
 
 
 def test_vulkan_memory_limit(qwen3_tmod):

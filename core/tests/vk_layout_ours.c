@@ -8,3 +8,4 @@
 #define S(s) sizeof(s),
 #define F(s, f) offsetof(s, f),
 const size_t vox_vk_layout_ours[] = {VK_LAYOUT_LIST(S, F) 0};
+const size_t vox_vk_layout_ours_coopmat[] = {VK_LAYOUT_LIST_COOPMAT(S, F) 0};

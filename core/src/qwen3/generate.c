@@ -177,7 +177,7 @@ static int next_code0(q3_sess *q, vox_status *st) {
         if ((*st = reserve_positions(q, q->kv.len + 1))) return Q3_ERROR;
         double t0 = vx_now_ms();
         q3_talker_step(q, q->codes + (f - 1) * lm->n_groups, q3_trailing(q, f - 1));
-        q->delta.talker_ms += vx_now_ms() - t0;
+        q->gen.talker_ms += vx_now_ms() - t0;
         if ((*st = q->gpu_status)) return Q3_ERROR;
         q->tot_steps++;
         q->pending_adv = 0;
@@ -208,12 +208,12 @@ int q3_next_frame(q3_sess *q, vox_status *st) {
     codes[0] = q->code0;
     double t0 = vx_now_ms();
     q3_predict(q, codes, 0, NULL);
-    q->delta.predictor_ms += vx_now_ms() - t0;
+    q->gen.predictor_ms += vx_now_ms() - t0;
     if ((*st = q->gpu_status)) return Q3_ERROR;
     q->have_code0 = 0;
     q->pending_adv = 1;
     q->n_frames++;
-    q->delta.frames_generated++;
+    q->gen.frames_generated++;
     return Q3_FRAME;
 }
 

@@ -4,6 +4,7 @@
 #ifndef VOX_QWEN3_LM_INTERNAL_H
 #define VOX_QWEN3_LM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -177,6 +178,21 @@ typedef struct q3_sess {
     struct q3_stream *stream;
     float *pcm;
     size_t pcm_cap;
+    /* codec=cpu overlap (lm_session.c): while the pulling thread decodes chunk k on the CPU, a worker
+     * thread generates the frames of chunk k+1 with the LM on the GPU; it owns the generation state
+     * (everything above, q->codes included) from its start until the next pull joins it */
+    int overlap;                        /* allowed for this session: LM on a GPU, decoder on the CPU */
+    int worker_on, worker_r;            /* a worker runs (join it); its q3_next_frame / q3_peek result */
+    int ahead;                          /* the frames from worker_first on are the next pull's chunk */
+    pthread_t worker;
+    int64_t worker_first;               /* the first frame it generates */
+    vox_status worker_st;
+    char worker_err[512];               /* its error message (errors are per thread) */
+    int32_t *dec_codes;                 /* the codes of the chunk being decoded, apart from q->codes */
+    size_t dec_cap;
+    int64_t n_chunks, n_overlapped;     /* streamed chunks; those decoded beside a worker (VOX_PROFILE) */
+    vox_engine_stats gen;               /* generation statistics (talker, predictor, frames), merged into delta
+                                           by the pulling thread when no worker runs */
     /* statistics: not yet reported to the engine / totals for VOX_PROFILE */
     vox_engine_stats delta;
     double tot_prefill, tot_talker, tot_pred, tot_dec;

@@ -11,8 +11,12 @@
 #include "lm_internal.h"
 #include "../vulkan/q3_gpu.h"
 
+static void join_worker(q3_sess *q);
+
 static void sess_free(q3_sess *q) {
     if (!q) return;
+    join_worker(q);
+    free(q->dec_codes);
     q3_stream_free(q->stream);
     free(q->instr_ids), free(q->tmpl), free(q->ids), free(q->S), free(q->semb), free(q->twork), free(q->prompt);
     vx_q3_gsess_free(q->gpu);
@@ -46,12 +50,22 @@ vox_status q3_session_init(vox_session *s) {
         sess_free(q);
         return st;
     }
+    /* With the LM on a GPU and the decoder on the CPU (codec=cpu, or the decoder did not fit), chunk k
+     * is decoded while a worker generates chunk k+1; a decoder on the GPU runs in the LM's sequence.
+     * VOX_CODEC_OVERLAP=0 keeps the two in sequence. */
+    const char *ov = getenv("VOX_CODEC_OVERLAP");
+    q->overlap = q->gpu != NULL && q->m->codec->gpu == NULL && !(ov && !strcmp(ov, "0"));
     s->impl = q;
     return VOX_OK;
 }
 
 static void report(q3_sess *q) {
     vox_engine_stats *d = &q->delta;
+    if (!q->worker_on) {   /* the generation's own counters, while no worker writes them */
+        d->talker_ms += q->gen.talker_ms, d->predictor_ms += q->gen.predictor_ms;
+        d->frames_generated += q->gen.frames_generated;
+        memset(&q->gen, 0, sizeof q->gen);
+    }
     q->tot_prefill += d->prefill_ms, q->tot_talker += d->talker_ms, q->tot_pred += d->predictor_ms;
     q->tot_dec += d->decoder_ms, q->tot_frames += (int64_t)d->frames_generated;
     q->tot_samples += (int64_t)d->samples_produced;
@@ -62,6 +76,7 @@ static void report(q3_sess *q) {
 void q3_session_free(vox_session *s) {
     q3_sess *q = s->impl;
     if (!q) return;
+    join_worker(q);
     report(q);
     const char *prof = getenv("VOX_PROFILE");
     if (prof && prof[0] && strcmp(prof, "0") != 0) {
@@ -73,6 +88,9 @@ void q3_session_free(vox_session *s) {
                 "%.2f ms, decoder %.2f ms; total %.1f ms for %.1f ms of audio (RTF %.3f)\n",
                 (long long)q->tot_frames, (long long)q->n_prompt, q->tot_prefill, q->tot_talker / f, q->tot_pred / f,
                 q->tot_dec / f, total, audio_ms, audio_ms > 0 ? total / audio_ms : 0.0);
+        if (q->n_overlapped)   /* then the stages' sum overstates the time taken */
+            fprintf(stderr, "vox profile: %lld of %lld chunks decoded on the CPU while the GPU generated the next\n",
+                    (long long)q->n_overlapped, (long long)q->n_chunks);
     }
     sess_free(q);
     s->impl = NULL;
@@ -104,7 +122,8 @@ static vox_status prepare(q3_sess *q, int *need_text) {
     return st;
 }
 
-static vox_status decode_stream(q3_sess *q, int64_t first, int64_t n, vox_chunk *out) {
+/* Frames [first, first + n) (their codes: `codes`) through the streaming decoder. */
+static vox_status decode_stream(q3_sess *q, const int32_t *codes, int64_t first, int64_t n, vox_chunk *out) {
     const q3_codec *codec = q->m->codec;
     vox_status st;
     const int64_t spf = q3_codec_samples_per_frame(codec), G = q->lm->n_groups;
@@ -118,7 +137,7 @@ static vox_status decode_stream(q3_sess *q, int64_t first, int64_t n, vox_chunk 
             return st;
     }
     if ((st = ensure_pcm(q, (size_t)(n * spf)))) return st;
-    if ((st = q3_stream_push(q->stream, q->pool, q->codes + first * G, n, q->pcm))) return st;
+    if ((st = q3_stream_push(q->stream, q->pool, codes, n, q->pcm))) return st;
     q->delta.decoder_ms += vx_now_ms() - t0;
     out->kind = VOX_CHUNK_AUDIO;
     out->samples = q->pcm;
@@ -160,6 +179,63 @@ static vox_status decode_reference(q3_sess *q, vox_chunk *out) {
     return VOX_OK;
 }
 
+/* The frames of one chunk: up to `want` (fewer at EOS, the limit or missing text), then whether more
+ * follow (q3_peek: is this chunk the last?). Q3_ERROR with *st on failure or cancellation. */
+static int generate_chunk(q3_sess *q, int64_t want, vox_status *st) {
+    const int64_t first = q->n_frames;
+    int r = Q3_FRAME;
+    while (q->n_frames - first < want) {
+        if (atomic_load(&q->s->cancelled)) {
+            *st = vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
+            return Q3_ERROR;
+        }
+        r = q3_next_frame(q, st);
+        if (r == Q3_ERROR) return r;
+        if (r != Q3_FRAME) break;
+    }
+    if (r == Q3_FRAME) r = q3_peek(q, st);
+    return r;
+}
+
+/* The worker: the next chunk's frames, in the pulling thread's floating-point mode. */
+static void *chunk_worker(void *arg) {
+    q3_sess *q = arg;
+    vx_fp_fast();
+    q->worker_r = generate_chunk(q, q->s->params.chunk_frames, &q->worker_st);
+    if (q->worker_r == Q3_ERROR) snprintf(q->worker_err, sizeof q->worker_err, "%s", vox_last_error());
+    return NULL;
+}
+
+/* Waits for the worker (if any); its statistics become reportable again. */
+static void join_worker(q3_sess *q) {
+    if (!q->worker_on) return;
+    pthread_join(q->worker, NULL);
+    q->worker_on = 0;
+}
+
+/* Starts generating the chunk after this one on a worker, when the session may overlap: the LM on a
+ * GPU, the decoder on the CPU, the text complete (generation never waits for text, so the worker never
+ * races the caller's feeding) and the streaming decoder. The chunk being decoded keeps its own copy of
+ * its codes (the worker may grow q->codes). Returns the codes to decode. */
+static const int32_t *overlap_next(q3_sess *q, int64_t first, int64_t n) {
+    const int64_t G = q->lm->n_groups;
+    const int32_t *codes = q->codes + first * G;
+    if (!q->overlap || !q->final || q->s->params.decoder == VOX_DECODER_REFERENCE) return codes;
+    if ((size_t)(n * G) > q->dec_cap) {
+        int32_t *c = realloc(q->dec_codes, (size_t)(n * G) * sizeof *c);
+        if (!c) return codes;   /* no overlap this time: decoded in sequence */
+        q->dec_codes = c;
+        q->dec_cap = (size_t)(n * G);
+    }
+    memcpy(q->dec_codes, codes, (size_t)(n * G) * sizeof *codes);
+    q->worker_first = q->n_frames;
+    q->worker_st = VOX_OK;
+    if (pthread_create(&q->worker, NULL, chunk_worker, q) != 0) return codes;
+    q->worker_on = q->ahead = 1;
+    q->n_overlapped++;
+    return q->dec_codes;
+}
+
 static vox_status pull(q3_sess *q, vox_chunk *out) {
     vox_status st;
     int need_text;
@@ -168,21 +244,25 @@ static vox_status pull(q3_sess *q, vox_chunk *out) {
         out->kind = VOX_CHUNK_END;
         return VOX_OK;
     }
-    if ((st = prepare(q, &need_text))) return st;
-    if (need_text) {
-        out->kind = VOX_CHUNK_NEED_TEXT;
-        return VOX_OK;
-    }
     const int reference = q->s->params.decoder == VOX_DECODER_REFERENCE;
-    const int64_t first = q->n_frames, want = reference ? INT64_MAX : q->s->params.chunk_frames;
-    int r = Q3_FRAME;
-    while (q->n_frames - first < want) {
-        if (atomic_load(&q->s->cancelled)) return vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
-        r = q3_next_frame(q, &st);
+    int64_t first;
+    int r;
+    if (q->ahead) {   /* this chunk's frames were generated while the last one was decoded */
+        join_worker(q);
+        q->ahead = 0;
+        first = q->worker_first;
+        r = q->worker_r;
+        if (r == Q3_ERROR) return vox_set_error(q->worker_st, "%s", q->worker_err);
+    } else {
+        if ((st = prepare(q, &need_text))) return st;
+        if (need_text) {
+            out->kind = VOX_CHUNK_NEED_TEXT;
+            return VOX_OK;
+        }
+        first = q->n_frames;
+        r = generate_chunk(q, reference ? INT64_MAX : q->s->params.chunk_frames, &st);
         if (r == Q3_ERROR) return st;
-        if (r != Q3_FRAME) break;
     }
-    if (r == Q3_FRAME && (r = q3_peek(q, &st)) == Q3_ERROR) return st; /* is this chunk the last? */
     if (reference) {
         if (r == Q3_NEED_TEXT) {
             out->kind = VOX_CHUNK_NEED_TEXT;
@@ -205,7 +285,9 @@ static vox_status pull(q3_sess *q, vox_chunk *out) {
         }
         return VOX_OK;
     }
-    if ((st = decode_stream(q, first, n, out))) return st;
+    const int32_t *codes = r == Q3_FRAME ? overlap_next(q, first, n) : q->codes + first * q->lm->n_groups;
+    q->n_chunks++;
+    if ((st = decode_stream(q, codes, first, n, out))) return st;
     if (r == Q3_STOP) {
         out->is_last = 1;
         q->finished = 1;
@@ -224,7 +306,8 @@ vox_status q3_session_pull(vox_session *s, vox_chunk *out) {
 }
 
 vox_status q3_session_codes(const vox_session *s, const int32_t **codes, size_t *n_frames, size_t *n_groups) {
-    const q3_sess *q = s->impl;
+    q3_sess *q = s->impl;
+    join_worker(q);   /* the codes so far, the chunk being generated ahead included */
     static const int32_t none[1] = {0};
     *codes = q->codes ? q->codes : none;
     *n_frames = (size_t)q->n_frames;

@@ -29,6 +29,8 @@ typedef struct vx_gmat {
     int64_t seg_rows[3];
     vx_gbuf bias;
     int has_bias;
+    int coopmat;   /* the prefill GEMM runs on cooperative matrices: the device has them and the weights are
+                      exact enough in float16 (f16; bf16 below 65504 in magnitude) */
 } vx_gmat;
 
 /* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
@@ -46,6 +48,17 @@ uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload t
  * minStorageBufferOffsetAlignment (0 in practice: they are scratch buffers); every other tensor may
  * start at any float. */
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
+
+/* Up to VX_GEMV_MAX_ROWS (vk.h) x rows a linear layer is a GEMV (gemv_*.comp: one workgroup per output row,
+ * 64-way tree sums); beyond, a tiled GEMM (gemm_*.comp: VX_GEMM_TM x rows by VX_GEMM_TN weight rows
+ * a workgroup, sums in column order). Either way an output's bits do not depend on n or on the other
+ * rows, only on which of the two computed it. */
+/* With cooperative matrices (vx_gpu_coopmat) the GEMM of f16/bf16 weights is gemm_cm_*.comp instead:
+ * 64 x rows by 32 weight rows a workgroup, x split into two float16 (hi + lo), float32 accumulation. */
+#define VX_GEMM_CM_TM 64
+#define VX_GEMM_CM_TN 32
+#define VX_GEMM_TM 64
+#define VX_GEMM_TN 32
 
 /* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with
  * accumulate, y[i][r] += that (a residual connection, in the CPU's order y + (x . W + bias)).

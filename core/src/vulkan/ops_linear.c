@@ -91,6 +91,20 @@ vox_status vx_gmat_upload_stack(vx_gpu *g, const vx_mat *const *m, const float *
     return st;
 }
 
+/* Whether the cooperative-matrix GEMM may take these weights: f16 always; bf16 when no value reaches
+ * 65536 in magnitude (the next bf16 after 65280, f16's largest bf16), else it would be inf in float16. */
+static int coopmat_ok(vx_gpu *g, const vx_mat *const *src, int n_src) {
+    if (!vx_gpu_coopmat(g)) return 0;
+    if (src[0]->dtype == VOX_DTYPE_F16) return 1;
+    if (src[0]->dtype != VOX_DTYPE_BF16) return 0;
+    for (int i = 0; i < n_src; i++) {
+        const uint16_t *v = src[i]->data;
+        for (int64_t e = 0, n = src[i]->rows * src[i]->cols; e < n; e++)
+            if ((v[e] & 0x7fff) >= 0x4780) return 0;
+    }
+    return 1;
+}
+
 static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, vx_gmat *out) {
     const vx_mat *m = src[0];
     memset(out, 0, sizeof *out);
@@ -142,6 +156,7 @@ static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, vx
             free(tmp);
         }
     }
+    if (st == VOX_OK) out->coopmat = coopmat_ok(g, src, n_src);
     if (st != VOX_OK) vx_gmat_free(g, out);
     return st;
 }
@@ -180,10 +195,21 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
     int q = quantized(w->dtype);
     int shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMV_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMV_F16
                : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMV_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
-    /* 16-byte loads when every row and x start on 16 bytes */
+    /* more than vx_gpu_gemv_max_rows x rows (prefill): the tiled GEMM, which reads each weight once per 64 x
+     * rows; else the GEMV, with 16-byte loads when every row and x start on 16 bytes */
+    const int tiled = n > vx_gpu_gemv_max_rows(g), cm = tiled && w->coopmat;
+    uint32_t tm = VX_GEMM_TM, tn = VX_GEMM_TN;
+    if (tiled)
+        shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMM_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_F16
+               : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMM_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMM_Q8 : VX_SH_GEMM_Q4;
+    if (cm) {   /* on cooperative matrices */
+        shader = w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_CM_F16 : VX_SH_GEMM_CM_BF16;
+        tm = VX_GEMM_CM_TM;
+        tn = VX_GEMM_CM_TN;
+    }
     uint32_t xb0;
     vx_gbind xw = vx_gop_whole(g, x, &xb0);
-    if (!q && xb0 % 4 == 0) {
+    if (!q && !tiled && xb0 % 4 == 0) {
         if (w->dtype == VOX_DTYPE_F32 && w->cols % 4 == 0) shader = VX_SH_GEMV_F32V;
         if (w->dtype == VOX_DTYPE_F16 && w->cols % 8 == 0) shader = VX_SH_GEMV_F16V;
         if (w->dtype == VOX_DTYPE_BF16 && w->cols % 8 == 0) shader = VX_SH_GEMV_BF16V;
@@ -213,16 +239,21 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         if (!p->rows) continue;
         push.rows = (uint32_t)p->rows;
         push.y_offset = (uint32_t)p->row0;
-        uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx);
+        uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx), z = gz;
+        if (tiled) {   /* tiles of tn weight rows by tm x rows */
+            gx = (uint32_t)((p->rows + tn - 1) / tn);
+            gy = (uint32_t)((n + tm - 1) / tm);
+            z = 1;
+        }
         vox_status st;
         if (q) {
             vx_gbind b[8] = {{&p->w, 0, 0}, {&p->s, 0, 0}, xq, xd, yb[0], yb[1], yb[2], bb};
             b[2].size = (uint64_t)n * (uint64_t)w->cols;   /* the quantized x from its start */
             b[3].size = (uint64_t)n * (uint64_t)(w->cols / 32) * 4;
-            st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, gz, label);
+            st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, z, label);
         } else {
             vx_gbind b[6] = {{&p->w, 0, 0}, xw, yb[0], yb[1], yb[2], bb};
-            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, gz, label);
+            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, z, label);
         }
         if (st != VOX_OK) return st;
     }

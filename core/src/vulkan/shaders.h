@@ -11,6 +11,7 @@ typedef struct vx_spv_shader {
     const uint32_t *code;
     uint32_t words;
     uint32_t n_bindings;      /* storage buffers at bindings 0 .. n_bindings-1 of set 0 */
+    uint32_t writes;          /* bit i: binding i is not readonly (the dispatch may write it) */
 } vx_spv_shader;
 
 /* Every pipeline has a 128-byte push-constant range (the minimum every device offers); a shader's

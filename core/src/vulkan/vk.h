@@ -2,8 +2,9 @@
  * without a Vulkan device, vox simply has no GPUs (vx_vk_devices lists none and says why).
  *
  * A vx_gpu is one logical device with one compute queue. Work is recorded as a chain of dispatches into
- * one command buffer (vx_gpu_begin .. vx_gpu_submit); every dispatch waits for the previous one
- * (a full compute barrier between them), so a chain reads like sequential code. Buffers are plain
+ * one command buffer (vx_gpu_begin .. vx_gpu_submit); every dispatch waits for the earlier ones whose
+ * buffers it touches (a barrier where a buffer range one of them wrote is read or written, or one
+ * read is written), so a chain reads like sequential code. Buffers are plain
  * storage buffers; weights live in device-local memory, staging copies go through a host buffer. */
 #ifndef VOX_VULKAN_VK_H
 #define VOX_VULKAN_VK_H
@@ -35,6 +36,10 @@ typedef struct vx_vk_device_info {
     uint64_t min_storage_offset_align; /* minStorageBufferOffsetAlignment: binding offsets are multiples */
     uint32_t max_workgroup_invocations, max_shared_memory;
     float timestamp_period_ns;       /* 0: no compute timestamps */
+    /* VK_KHR_cooperative_matrix as the GEMM needs it: 16x16x16 float16 products into float32 at subgroup
+     * scope, with shaderFloat16, the Vulkan memory model and basic subgroup operations in compute */
+    int coopmat;
+    char coopmat_shapes[96];         /* every f16 x f16 -> f32 MxNxK the device lists ("" when none) */
 } vx_vk_device_info;
 
 /* The devices of this machine, enumerated once (thread-safe). *n = 0 when Vulkan is unavailable; then
@@ -82,6 +87,15 @@ const vx_vk_device_info *vx_gpu_info(const vx_gpu *g);
  * when VOX_VK_MAX_RANGE (bytes) says so (tests use it to exercise the splitting of big matrices). */
 uint64_t vx_gpu_max_range(const vx_gpu *g);
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g);
+/* 1 when the device was created with cooperative matrices (info.coopmat, unless VOX_VK_COOPMAT=0): the
+ * prefill GEMM of f16/bf16 weights then runs on them (gemm_cm_*.comp). */
+int vx_gpu_coopmat(const vx_gpu *g);
+/* Linear layers of up to this many x rows are GEMVs, larger ones the tiled GEMM: VX_GEMV_MAX_ROWS, or
+ * VOX_VK_GEMV_MAX_ROWS (>= 4) to measure where one wins over the other. On an H200 (bf16 4096x2048) the
+ * GEMV takes 50 us for 16 rows and 180 us for 64, the GEMM 80-105 us and 110-120 us: the GEMM wins
+ * from about 32 rows (q8 from about 48, f32 breaks even at 64). */
+#define VX_GEMV_MAX_ROWS 32
+int vx_gpu_gemv_max_rows(const vx_gpu *g);
 
 /* Builds every shader's pipeline now (they are otherwise built on first use), so that the first
  * synthesis does not pay for it: the engine calls it at load. */
@@ -103,6 +117,16 @@ vox_status vx_gpu_dispatch(vx_gpu *g, int shader, const vx_gbind *binds, int n_b
 /* Ends the chain, submits it and waits for it. Always call it after vx_gpu_begin: when a dispatch
  * failed, the chain is dropped and the first error is returned again. */
 vox_status vx_gpu_submit(vx_gpu *g);
+
+/* Dispatches, and barriers between them, of every chain submitted so far. A chain puts a barrier
+ * before a dispatch only when it touches a buffer range that a dispatch since the last barrier wrote,
+ * or writes one that such a dispatch read (the shader's readonly bindings say which it writes);
+ * VOX_VK_BARRIERS=all (or vx_gpu_set_full_barriers) puts one between every two, as a reference. */
+typedef struct vx_gpu_count {
+    uint64_t chains, dispatches, barriers;
+} vx_gpu_count;
+void vx_gpu_counts(const vx_gpu *g, vx_gpu_count *c);
+void vx_gpu_set_full_barriers(vx_gpu *g, int on);
 
 /* VOX_PROFILE=gpu (or vx_gpu_set_profile): timestamps around every dispatch, summed per "label/shader"
  * (label: the stage, e.g. "talker" or "predictor/head"; NULL: the shader alone). */

@@ -28,6 +28,7 @@ typedef struct set_entry {
     int used;
 } set_entry;
 #define MAX_BINDINGS 8
+#define MAX_PENDING 64         /* ranges tracked between barriers (more: a barrier) */
 #define STAGING_BYTES (64ull << 20)
 
 /* A profile line: "label/shader" (the dispatch's stage label, then its shader). */
@@ -66,8 +67,19 @@ struct vx_gpu {
     int n_prof, profile;
     vx_gbuf staging;
     int recording, n_dispatch;
+    /* Buffer ranges that dispatches recorded since the last barrier read or write: the next dispatch
+     * gets a barrier only when one of its ranges meets one of these where either side writes. */
+    struct { VkBuffer buf; uint64_t lo, hi; int write; } pend[MAX_PENDING];
+    int n_pend, full_barriers;   /* full_barriers: VOX_VK_BARRIERS=all, one between every two dispatches */
+    int n_barrier;
+    uint64_t tot_dispatch, tot_barrier, tot_chains;
+    const char *first_label;     /* the label of the chain's first dispatch: chains are counted by it */
+    struct { const char *label; uint64_t chains, dispatches, barriers; } kinds[16];
+    int n_kinds;
     vox_status chain_status;     /* the first error while recording: the chain is not submitted */
     uint64_t max_range, allocated;
+    int coopmat;                 /* created with cooperative matrices (vx_gpu_coopmat) */
+    int gemv_max_rows;
 };
 
 static vox_status vk_fail(VkResult r, const char *what) {
@@ -79,6 +91,12 @@ static vox_status vk_fail(VkResult r, const char *what) {
 const vx_vk_device_info *vx_gpu_info(const vx_gpu *g) { return &g->info; }
 uint64_t vx_gpu_max_range(const vx_gpu *g) { return g->max_range; }
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g) { return g->allocated; }
+int vx_gpu_coopmat(const vx_gpu *g) { return g->coopmat; }
+int vx_gpu_gemv_max_rows(const vx_gpu *g) { return g->gemv_max_rows; }
+
+/* The cooperative-matrix shaders: built only on devices created with them; their workgroup is 4
+ * subgroups (specialization constant 0, gemm_cm.glsl). */
+static int coopmat_shader(int shader) { return shader == VX_SH_GEMM_CM_F16 || shader == VX_SH_GEMM_CM_BF16; }
 
 static int find_queue(const vx_vk_fns *fi, VkPhysicalDevice pd, uint32_t *fam) {
     uint32_t n = 0;
@@ -133,6 +151,29 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    /* cooperative matrices (the prefill GEMM on tensor cores): their extensions and features */
+    const char *cm_ext[] = {"VK_KHR_cooperative_matrix", "VK_KHR_vulkan_memory_model", "VK_KHR_shader_float16_int8"};
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm;
+    VkPhysicalDeviceShaderFloat16Int8Features f16;
+    memset(&cm, 0, sizeof cm);
+    memset(&mm, 0, sizeof mm);
+    memset(&f16, 0, sizeof f16);
+    const char *cme = getenv("VOX_VK_COOPMAT");
+    g->coopmat = g->info.coopmat && !(cme && !strcmp(cme, "0"));
+    if (g->coopmat) {
+        cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+        cm.cooperativeMatrix = 1;
+        cm.pNext = &mm;
+        mm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
+        mm.vulkanMemoryModel = 1;
+        mm.pNext = &f16;
+        f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+        f16.shaderFloat16 = 1;
+        dci.pNext = &cm;
+        dci.enabledExtensionCount = 3;
+        dci.ppEnabledExtensionNames = cm_ext;
+    }
     VkResult r = fi->vkCreateDevice(pd, &dci, NULL, &g->dev);
     if (r != VK_SUCCESS) {
         st = vk_fail(r, "vkCreateDevice");
@@ -211,8 +252,13 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     g->max_range = g->info.max_storage_buffer_range;
     const char *mr = getenv("VOX_VK_MAX_RANGE");
     if (mr && strtoull(mr, NULL, 10) >= 4096 && strtoull(mr, NULL, 10) < g->max_range) g->max_range = strtoull(mr, NULL, 10);
+    g->gemv_max_rows = VX_GEMV_MAX_ROWS;
+    const char *gm = getenv("VOX_VK_GEMV_MAX_ROWS");
+    if (gm && atoi(gm) >= 4) g->gemv_max_rows = atoi(gm);
     const char *prof = getenv("VOX_PROFILE");
     if (prof && !strcmp(prof, "gpu")) vx_gpu_set_profile(g, 1);
+    const char *bar = getenv("VOX_VK_BARRIERS");
+    g->full_barriers = bar && !strcmp(bar, "all");
     *out = g;
     return VOX_OK;
 fail:
@@ -429,6 +475,9 @@ static vox_status layout_for(vx_gpu *g, uint32_t nb) {
 static vox_status pipeline(vx_gpu *g, int shader) {
     if (g->pipes[shader]) return VOX_OK;
     const vx_spv_shader *s = &vx_spv_shaders[shader];
+    if (coopmat_shader(shader) && !g->coopmat)
+        return vox_set_error(VOX_ERR_INTERNAL, "Vulkan: shader %s needs cooperative matrices, which device %s was "
+                             "not created with", s->name, g->info.name);
     vox_status st = layout_for(g, s->n_bindings);
     if (st != VOX_OK) return st;
     VkShaderModuleCreateInfo mi;
@@ -446,6 +495,10 @@ static vox_status pipeline(vx_gpu *g, int shader) {
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     ci.stage.module = mod;
     ci.stage.pName = "main";
+    uint32_t local = 4 * g->info.subgroup_size;
+    VkSpecializationMapEntry me = {0, 0, sizeof local};
+    VkSpecializationInfo spec = {1, &me, sizeof local, &local};
+    if (coopmat_shader(shader)) ci.stage.pSpecializationInfo = &spec;
     ci.layout = g->pipe_layout[s->n_bindings];
     ci.basePipelineIndex = -1;
     r = g->f.vkCreateComputePipelines(g->dev, g->cache, 1, &ci, NULL, &g->pipes[shader]);
@@ -461,7 +514,8 @@ static vox_status pipeline(vx_gpu *g, int shader) {
 vox_status vx_gpu_prepare(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);
     vox_status st = VOX_OK;
-    for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++) st = pipeline(g, i);
+    for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
+        if (!coopmat_shader(i) || g->coopmat) st = pipeline(g, i);
     pthread_mutex_unlock(&g->lock);
     return st;
 }
@@ -481,6 +535,9 @@ vox_status vx_gpu_begin(vx_gpu *g) {
     }
     g->recording = 1;
     g->n_dispatch = 0;
+    g->n_pend = 0;
+    g->n_barrier = 0;
+    g->first_label = NULL;
     g->chain_status = VOX_OK;
     if (g->profile && g->n_queries) g->f.vkCmdResetQueryPool(g->cmd, g->queries, 0, g->n_queries);
     return VOX_OK;
@@ -546,6 +603,21 @@ static vox_status descriptor_set(vx_gpu *g, const set_key *key, VkDescriptorSet 
     return VOX_OK;
 }
 
+/* Whether a dispatch with these bindings (writes: its shader's mask) must wait for the ones recorded
+ * since the last barrier: a range of one buffer that either side writes (read after write, write after
+ * read or write). Untracked ranges (more than MAX_PENDING) and VOX_VK_BARRIERS=all mean yes. */
+static int needs_barrier(const vx_gpu *g, const set_key *key, uint32_t writes) {
+    if (g->full_barriers || g->n_pend >= MAX_PENDING - MAX_BINDINGS) return 1;
+    for (int i = 0; i < key->n; i++) {
+        uint64_t lo = key->offset[i], hi = lo + key->range[i];
+        int w = (writes >> i) & 1;
+        for (int j = 0; j < g->n_pend; j++)
+            if (g->pend[j].buf == key->buf[i] && lo < g->pend[j].hi && g->pend[j].lo < hi && (w || g->pend[j].write))
+                return 1;
+    }
+    return 0;
+}
+
 static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_binds, const void *push,
                          uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz, const char *label) {
     if (shader < 0 || shader >= VX_SHADER_COUNT || (uint32_t)n_binds != vx_spv_shaders[shader].n_bindings ||
@@ -578,8 +650,8 @@ static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_bin
     VkDescriptorSet set;
     vox_status sst = descriptor_set(g, &key, &set);
     if (sst != VOX_OK) return sst;
-    /* Each dispatch sees the writes of every earlier one: chains read as sequential code. */
-    if (g->n_dispatch > 0) {
+    /* Each dispatch sees the writes of every earlier one it touches: chains read as sequential code. */
+    if (g->n_dispatch > 0 && needs_barrier(g, &key, vx_spv_shaders[shader].writes)) {
         VkMemoryBarrier mb;
         memset(&mb, 0, sizeof mb);
         mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
@@ -587,7 +659,16 @@ static vox_status record(vx_gpu *g, int shader, const vx_gbind *binds, int n_bin
         mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
         g->f.vkCmdPipelineBarrier(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+        g->n_pend = 0;
+        g->n_barrier++;
     }
+    for (int i = 0; i < key.n && g->n_pend < MAX_PENDING; i++, g->n_pend++) {
+        g->pend[g->n_pend].buf = key.buf[i];
+        g->pend[g->n_pend].lo = key.offset[i];
+        g->pend[g->n_pend].hi = key.offset[i] + key.range[i];
+        g->pend[g->n_pend].write = (vx_spv_shaders[shader].writes >> i) & 1;
+    }
+    if (g->n_dispatch == 0) g->first_label = label;
     int timed = g->profile && g->n_queries;
     if (timed)
         g->f.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g->queries, 2u * (uint32_t)g->n_dispatch);
@@ -629,6 +710,20 @@ static void profile_add(vx_gpu *g, const char *label, int shader, double ms) {
 vox_status vx_gpu_submit(vx_gpu *g) {
     if (!g->recording) return vox_set_error(VOX_ERR_INTERNAL, "vx_gpu_submit outside a chain");
     g->recording = 0;
+    g->tot_chains++;
+    g->tot_dispatch += (uint64_t)g->n_dispatch;
+    g->tot_barrier += (uint64_t)g->n_barrier;
+    if (g->profile && g->n_dispatch) {   /* per kind of chain, by its first stage (static strings) */
+        int k = 0;
+        while (k < g->n_kinds && g->kinds[k].label != g->first_label) k++;
+        if (k < 16) {
+            if (k == g->n_kinds) memset(&g->kinds[g->n_kinds++], 0, sizeof g->kinds[0]);
+            g->kinds[k].label = g->first_label;
+            g->kinds[k].chains++;
+            g->kinds[k].dispatches += (uint64_t)g->n_dispatch;
+            g->kinds[k].barriers += (uint64_t)g->n_barrier;
+        }
+    }
     if (g->chain_status != VOX_OK) {   /* the error message is the one recording set */
         g->f.vkEndCommandBuffer(g->cmd);
         pthread_mutex_unlock(&g->lock);
@@ -657,6 +752,13 @@ vox_status vx_gpu_submit(vx_gpu *g) {
 
 void vx_gpu_set_profile(vx_gpu *g, int on) { g->profile = on && g->info.timestamp_period_ns > 0; }
 
+void vx_gpu_counts(const vx_gpu *g, vx_gpu_count *c) {
+    c->chains = g->tot_chains;
+    c->dispatches = g->tot_dispatch;
+    c->barriers = g->tot_barrier;
+}
+void vx_gpu_set_full_barriers(vx_gpu *g, int on) { g->full_barriers = on; }
+
 double vx_gpu_profile_ms(const vx_gpu *g, const char *label, int *count) {
     for (int i = 0; i < g->n_prof; i++)
         if (!strcmp(g->prof[i].name, label)) {
@@ -680,9 +782,16 @@ void vx_gpu_profile_print(const vx_gpu *g, FILE *f) {
     qsort(p, (size_t)g->n_prof, sizeof *p, by_time);
     double total = 0;
     for (int i = 0; i < g->n_prof; i++) total += p[i].ms;
-    fprintf(f, "GPU profile (%s): %.3f ms in %d shaders\n", g->info.name, total, g->n_prof);
+    fprintf(f, "GPU profile (%s): %.3f ms in %d shaders; %llu chains, %llu dispatches, %llu barriers\n", g->info.name,
+            total, g->n_prof, (unsigned long long)g->tot_chains, (unsigned long long)g->tot_dispatch,
+            (unsigned long long)g->tot_barrier);
     for (int i = 0; i < g->n_prof; i++)
         fprintf(f, "  %-40s %10.3f ms %6.1f%% %8d calls %9.1f us/call\n", p[i].name, p[i].ms,
                 total > 0 ? 100.0 * p[i].ms / total : 0.0, p[i].count, 1e3 * p[i].ms / p[i].count);
+    for (int k = 0; k < g->n_kinds; k++)
+        fprintf(f, "  chains from %-28s %8llu chains, %.1f dispatches and %.1f barriers each\n",
+                g->kinds[k].label ? g->kinds[k].label : "(unlabelled)", (unsigned long long)g->kinds[k].chains,
+                (double)g->kinds[k].dispatches / (double)g->kinds[k].chains,
+                (double)g->kinds[k].barriers / (double)g->kinds[k].chains);
     free(p);
 }

@@ -15,6 +15,7 @@
     X(vkEnumeratePhysicalDevices, VkResult, (VkInstance, uint32_t *, VkPhysicalDevice *))                          \
     X(vkGetPhysicalDeviceProperties, void, (VkPhysicalDevice, VkPhysicalDeviceProperties *))                       \
     X(vkGetPhysicalDeviceProperties2, void, (VkPhysicalDevice, VkPhysicalDeviceProperties2 *))                     \
+    X(vkGetPhysicalDeviceFeatures2, void, (VkPhysicalDevice, VkPhysicalDeviceFeatures2 *))                         \
     X(vkGetPhysicalDeviceMemoryProperties, void, (VkPhysicalDevice, VkPhysicalDeviceMemoryProperties *))           \
     X(vkGetPhysicalDeviceMemoryProperties2, void, (VkPhysicalDevice, VkPhysicalDeviceMemoryProperties2 *))         \
     X(vkGetPhysicalDeviceQueueFamilyProperties, void, (VkPhysicalDevice, uint32_t *, VkQueueFamilyProperties *))   \
@@ -92,6 +93,9 @@
 #define VX_VK_DECLARE_PTR(name, ret, args) ret (*name) args;
 typedef struct vx_vk_fns {
     PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+    /* optional (VK_KHR_cooperative_matrix): NULL when the loader does not know it */
+    VkResult (*vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(VkPhysicalDevice, uint32_t *,
+                                                                   VkCooperativeMatrixPropertiesKHR *);
     VX_VK_GLOBAL_FNS(VX_VK_DECLARE_PTR)
     VX_VK_INSTANCE_FNS(VX_VK_DECLARE_PTR)
 } vx_vk_fns;

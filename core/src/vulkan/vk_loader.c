@@ -66,6 +66,52 @@ static void memory_of(VkPhysicalDevice pd, vx_vk_device_info *d) {
     if (!budget) d->memory_free = d->memory_total;
 }
 
+/* Cooperative matrices as gemm_cm.glsl uses them: the extensions, their features, and a 16x16x16
+ * float16 x float16 -> float32 shape at subgroup scope among the device's properties. */
+static void coopmat_of(VkPhysicalDevice pd, const VkPhysicalDeviceSubgroupProperties *sg, vx_vk_device_info *d) {
+    if (!fns.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR || !vx_vk_device_has_ext(pd, "VK_KHR_cooperative_matrix"))
+        return;
+    uint32_t n = 0;
+    if (fns.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &n, NULL) != VK_SUCCESS || !n) return;
+    VkCooperativeMatrixPropertiesKHR *cp = calloc(n, sizeof *cp);
+    if (!cp) return;
+    for (uint32_t i = 0; i < n; i++) cp[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+    int shape = 0;
+    if (fns.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &n, cp) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++) {
+            const VkCooperativeMatrixPropertiesKHR *c = &cp[i];
+            if (c->AType != VK_COMPONENT_TYPE_FLOAT16_KHR || c->BType != VK_COMPONENT_TYPE_FLOAT16_KHR ||
+                c->CType != VK_COMPONENT_TYPE_FLOAT32_KHR || c->ResultType != VK_COMPONENT_TYPE_FLOAT32_KHR ||
+                c->scope != VK_SCOPE_SUBGROUP_KHR)
+                continue;
+            size_t len = strlen(d->coopmat_shapes);
+            snprintf(d->coopmat_shapes + len, sizeof d->coopmat_shapes - len, "%s%ux%ux%u", len ? " " : "", c->MSize,
+                     c->NSize, c->KSize);
+            if (c->MSize == 16 && c->NSize == 16 && c->KSize == 16) shape = 1;
+        }
+    free(cp);
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm;
+    VkPhysicalDeviceShaderFloat16Int8Features f16;
+    memset(&cm, 0, sizeof cm);
+    memset(&mm, 0, sizeof mm);
+    memset(&f16, 0, sizeof f16);
+    cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+    mm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
+    f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    cm.pNext = &mm;
+    mm.pNext = &f16;
+    VkPhysicalDeviceFeatures2 f2;
+    memset(&f2, 0, sizeof f2);
+    f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f2.pNext = &cm;
+    fns.vkGetPhysicalDeviceFeatures2(pd, &f2);
+    d->coopmat = shape && cm.cooperativeMatrix && mm.vulkanMemoryModel && f16.shaderFloat16 &&
+                 vx_vk_device_has_ext(pd, "VK_KHR_vulkan_memory_model") &&
+                 vx_vk_device_has_ext(pd, "VK_KHR_shader_float16_int8") &&
+                 (sg->supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sg->supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT);
+}
+
 static void describe(VkPhysicalDevice pd, int index, vx_vk_device_info *d) {
     VkPhysicalDeviceSubgroupProperties sg;
     memset(&sg, 0, sizeof sg);
@@ -95,6 +141,7 @@ static void describe(VkPhysicalDevice pd, int index, vx_vk_device_info *d) {
     d->max_shared_memory = p->limits.maxComputeSharedMemorySize;
     d->timestamp_period_ns = p->limits.timestampComputeAndGraphics ? p->limits.timestampPeriod : 0.0f;
     memory_of(pd, d);
+    coopmat_of(pd, &sg, d);
 }
 
 #define VX_VK_LOAD(name, ret, args)                                                                    \
@@ -153,6 +200,9 @@ static void init(void) {
         return;
     }
     if (!load_instance(instance)) return;
+    fns.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR =
+        (VkResult(*)(VkPhysicalDevice, uint32_t *, VkCooperativeMatrixPropertiesKHR *))(void (*)(void))
+            fns.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
     uint32_t n = 0;
     if (fns.vkEnumeratePhysicalDevices(instance, &n, NULL) != VK_SUCCESS || n == 0) {
         snprintf(reason, sizeof reason, "Vulkan found no device");

@@ -1,0 +1,90 @@
+// The GEMM on cooperative matrices (VK_KHR_cooperative_matrix: tensor cores), for f16 and bf16 weights,
+// with the push constants, bindings and epilogues of the other linear layers (linear_out.glsl).
+// The device must offer 16x16x16 products of float16 A and B into float32 (the host checks its
+// cooperative-matrix properties). x is float32: each value goes in as two float16, hi = x cut to 11
+// significant bits and lo = f16((x - hi) * 2^12) (scaled: float16 subnormals may be flushed),
+// accumulated apart and joined at the end, x . w = hi . w + (lo . w) / 2^12, so x keeps about 22 of
+// its 24 significant bits; the weights go in as float16 (f16: exact; bf16: see gemm_cm_bf16.comp).
+// A workgroup of NSG = 4 subgroups computes a tile of TM = 64 x rows by TN = 32 weight rows; subgroup s
+// owns the 16 x rows 16 s .. and the two 16x16 blocks of weight rows. K goes 64 columns a step through
+// shared memory, products in column order, so an output's bits depend only on the row length (any n,
+// any tile). The workgroup's size is NSG times the subgroup size the host passes (specialization
+// constant 0); a device that runs it with other subgroups gets NaN outputs, never silent garbage.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define TM 64
+#define TN 32
+#define BK 64
+#define NSG 4
+#define LD (BK + 8)   // shared row stride (elements), padded against bank conflicts
+layout(local_size_x_id = 0) in;
+#define YB 2
+#include "linear_out.glsl"
+layout(std430, binding = 1) readonly buffer X { float x[]; };
+
+float w_load(uint r, uint k);   // the weight at row r of this part, column k
+
+shared float16_t xh[TM * LD], xl[TM * LD], wt[TN * LD];
+shared float outs[TM * TN], outl[TM * TN];
+
+void main() {
+    uint lid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
+    uint r0 = gl_WorkGroupID.x * TN, i0 = gl_WorkGroupID.y * TM;
+    if (gl_NumSubgroups != NSG) {   // uniform over the workgroup: no barrier is skipped by some only
+        for (uint e = lid; e < TM * TN; e += nt) {
+            uint i = i0 + e / TN, r = r0 + e % TN;
+            if (i < p.n && r < p.rows) linear_store(uintBitsToFloat(0x7fc00000u), i, r);
+        }
+        return;
+    }
+    uint sg = gl_SubgroupID;
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[TN / 16];
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acl[TN / 16];
+    for (uint c = 0; c < TN / 16; c++) {
+        acc[c] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
+        acl[c] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
+    }
+    for (uint k0 = 0; k0 < p.cols; k0 += BK) {
+        for (uint e = lid; e < TM * BK; e += nt) {
+            uint i = e / BK, k = e % BK, xi = i0 + i, kk = k0 + k;
+            float v = xi < p.n && kk < p.cols ? x[p.x_base + xi * p.x_stride + kk] : 0.0;
+            // hi: x cut to float16's 11 significant bits with a mask (a conversion round trip may be
+            // folded away by a compiler, and then lo would be 0); x - hi is exact
+            float h = uintBitsToFloat(floatBitsToUint(v) & 0xffffe000u);
+            xh[i * LD + k] = float16_t(h);
+            xl[i * LD + k] = float16_t((v - h) * 4096.0);
+        }
+        for (uint e = lid; e < TN * BK; e += nt) {
+            uint j = e / BK, k = e % BK, r = r0 + j, kk = k0 + k;
+            wt[j * LD + k] = float16_t(r < p.rows && kk < p.cols ? w_load(r, kk) : 0.0);
+        }
+        barrier();
+        for (uint kk = 0; kk < BK; kk += 16) {
+            // one declarator per declaration: glslang 13 gives a second one an invalid matrix use
+            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> ah;
+            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> al;
+            coopMatLoad(ah, xh, sg * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutRowMajor);
+            coopMatLoad(al, xl, sg * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutRowMajor);
+            for (uint c = 0; c < TN / 16; c++) {
+                // B = W^T (k x weight row): element (k, j) at wt[j * LD + k], column-major
+                coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b;
+                coopMatLoad(b, wt, c * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutColumnMajor);
+                acc[c] = coopMatMulAdd(ah, b, acc[c]);
+                acl[c] = coopMatMulAdd(al, b, acl[c]);
+            }
+        }
+        barrier();
+    }
+    for (uint c = 0; c < TN / 16; c++) {
+        coopMatStore(acc[c], outs, sg * 16 * TN + c * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
+        coopMatStore(acl[c], outl, sg * 16 * TN + c * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
+    }
+    barrier();
+    for (uint e = lid; e < TM * TN; e += nt) {
+        uint i = i0 + e / TN, r = r0 + e % TN;
+        if (i < p.n && r < p.rows) linear_store(outs[e] + outl[e] * (1.0 / 4096.0), i, r);
+    }
+}
