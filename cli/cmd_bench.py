@@ -25,7 +25,7 @@ Each side runs in its own process (peak RSS is its own). RTF = compute time / au
 better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.
 """
 
-KOKORO_COLUMNS = [("side", "{}"), ("threads", "{}"), ("audio_s", "{:.2f}"), ("rtf", "{:.3f}"),
+KOKORO_COLUMNS = [("side", "{}"), ("generator", "{}"), ("threads", "{}"), ("audio_s", "{:.2f}"), ("rtf", "{:.3f}"),
                   ("first_audio_short_s", "{:.3f}"), ("first_audio_paragraph_s", "{:.3f}"), ("load_s", "{:.2f}"),
                   ("peak_rss_mb", "{:.0f}")]
 
@@ -96,6 +96,9 @@ def run_kokoro(a, model: str, info: dict) -> int:
     print(f"Kokoro, voice {voice}, {threads} threads. RTF = compute time / audio time over a 3-sentence paragraph "
           "(lower is better); first audio: short sentence / paragraph")
     _table(results, KOKORO_COLUMNS)
+    if results[0].get("generator_why"):
+        print(f"vox generator math: {results[0]['generator']} ({results[0]['generator_why']}; "
+              "VOX_KOKORO_GEN_BF16=0 forces f32)")
     for r in results[1:]:
         print(f"RTF {r['side']} / vox = {r['rtf'] / results[0]['rtf']:.2f} (above 1: vox is faster)")
     return 0

@@ -101,10 +101,12 @@ typedef struct kk_model {
     float *stft_basis, *istft_basis, *istft_env_window;  /* owned */
     /* f32 copies of weights stored in another dtype (transposed convolutions) */
     float **owned; size_t n_owned;
-    /* VOX_KOKORO_GEN_BF16=1 at load (AVX512-BF16 CPUs): the generator's Snake resblock convolutions
-     * run as bf16 dot products (weights and gathered activations rounded to bf16), ~2x the f32 rate;
-     * measured against the official model in conformance/test_kokoro_native.py. Off by default. */
+    /* The generator's Snake resblock convolutions as bf16 dot products (weights and gathered
+     * activations rounded to bf16), ~2x the f32 rate: the default where the CPU has AVX512-BF16
+     * (VOX_KOKORO_GEN_BF16=0 forces f32); measured against the official model in
+     * conformance/test_kokoro_native.py and test_kokoro_perceptual.py. gen_math_why: the reason. */
     int gen_bf16;
+    const char *gen_math_why;
     /* voice packs */
     int n_speakers;
     /* the English text frontend (NULL when the .tmod has no frontend data) */
