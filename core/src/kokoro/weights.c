@@ -363,10 +363,16 @@ static void stft_tables(loader *L) {
         }
 }
 
-/* The bf16 generator: pack every Snake resblock convolution of the generator (resblocks, noise_res). */
+/* The bf16 generator: pack every Snake resblock convolution of the generator (resblocks, noise_res).
+ * Each packed copy replaces its source weights in memory: their pages are dropped from the resident
+ * set as soon as the copy exists (only the packed weights are read from then on; were the f32 path
+ * used after a failure further on, the pages would come back from the file). */
 static vox_status pack_one(kk_model *m, kk_conv *c) {
-    (void)m;
-    return vx_bf16w_pack_conv(&c->w, c->c_in, c->k, &c->bw);
+    vox_status st = vx_bf16w_pack_conv(&c->w, c->c_in, c->k, &c->bw);
+    if (st == VOX_OK)
+        vox_model_drop_pages(m->file, c->w.data,
+                             (size_t)vox_dtype_nbytes(c->w.dtype, (uint64_t)(c->w.rows * c->w.cols), (uint64_t)c->w.cols));
+    return st;
 }
 
 static vox_status pack_generator_bf16(kk_model *m) {
