@@ -21,6 +21,9 @@ ONNX and on its dequantized f32 rewrite (the `onnx` package builds it once), sam
   vox bench --threads 2                    # default model, jm_kumo, int8 + f32 ONNX
   vox bench --model kokoro.tmod --onnx none --voice jf_alpha
 
+The generator column says which math vox's decoder and generator ran: bf16 dot products where the
+CPU has AVX512-BF16 (the default), else f32; VOX_KOKORO_GEN_BF16=0 vox bench ... times the f32 path.
+
 Each side runs in its own process (peak RSS is its own). RTF = compute time / audio time: lower is
 better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.
 """

@@ -558,10 +558,11 @@ def cpu_has_bf16_dot() -> bool:
 
 
 def test_generator_math_default(models, kmodels, official, monkeypatch, record):
-    """The default generator math: bf16 dot products for the Snake resblock convolutions where the CPU
-    has AVX512-BF16, held to the f32 rows' limits against the official f32 model, outputs before the
-    generator untouched, one thread and two giving the same bits; elsewhere the f32 path, bit for bit
-    what VOX_KOKORO_GEN_BF16=0 gives."""
+    """The default decoder/generator math: bf16 dot products for the decoder's AdainResBlk1d and the
+    generator's Snake resblock convolutions where the CPU has AVX512-BF16, held to the f32 rows' limits
+    for the spectrum and audio against the official f32 model (the decoder output to its own bf16
+    row), outputs before the decoder untouched, one thread and two giving the same bits; elsewhere the
+    f32 path, bit for bit what VOX_KOKORO_GEN_BF16=0 gives."""
     real = models("real", "f32")
     pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
     ref_s = pack[len(SENTENCE) - 1]
@@ -569,12 +570,13 @@ def test_generator_math_default(models, kmodels, official, monkeypatch, record):
     monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
     with vox.Engine(real, threads=2) as eng:
         assert eng.info["precision"]["generator_math"] == "f32"
-        dec_f32 = eng.trace(ids, ref_s, "dec")
+        f0_f32 = eng.trace(ids, ref_s, "F0")
         spec_f32 = eng.trace(ids, ref_s, "spec")
     monkeypatch.delenv("VOX_KOKORO_GEN_BF16")
     with vox.Engine(real, threads=2) as eng:
         prec = eng.info["precision"]
-        assert np.array_equal(eng.trace(ids, ref_s, "dec"), dec_f32)  # only the generator changes
+        assert np.array_equal(eng.trace(ids, ref_s, "F0"), f0_f32)  # only the decoder and generator change
+        dec = eng.trace(ids, ref_s, "dec")
         spec = eng.trace(ids, ref_s, "spec")
         audio = eng.trace(ids, ref_s, "audio").reshape(-1)
     # `vox inspect` tells what an engine loaded here runs
@@ -588,9 +590,11 @@ def test_generator_math_default(models, kmodels, official, monkeypatch, record):
     assert prec == {"weights": "f32", "generator_math": "bf16", "generator_math_why": "AVX512-BF16"}, prec
     assert not np.array_equal(spec, spec_f32)  # the bf16 path really ran
     ref = official_run(official, kmodels(real), ids, ref_s)
-    subject = f"real f32 weights, generator in bf16 dot products (default), {len(ids) - 2} phonemes"
+    subject = f"real f32 weights, decoder and generator in bf16 dot products (default), {len(ids) - 2} phonemes"
     assert spec.shape == ref["spec"].shape and audio.shape == ref["audio"].shape
-    rows = [measure("kokoro.native.gen_bf16.spec", spec, ref["spec"], subject, backend="cpu"),
+    assert dec.shape == ref["dec"].shape
+    rows = [measure("kokoro.native.gen_bf16.dec", dec, ref["dec"], subject, backend="cpu"),
+            measure("kokoro.native.gen_bf16.spec", spec, ref["spec"], subject, backend="cpu"),
             measure("kokoro.native.gen_bf16.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
                     backend="cpu")]
     one = np.concatenate(synth(real, TWO, threads=1, seed=7))

@@ -363,12 +363,14 @@ static void stft_tables(loader *L) {
         }
 }
 
-/* The bf16 generator: pack every Snake resblock convolution of the generator (resblocks, noise_res).
+/* The bf16 path: pack every Snake resblock convolution of the generator (resblocks, noise_res) and
+ * every convolution of the decoder's AdainResBlk1d stack (encode, decode.0-3).
  * Each packed copy replaces its source weights in memory: their pages are dropped from the resident
  * set as soon as the copy exists (only the packed weights are read from then on; were the f32 path
  * used after a failure further on, the pages would come back from the file). */
 static vox_status pack_one(kk_model *m, kk_conv *c) {
-    vox_status st = vx_bf16w_pack_conv(&c->w, c->c_in, c->k, &c->bw);
+    if (!c->w.data) return VOX_OK; /* an identity shortcut */
+    vox_status st = c->k == 1 ? vx_bf16w_pack(&c->w, &c->bw) : vx_bf16w_pack_conv(&c->w, c->c_in, c->k, &c->bw);
     if (st == VOX_OK)
         vox_model_drop_pages(m->file, c->w.data,
                              (size_t)vox_dtype_nbytes(c->w.dtype, (uint64_t)(c->w.rows * c->w.cols), (uint64_t)c->w.cols));
@@ -385,6 +387,15 @@ static vox_status pack_generator_bf16(kk_model *m) {
             if ((st = pack_one(m, &blocks[b]->convs1[i])) != VOX_OK || (st = pack_one(m, &blocks[b]->convs2[i])) != VOX_OK)
                 return st;
         }
+    /* the decoder's AdainResBlk1d stack (encode, decode.0-3) before it: its 1024-channel convolutions
+     * run at twice the frame rate, ~8% of a span's time in f32, and hold 126 MB of f32 weights */
+    kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
+    for (int b = 0; b < 5; b++) {
+        vox_status st;
+        if ((st = pack_one(m, &dec[b]->conv1)) != VOX_OK || (st = pack_one(m, &dec[b]->conv2)) != VOX_OK ||
+            (st = pack_one(m, &dec[b]->sc)) != VOX_OK)
+            return st;
+    }
     m->gen_bf16 = 1;
     return VOX_OK;
 }
@@ -394,10 +405,12 @@ static void free_generator_bf16(kk_model *m) {
         kk_snakeblk *k = b < 6 ? &m->resblocks[b] : &m->noise_res[b - 6];
         for (int i = 0; i < 3; i++) vx_bf16w_free(&k->convs1[i].bw), vx_bf16w_free(&k->convs2[i].bw);
     }
+    kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
+    for (int b = 0; b < 5; b++) vx_bf16w_free(&dec[b]->conv1.bw), vx_bf16w_free(&dec[b]->conv2.bw), vx_bf16w_free(&dec[b]->sc.bw);
 }
 
-/* The generator's math: bf16 dot products wherever the CPU has AVX512-BF16 (twice the f32 rate, held
- * to the f32 limits of every conformance and perceptual row), f32 elsewhere. VOX_KOKORO_GEN_BF16=0
+/* The decoder's and generator's math: bf16 dot products wherever the CPU has AVX512-BF16 (twice the
+ * f32 rate, held to the f32 limits of every spectral and perceptual row), f32 elsewhere. VOX_KOKORO_GEN_BF16=0
  * forces f32; =1 asks for bf16 and, on a CPU without it, says on stderr that f32 runs instead (the
  * engine info's precision.generator_math always says which ran). */
 static vox_status choose_generator_math(kk_model *m) {
