@@ -138,6 +138,24 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
     return VOX_OK;
 }
 
+typedef struct rect_job {
+    const float *spec;
+    float *x;
+    int64_t bins;
+} rect_job;
+
+/* frames [begin, end): exp() of the log magnitude and sin() of the phase argument to re | im */
+static void rect_rows(void *ctx, int64_t begin, int64_t end) {
+    const rect_job *q = ctx;
+    const int64_t bins = q->bins;
+    for (int64_t f = begin; f < end; f++)
+        for (int64_t k = 0; k < bins; k++) {
+            float mag = expf(q->spec[f * 2 * bins + k]), ph = sinf(q->spec[f * 2 * bins + bins + k]);
+            q->x[f * 2 * bins + k] = mag * cosf(ph);
+            q->x[f * 2 * bins + bins + k] = mag * sinf(ph);
+        }
+}
+
 /* torch.istft(mag * exp(i phase), n_fft, hop, hann, center): per-frame inverse DFT times the window
  * (one GEMM), overlap-add, division by the summed squared window, n_fft / 2 trimmed at both ends.
  * spec [frames][2 * bins] holds the generator's raw output: exp() of the first half is the
@@ -152,12 +170,8 @@ vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t
         free(x), free(fr), free(y);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    for (int64_t f = 0; f < frames; f++)
-        for (int64_t k = 0; k < bins; k++) {
-            float mag = expf(spec[f * 2 * bins + k]), ph = sinf(spec[f * 2 * bins + bins + k]);
-            x[f * 2 * bins + k] = mag * cosf(ph);
-            x[f * 2 * bins + bins + k] = mag * sinf(ph);
-        }
+    rect_job rj = {.spec = spec, .x = x, .bins = bins};
+    vx_pool_for(pool, frames, 64, rect_rows, &rj);
     vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = nfft, .cols = 2 * bins, .data = m->istft_basis};
     vx_linear(pool, &basis, NULL, x, frames, fr);
     float *env = y + len;
