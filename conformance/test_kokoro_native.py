@@ -368,9 +368,11 @@ def test_older_callers_get_kokoro_defaults(real):
 
 
 # ------------------------------------------------------------------------------------- reference
-def test_native_vs_reference(real, record):
+def test_native_vs_reference(real, monkeypatch, record):
     """The numpy reference (reference/kokoro) is the spec of the source noise: the same seed gives the
-    same Philox normals, so the native harmonic source on the native F0 equals the reference's."""
+    same Philox normals, so the native harmonic source on the native F0 equals the reference's. The
+    f32 path (the reference computes in float32), whatever the CPU."""
+    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
     from vox.reference.kokoro.model import synthesize
     from vox.reference.kokoro.source import harmonic_source
     from vox.verify.kokoro.runner import tmod_weights

@@ -198,7 +198,7 @@ def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32
     assert prec["generator_math"] == "bf16", prec
     n = len(native)
     rows = [measure(f"kokoro.perceptual.gen_bf16.{m}", native, official_audio,
-                    f"native, generator bf16 (default), vs official, {n} sentences (max)", backend="cpu")
+                    f"native, decoder and generator bf16 (default), vs official, {n} sentences (max)", backend="cpu")
             for m in ("high_band_db", "lsd_db")]
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
