@@ -99,9 +99,10 @@ def run_kokoro(a, model: str, info: dict) -> int:
     print(f"Kokoro, voice {voice}, {threads} threads. RTF = compute time / audio time over a 3-sentence paragraph "
           "(lower is better); first audio: short sentence / paragraph")
     _table(results, KOKORO_COLUMNS)
-    if results[0].get("generator_why"):
-        print(f"vox generator math: {results[0]['generator']} ({results[0]['generator_why']}; "
-              "VOX_KOKORO_GEN_BF16=0 forces f32)")
+    why = results[0].get("generator_why")
+    if why:
+        hint = "" if why.startswith("VOX_KOKORO_GEN_BF16") else "; VOX_KOKORO_GEN_BF16=0 forces f32"
+        print(f"vox decoder/generator math: {results[0]['generator']} ({why}{hint})")
     for r in results[1:]:
         print(f"RTF {r['side']} / vox = {r['rtf'] / results[0]['rtf']:.2f} (above 1: vox is faster)")
     return 0
