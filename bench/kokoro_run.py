@@ -13,6 +13,8 @@ the best case for a first-audio time. Times are wall-clock seconds after loading
     rtf             compute time / audio time over the paragraph (lower is better; < 1 real time)
     first_audio_s   from the request to the first audio samples (vox: first chunk; onnx: first span)
     peak_rss_mb     the process's peak resident set (VmHWM), weights included (mmap'd pages count)
+    generator       vox: the generator math that ran (bf16 where the CPU has AVX512-BF16, else f32;
+                    generator_why says why); onnxruntime: the graph's precision
 """
 
 from __future__ import annotations
@@ -61,7 +63,9 @@ def run_vox(model: str, threads: int, voice: str, runs: int) -> dict:
     once(SHORT)  # warm-up: page in the weights, size the work buffers
     short = _best([once(SHORT) for _ in range(runs)])
     para = _best([once(PARAGRAPH) for _ in range(runs)])
-    out = dict(side="vox", model=os.path.basename(model), precision=eng.info.get("precision"), threads=threads,
+    prec = eng.info.get("precision") or {}
+    out = dict(side="vox", model=os.path.basename(model), precision=prec, threads=threads,
+               generator=prec.get("generator_math"), generator_why=prec.get("generator_math_why"),
                voice=voice, load_s=load_s, first_audio_short_s=short["first_audio_s"],
                first_audio_paragraph_s=para["first_audio_s"], audio_s=para["audio_s"], compute_s=para["compute_s"],
                rtf=para["compute_s"] / max(para["audio_s"], 1e-9), peak_rss_mb=peak_rss_mb())
@@ -91,7 +95,7 @@ def run_onnx(model: str, threads: int, voice: str, runs: int, spans: dict) -> di
     short = _best([once(spans["short"]) for _ in range(runs)])
     para = _best([once(spans["paragraph"]) for _ in range(runs)])
     return dict(side=f"onnxruntime {model}", model=os.path.basename(str(k.path)), precision={"dtype": model},
-                threads=threads, voice=voice, load_s=load_s, first_audio_short_s=short["first_audio_s"],
+                generator=model, threads=threads, voice=voice, load_s=load_s, first_audio_short_s=short["first_audio_s"],
                 first_audio_paragraph_s=para["first_audio_s"], audio_s=para["audio_s"], compute_s=para["compute_s"],
                 rtf=para["compute_s"] / max(para["audio_s"], 1e-9), peak_rss_mb=peak_rss_mb())
 

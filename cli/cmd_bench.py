@@ -21,11 +21,14 @@ ONNX and on its dequantized f32 rewrite (the `onnx` package builds it once), sam
   vox bench --threads 2                    # default model, jm_kumo, int8 + f32 ONNX
   vox bench --model kokoro.tmod --onnx none --voice jf_alpha
 
+The generator column says which math vox's decoder and generator ran: bf16 dot products where the
+CPU has AVX512-BF16 (the default), else f32; VOX_KOKORO_GEN_BF16=0 vox bench ... times the f32 path.
+
 Each side runs in its own process (peak RSS is its own). RTF = compute time / audio time: lower is
 better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.
 """
 
-KOKORO_COLUMNS = [("side", "{}"), ("threads", "{}"), ("audio_s", "{:.2f}"), ("rtf", "{:.3f}"),
+KOKORO_COLUMNS = [("side", "{}"), ("generator", "{}"), ("threads", "{}"), ("audio_s", "{:.2f}"), ("rtf", "{:.3f}"),
                   ("first_audio_short_s", "{:.3f}"), ("first_audio_paragraph_s", "{:.3f}"), ("load_s", "{:.2f}"),
                   ("peak_rss_mb", "{:.0f}")]
 
@@ -97,6 +100,10 @@ def run_kokoro(a, model: str, info: dict) -> int:
     print(f"Kokoro, voice {voice}, {threads} threads. RTF = compute time / audio time over a 3-sentence paragraph "
           "(lower is better); first audio: short sentence / paragraph")
     _table(results, KOKORO_COLUMNS)
+    why = results[0].get("generator_why")
+    if why:
+        hint = "" if why.startswith("VOX_KOKORO_GEN_BF16") else "; VOX_KOKORO_GEN_BF16=0 forces f32"
+        print(f"vox decoder/generator math: {results[0]['generator']} ({why}{hint})")
     for r in results[1:]:
         print(f"RTF {r['side']} / vox = {r['rtf'] / results[0]['rtf']:.2f} (above 1: vox is faster)")
     return 0

@@ -46,6 +46,10 @@ def describe(info: dict) -> str:
                          + (f", codec {p['codec_dtype']}" if "codec_dtype" in p else ""))
         by = ", ".join(f"{d} {v['tensors']} ({fb(v['bytes'])})" for d, v in info["dtypes"].items())
         row("tensors", f"{info['tensor_count']} ({fb(info['tensor_bytes'])}): {by}")
+        if "runtime" in info:  # what an engine loaded here runs (Kokoro: the generator's math on this CPU)
+            rt = info["runtime"]
+            row("generator", f"{rt['generator_math']} on this CPU ({rt['generator_math_why']}; "
+                             "VOX_KOKORO_GEN_BF16=0 forces f32)")
         row("speakers", _list(info["speakers"]))
         row("languages", _list(info["languages"]))
     else:

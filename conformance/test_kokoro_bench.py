@@ -23,6 +23,12 @@ def test_bench_kokoro_sides(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     rows = json.loads(r.stdout)
     assert [x["side"] for x in rows] == ["vox", "onnxruntime f32"]
+    # which generator math ran is reported: the engine's own choice for this CPU
+    import vox
+
+    with vox.Engine(tmod) as eng:
+        assert rows[0]["generator"] == eng.info["precision"]["generator_math"] in ("bf16", "f32")
+    assert rows[1]["generator"] == "f32"
     for x in rows:
         assert x["voice"] == "jm_kumo" and x["threads"] == 2
         assert 0 < x["first_audio_short_s"] <= x["compute_s"] + 60

@@ -12,13 +12,21 @@ generator's output is compared with an energy-weighted metric (rel_l2), not elem
 With the source's randomness zeroed the native source equals the official one bit for bit given
 the same F0 (checked below through the official SineGen on the native F0).
 
+The stage rows run the f32 generator (VOX_KOKORO_GEN_BF16=0) on every CPU; the default generator
+math (bf16 dot products where the CPU has AVX512-BF16, f32 elsewhere) is checked against the same
+limits, or its fallback asserted, in test_generator_math_default.
+
 Session behaviour (determinism across thread counts, chunking, cancellation, trimming and pauses)
-is checked on the real weights.
+is checked on the real weights with the default generator math.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -171,7 +179,10 @@ CASES = [("real", "f32", SENTENCE), ("real", "bf16", SENTENCE), ("random", "f32"
 
 
 @pytest.mark.parametrize("weights,dtype,phonemes", CASES, ids=[f"{w}-{d}" for w, d, _ in CASES])
-def test_stages_match_official(weights, dtype, phonemes, models, kmodels, official, record):
+def test_stages_match_official(weights, dtype, phonemes, models, kmodels, official, monkeypatch, record):
+    """Every stage on the f32 path (VOX_KOKORO_GEN_BF16=0, whatever the CPU); the bf16 generator, the
+    default where the CPU has AVX512-BF16, is held to the same limits in test_generator_math_default."""
+    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
     path = models(weights, dtype)
     km = kmodels(path)
     pack = vox.Engine(path).speaker_voice("jf_alpha").style_pack
@@ -182,6 +193,8 @@ def test_stages_match_official(weights, dtype, phonemes, models, kmodels, offici
     subject = f"{weights} {dtype}, {len(ids) - 2} phonemes"
     rows = []
     with vox.Engine(path, threads=2) as eng:
+        assert eng.info["precision"]["generator_math"] == "f32"
+
         def tap(name):
             return eng.trace(ids, ref_s, name, speed=speed)
 
@@ -355,9 +368,11 @@ def test_older_callers_get_kokoro_defaults(real):
 
 
 # ------------------------------------------------------------------------------------- reference
-def test_native_vs_reference(real, record):
+def test_native_vs_reference(real, monkeypatch, record):
     """The numpy reference (reference/kokoro) is the spec of the source noise: the same seed gives the
-    same Philox normals, so the native harmonic source on the native F0 equals the reference's."""
+    same Philox normals, so the native harmonic source on the native F0 equals the reference's. The
+    f32 path (the reference computes in float32), whatever the CPU."""
+    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
     from vox.reference.kokoro.model import synthesize
     from vox.reference.kokoro.source import harmonic_source
     from vox.verify.kokoro.runner import tmod_weights
@@ -537,33 +552,53 @@ def test_q8_quality_is_measured(models, kmodels, official, tmp_path, record):
     record(rows)
 
 
-# ------------------------------------------------------------------------------------- bf16 generator option
-def test_generator_bf16_option(models, kmodels, official, monkeypatch, record):
-    """VOX_KOKORO_GEN_BF16=1 (AVX512-BF16 CPUs): the generator's Snake resblock convolutions as bf16 dot
-    products. Held to the f32 rows' limits against the official f32 model; outputs before the
-    generator are untouched; one thread and two give the same bits."""
+# ------------------------------------------------------------------------------------- generator math
+def cpu_has_bf16_dot() -> bool:
+    """Whether the kernel path vox uses offers AVX512-BF16 (vox_devices, from cpuid and VOX_CPU_PATH)."""
+    cpu = vox.devices()["cpu"]
+    return cpu["kernels"].startswith("avx512") and bool(cpu["features"].get("avx512bf16"))
+
+
+def test_generator_math_default(models, kmodels, official, monkeypatch, record):
+    """The default decoder/generator math: bf16 dot products for the decoder's AdainResBlk1d and the
+    generator's Snake resblock convolutions where the CPU has AVX512-BF16, held to the f32 rows' limits
+    for the spectrum and audio against the official f32 model (the decoder output to its own bf16
+    row), outputs before the decoder untouched, one thread and two giving the same bits; elsewhere the
+    f32 path, bit for bit what VOX_KOKORO_GEN_BF16=0 gives."""
     real = models("real", "f32")
-    km = kmodels(real)
     pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
     ref_s = pack[len(SENTENCE) - 1]
     ids = ids_of(None, SENTENCE)
-    ref = official_run(official, km, ids, ref_s)
+    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
     with vox.Engine(real, threads=2) as eng:
-        dec_f32 = eng.trace(ids, ref_s, "dec")
-    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "1")
-    subject = f"real f32 weights, generator in bf16 dot products, {len(ids) - 2} phonemes"
-    rows = []
+        assert eng.info["precision"]["generator_math"] == "f32"
+        f0_f32 = eng.trace(ids, ref_s, "F0")
+        spec_f32 = eng.trace(ids, ref_s, "spec")
+    monkeypatch.delenv("VOX_KOKORO_GEN_BF16")
     with vox.Engine(real, threads=2) as eng:
-        if eng.info["precision"].get("generator_math") != "bf16":
-            pytest.skip(f"no AVX512-BF16 on this CPU ({eng.info['cpu']}): the option falls back to f32")
-        assert np.array_equal(eng.trace(ids, ref_s, "dec"), dec_f32)  # only the generator changes
+        prec = eng.info["precision"]
+        assert np.array_equal(eng.trace(ids, ref_s, "F0"), f0_f32)  # only the decoder and generator change
+        dec = eng.trace(ids, ref_s, "dec")
         spec = eng.trace(ids, ref_s, "spec")
-        assert spec.shape == ref["spec"].shape
-        rows.append(measure("kokoro.native.gen_bf16.spec", spec, ref["spec"], subject, backend="cpu"))
         audio = eng.trace(ids, ref_s, "audio").reshape(-1)
-        assert audio.shape == ref["audio"].shape
-        rows.append(measure("kokoro.native.gen_bf16.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
-                            backend="cpu"))
+    # `vox inspect` tells what an engine loaded here runs
+    rt = vox.inspect(real)["runtime"]
+    assert (rt["generator_math"], rt["generator_math_why"]) == (prec["generator_math"], prec["generator_math_why"])
+    if not cpu_has_bf16_dot():
+        # the fallback: the f32 generator, said so in the engine info
+        assert prec["generator_math"] == "f32" and "AVX512-BF16" in prec["generator_math_why"], prec
+        assert np.array_equal(spec, spec_f32)
+        return
+    assert prec == {"weights": "f32", "generator_math": "bf16", "generator_math_why": "AVX512-BF16"}, prec
+    assert not np.array_equal(spec, spec_f32)  # the bf16 path really ran
+    ref = official_run(official, kmodels(real), ids, ref_s)
+    subject = f"real f32 weights, decoder and generator in bf16 dot products (default), {len(ids) - 2} phonemes"
+    assert spec.shape == ref["spec"].shape and audio.shape == ref["audio"].shape
+    assert dec.shape == ref["dec"].shape
+    rows = [measure("kokoro.native.gen_bf16.dec", dec, ref["dec"], subject, backend="cpu"),
+            measure("kokoro.native.gen_bf16.spec", spec, ref["spec"], subject, backend="cpu"),
+            measure("kokoro.native.gen_bf16.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
+                    backend="cpu")]
     one = np.concatenate(synth(real, TWO, threads=1, seed=7))
     two = np.concatenate(synth(real, TWO, threads=2, seed=7))
     rows.append(Row("kokoro.native.gen_bf16.threads_bitwise", "real, generator bf16, 2 spans, seed 7: 1 vs 2 threads",
@@ -571,3 +606,23 @@ def test_generator_bf16_option(models, kmodels, official, monkeypatch, record):
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
     assert one.shape == two.shape and np.array_equal(one, two)
+
+
+def test_generator_math_switch(real, tmp_path):
+    """VOX_KOKORO_GEN_BF16=1 on a kernel path without AVX512-BF16 (forced here with VOX_CPU_PATH=avx2,
+    chosen once per process, hence the child process) loads, runs the f32 generator and says so on
+    stderr and in the engine info; a value other than 0 or 1 is a clear error."""
+    code = ("import json, sys, vox\n"
+            "e = vox.Engine(sys.argv[1], threads=1)\n"
+            "print(json.dumps([e.info['precision'], vox.devices()['cpu']['kernels'], vox.inspect(sys.argv[1])['runtime']]))\n")
+    env = dict(os.environ, VOX_CPU_PATH="avx2", VOX_KOKORO_GEN_BF16="1")
+    r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    prec, kernels, rt = json.loads(r.stdout.strip().splitlines()[-1])
+    assert not kernels.startswith("avx512"), kernels
+    assert prec["generator_math"] == "f32" and prec["generator_math_why"] == "no AVX512-BF16 on this CPU", prec
+    assert rt == {k: prec[k] for k in ("generator_math", "generator_math_why")}, rt
+    assert "VOX_KOKORO_GEN_BF16=1" in r.stderr and "runs in f32" in r.stderr, r.stderr
+    env["VOX_KOKORO_GEN_BF16"] = "yes"
+    r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "VOX_KOKORO_GEN_BF16=yes: use 1" in r.stderr, r.stderr

@@ -9,6 +9,11 @@ even when every word is right. Negative controls prove each check can fail: time
 white noise and garbled phonemes must fail the WER limit; a copy of the official audio with its top
 band raised a few dB must fail the spectral limits.
 
+The product path (WER) runs the default generator math: bf16 dot products where the CPU has
+AVX512-BF16, f32 elsewhere. The spectral rows run both paths: the f32 generator (forced with
+VOX_KOKORO_GEN_BF16=0) on every CPU, and the bf16 one where the CPU has it (elsewhere the default is
+asserted to be the f32 path, bit for bit). The f32 path's WER is checked on the first 12 sentences.
+
 Slow parts are cached per machine: transcripts by audio hash, the official audio by phonemes.
 """
 
@@ -125,39 +130,89 @@ def official_audio(kit):
     return kg.official_cached(kit["phonemes"], kit["voice"], kit["packs"])
 
 
-def test_native_spectrum_matches_official(kit, engine, official_audio, record):
-    from vox.verify.perceptual import kokoro_gate as kg
-    from vox.verify.perceptual.spectral import compare
+def cpu_has_bf16_dot() -> bool:
+    """Whether the kernel path vox uses offers AVX512-BF16 (vox_devices, from cpuid and VOX_CPU_PATH)."""
+    import vox
 
-    native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
-    per = [compare(a, b, SR) for a, b in zip(native, official_audio)]
+    cpu = vox.devices()["cpu"]
+    return cpu["kernels"].startswith("avx512") and bool(cpu["features"].get("avx512bf16"))
+
+
+@pytest.fixture(scope="module")
+def engine_f32(kit):
+    """The f32 generator whatever the CPU (VOX_KOKORO_GEN_BF16=0 at load)."""
+    import vox
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("VOX_KOKORO_GEN_BF16", "0")
+    try:
+        eng = vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2")))
+    finally:
+        mp.undo()
+    with eng:
+        assert eng.info["precision"]["generator_math"] == "f32"
+        yield eng
+
+
+@pytest.fixture(scope="module")
+def native_raw_f32(kit, engine_f32):
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    return kg.native_raw(engine_f32, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
+
+
+def test_native_spectrum_matches_official(kit, native_raw_f32, official_audio, record):
+    """The f32 generator (on every CPU) against the official model, sentence by sentence."""
+    native = native_raw_f32
+    per = [compare_one(a, b) for a, b in zip(native, official_audio)]
     hb_mean = float(np.mean([abs(c["high_band_db"]) for c in per]))
     lsd_mean = float(np.mean([c["lsd_db"] for c in per]))
     n = len(per)
     record([
         measure("kokoro.perceptual.high_band_db", native, official_audio,
-                f"native vs official, {n} sentences (max)", note=f"mean {hb_mean:.3f} dB", backend="cpu"),
+                f"native (f32 generator) vs official, {n} sentences (max)", note=f"mean {hb_mean:.3f} dB",
+                backend="cpu"),
         measure("kokoro.perceptual.lsd_db", native, official_audio,
-                f"native vs official, {n} sentences (max)", note=f"mean {lsd_mean:.3f} dB", backend="cpu"),
+                f"native (f32 generator) vs official, {n} sentences (max)", note=f"mean {lsd_mean:.3f} dB",
+                backend="cpu"),
     ])
 
 
-def test_generator_bf16_spectrum_matches_official(kit, official_audio, monkeypatch, record):
-    """The generator's bf16 option (VOX_KOKORO_GEN_BF16=1) held to the same spectral limits as f32."""
-    import vox
+def compare_one(a, b):
+    from vox.verify.perceptual.spectral import compare
+
+    return compare(a, b, SR)
+
+
+def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32, official_audio, record):
+    """The default generator math: bf16 where the CPU has AVX512-BF16, held to the f32 spectral limits;
+    elsewhere the f32 path, bit for bit."""
     from vox.verify.perceptual import kokoro_gate as kg
 
-    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "1")
-    with vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2"))) as eng:
-        if eng.info["precision"].get("generator_math") != "bf16":
-            pytest.skip(f"no AVX512-BF16 on this CPU ({eng.info['cpu']}): the option falls back to f32")
-        native = kg.native_raw(eng, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
+    prec = engine.info["precision"]
+    native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
+    if not cpu_has_bf16_dot():
+        assert prec["generator_math"] == "f32", prec
+        assert all(np.array_equal(a, b) for a, b in zip(native, native_raw_f32))
+        return
+    assert prec["generator_math"] == "bf16", prec
     n = len(native)
     rows = [measure(f"kokoro.perceptual.gen_bf16.{m}", native, official_audio,
-                    f"native, generator bf16, vs official, {n} sentences (max)", backend="cpu")
+                    f"native, decoder and generator bf16 (default), vs official, {n} sentences (max)", backend="cpu")
             for m in ("high_band_db", "lsd_db")]
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
+
+
+def test_f32_generator_wer(kit, engine_f32, record):
+    """The f32 generator (the default on CPUs without AVX512-BF16) speaks the first sentences within
+    the WER limit too, whatever the CPU."""
+    from vox.verify.perceptual import kokoro_gate as kg
+
+    refs = kit["texts"][:CONTROL_SENTENCES]
+    audio = kg.native_text(engine_f32, engine_f32.speaker_voice(kit["voice"]), refs)
+    record(measure("kokoro.perceptual.gen_f32.wer", kg.transcribe_all(kit["asr"], audio), refs,
+                   f"native, f32 generator, {len(refs)} sentences, voice {kit['voice']}", backend="cpu"))
 
 
 def test_spectral_control_fails(kit, official_audio, record):

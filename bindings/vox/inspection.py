@@ -38,7 +38,7 @@ def _inspect_tmod(path: str, check: bool) -> dict:
         d = by_dtype.setdefault(t.dtype, {"tensors": 0, "bytes": 0})
         d["tensors"] += 1
         d["bytes"] += t.nbytes
-    return {
+    out = {
         "path": path,
         "kind": "tmod",
         "format_version": man["format_version"],
@@ -56,6 +56,28 @@ def _inspect_tmod(path: str, check: bool) -> dict:
         "languages": sorted(man.get("languages", {})),
         "checksums": "ok" if check else "not checked",
     }
+    if man["family"] == "kokoro":
+        math, why = kokoro_generator_math(man["precision"].get("dtype", "f32"))
+        out["runtime"] = {"generator_math": math, "generator_math_why": why}
+    return out
+
+
+def kokoro_generator_math(weights_dtype: str = "f32") -> tuple[str, str]:
+    """What a Kokoro engine loaded now on this CPU runs its generator's resblock convolutions in, and
+    why (the rule of core/src/kokoro/weights.c, choose_generator_math; its engine info says the same):
+    bf16 dot products where the kernel path has AVX512-BF16 and the weights are f32/bf16, else f32;
+    VOX_KOKORO_GEN_BF16=0 forces f32."""
+    from .engine import devices
+
+    env = os.environ.get("VOX_KOKORO_GEN_BF16", "")
+    if env == "0":
+        return "f32", "VOX_KOKORO_GEN_BF16=0"
+    cpu = devices()["cpu"]
+    if not (cpu["kernels"].startswith("avx512") and cpu["features"].get("avx512bf16")):
+        return "f32", "no AVX512-BF16 on this CPU"
+    if weights_dtype not in ("f32", "bf16"):
+        return "f32", "weights not f32/bf16"
+    return "bf16", "AVX512-BF16"
 
 
 def _inspect_tvoice(path: str) -> dict:

@@ -9,6 +9,9 @@
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #  define _POSIX_C_SOURCE 200809L
 #endif
+#if !defined(_DEFAULT_SOURCE)
+#  define _DEFAULT_SOURCE /* madvise */
+#endif
 
 #include "tmod.h"
 
@@ -503,6 +506,17 @@ vox_status vox_model_open(const char *path, vox_model **out) {
 fail:
     vox_model_close(m);
     return st;
+}
+
+void vox_model_drop_pages(const vox_model *m, const void *p, size_t n) {
+    if (!m || !m->map || !p) return;
+    const uintptr_t lo = (uintptr_t)m->map, hi = lo + m->map_len, a = (uintptr_t)p;
+    if (a < lo || a > hi || n > hi - a) return; /* not inside the mapping (an owned copy) */
+    const long ps = sysconf(_SC_PAGESIZE);
+    if (ps <= 0) return;
+    const uintptr_t pg = (uintptr_t)ps, first = (a + pg - 1) / pg * pg, last = (a + n) / pg * pg;
+    /* whole pages inside the range only; a failure just keeps the pages (nothing depends on it) */
+    if (last > first) (void)madvise((void *)first, last - first, MADV_DONTNEED);
 }
 
 const char *vox_model_manifest(const vox_model *m) { return m && m->manifest ? m->manifest : ""; }

@@ -17,6 +17,11 @@
 const vox_json *vox_model_json(const vox_model *model);
 /* The path the model was opened with. */
 const char *vox_model_path(const vox_model *model);
+/* Drop the resident pages of [p, p + n) of the model's read-only mapping (the whole pages inside the
+ * range; nothing when p is not in the mapping): for weights repacked at load whose source is never
+ * read again, so that the copy replaces them in memory instead of adding to them. The mapping is
+ * private and never written, so a page touched again is simply read back from the file. */
+void vox_model_drop_pages(const vox_model *model, const void *p, size_t n);
 /* Bytes per element row math: the number of bytes a tensor of `dtype` with n elements whose last
  * axis has k elements occupies, or UINT64_MAX when the shape is impossible for the dtype
  * (q8/q4 need k % 32 == 0) or n is larger than 2^60. */

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tmod.h"
 #include "vox.h"
 
 #include "check.h"
@@ -209,6 +211,62 @@ static void test_valid(void) {
     CHECK(vox_model_verify(NULL) == VOX_ERR_INVALID_ARGUMENT, "verify NULL");
     CHECK(vox_model_tensor_count(NULL) == 0 && strcmp(vox_model_manifest(NULL), "") == 0, "NULL accessors");
     vox_model_close(NULL);
+}
+
+/* Resident kB of the mapping holding p (/proc/self/smaps walks the page tables: exact, unlike the
+ * cached counters of statm), or -1 without /proc. Reads into a static buffer: no allocation. */
+static long mapping_rss_kb(const void *p) {
+    static char buf[1 << 20];
+    int fd = open("/proc/self/smaps", O_RDONLY);
+    if (fd < 0) return -1;
+    size_t used = 0;
+    ssize_t n;
+    while (used < sizeof buf - 1 && (n = read(fd, buf + used, sizeof buf - 1 - used)) > 0) used += (size_t)n;
+    close(fd);
+    buf[used] = 0;
+    int inside = 0;
+    for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        unsigned long lo, hi;
+        long kb;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        else if (inside && sscanf(line, "Rss: %ld kB", &kb) == 1)
+            return kb;
+    }
+    return -1;
+}
+
+/* vox_model_drop_pages: the pages of repacked weights leave the resident set, and reading them
+ * again gives the file's bytes (the mapping is private and never written: nothing is lost). */
+static void test_drop_pages(void) {
+    size_t n;
+    unsigned char *b = image(manifest, strlen(manifest), data, DATA_LEN, &n);
+    write_file(b, n);
+    free(b);
+    vox_model *m = NULL;
+    if (vox_model_open(path, &m) != VOX_OK) {
+        CHECK(0, "open: %s", vox_last_error());
+        return;
+    }
+    vox_tensor_info w;
+    CHECK(vox_model_find_tensor(m, "w", &w) == VOX_OK, "find w");
+    volatile unsigned sum = 0;
+    for (size_t i = 0; i < DATA_LEN; i += 64) sum += ((const unsigned char *)w.data)[i]; /* page the data in */
+    long before = mapping_rss_kb(w.data);
+    vox_model_drop_pages(m, w.data, DATA_LEN);
+    long after = mapping_rss_kb(w.data);
+    if (before >= 0 && after >= 0)
+        CHECK(after <= before - DATA_LEN / 1024, "the mapping's resident kB %ld -> %ld after dropping %d", before,
+              after, DATA_LEN / 1024);
+    CHECK(memcmp(w.data, data, DATA_LEN) == 0, "the data read back after the drop differs from the file");
+    CHECK(vox_model_verify(m) == VOX_OK, "verify after the drop: %s", vox_last_error());
+    /* a range outside the mapping (an owned copy) and a partial page are left alone */
+    vox_model_drop_pages(m, data, DATA_LEN);
+    vox_model_drop_pages(m, (const unsigned char *)w.data + 8, 100);
+    CHECK(((const float *)w.data)[5] == 8.0f && data[4096] == 0, "partial / foreign ranges");
+    vox_model_drop_pages(NULL, w.data, 4096);
+    vox_model_close(m);
+    (void)sum;
 }
 
 static void test_io_errors(void) {
@@ -432,6 +490,7 @@ int main(void) {
     make_data_and_tensors();
     make_manifest();
     test_valid();
+    test_drop_pages();
     test_io_errors();
     test_header();
     test_manifest_rules();

@@ -66,6 +66,7 @@ typedef struct bw_job {
     float *y;
     uint32_t *xb; /* [n_in][tap_pairs]: the input rows rounded to bf16 */
     int64_t n_in, n_out, dil, cols_in;
+    int64_t gsplit; /* each block of BW_TASK rows is split over this many ranges of weight groups */
 } bw_job;
 
 static void bw_round(void *ctx, int64_t begin, int64_t end) {
@@ -78,9 +79,12 @@ static void bw_round(void *ctx, int64_t begin, int64_t end) {
 static void bw_tasks(void *ctx, int64_t t0, int64_t t1) {
     const bw_job *j = ctx;
     const int64_t rows = j->w->rows, tp = j->w->tap_pairs, taps = j->w->taps, pairs = j->w->pairs;
+    const int64_t groups = rows / BW_NR;
     for (int64_t t = t0; t < t1; t++) {
-        int64_t i0 = t * BW_TASK, i1 = i0 + BW_TASK < j->n_out ? i0 + BW_TASK : j->n_out;
-        for (int64_t g = 0; g < rows / BW_NR; g++)
+        int64_t rt = t / j->gsplit, gs = t % j->gsplit;
+        int64_t i0 = rt * BW_TASK, i1 = i0 + BW_TASK < j->n_out ? i0 + BW_TASK : j->n_out;
+        int64_t g0 = groups * gs / j->gsplit, g1 = groups * (gs + 1) / j->gsplit;
+        for (int64_t g = g0; g < g1; g++)
             for (int64_t tap = 0; tap < taps; tap++)
                 for (int64_t q0 = 0; q0 < tp; q0 += BW_KC) {
                     int64_t kn = tp - q0 < BW_KC ? tp - q0 : BW_KC;
@@ -110,11 +114,18 @@ vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float 
     const int64_t n_in = n_out + dil * (w->taps - 1);
     uint32_t *xb = aligned_alloc(64, (size_t)(((n_in * w->tap_pairs * 4) + 63) / 64 * 64));
     if (!xb) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    /* few rows (a short span's decoder: one or two blocks of BW_TASK rows) would leave threads idle:
+     * then the weight groups are split too. Every output is still one chain in the same order, so
+     * the split never changes a bit. */
+    const int64_t row_tasks = (n_out + BW_TASK - 1) / BW_TASK, groups = w->rows / BW_NR;
+    const int64_t want = 4 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
+    if (gsplit > groups) gsplit = groups;
     bw_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n_in = n_in, .n_out = n_out, .dil = dil,
-                .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols};
+                .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols, .gsplit = gsplit};
     uint32_t fp = vx_fp_fast();
     vx_pool_for(pool, n_in, 16, bw_round, &j);
-    vx_pool_for(pool, (n_out + BW_TASK - 1) / BW_TASK, 1, bw_tasks, &j);
+    vx_pool_for(pool, row_tasks * gsplit, 1, bw_tasks, &j);
     vx_fp_restore(fp);
     free(xb);
     return VOX_OK;

@@ -55,6 +55,38 @@ done:
     return st;
 }
 
+/* Elementwise passes over the generator's activations (tens of MB at 120x the frame rate) split
+ * over the pool: each element on its own, so the same bits for any split. */
+enum { EW_ADD, EW_ADD_THIRD, EW_COPY2, EW_LRELU };
+typedef struct ew_job {
+    int op;
+    float *y, *z;
+    const float *a;
+    float slope;
+} ew_job;
+
+static void ew_ranges(void *ctx, int64_t begin, int64_t end) {
+    const ew_job *j = ctx;
+    const int64_t n = end - begin;
+    switch (j->op) {
+    case EW_ADD: vx_add(j->y + begin, j->a + begin, n, j->y + begin); break; /* y += a */
+    case EW_ADD_THIRD: /* y = (a + y) / 3 */
+        vx_add(j->a + begin, j->y + begin, n, j->y + begin);
+        for (int64_t i = begin; i < end; i++) j->y[i] = j->y[i] / 3.0f;
+        break;
+    case EW_COPY2: /* y = z = a */
+        memcpy(j->y + begin, j->a + begin, (size_t)n * sizeof(float));
+        memcpy(j->z + begin, j->a + begin, (size_t)n * sizeof(float));
+        break;
+    default: kk_leaky_relu(j->y + begin, n, j->slope); break;
+    }
+}
+
+static void ew(vx_pool *pool, int op, float *y, float *z, const float *a, int64_t n, float slope) {
+    ew_job j = {.op = op, .y = y, .z = z, .a = a, .slope = slope};
+    vx_pool_for(pool, n, 16384, ew_ranges, &j);
+}
+
 /* Sum of the three resblocks of a stage applied to the same input, divided by 3, in place on x (the
  * last block runs on x itself, its input's last use: one activation buffer less at the peak). */
 static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const float *s, float *x, int64_t t,
@@ -66,12 +98,11 @@ static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const f
         st = oom();
         goto done;
     }
-    memcpy(sum, x, bytes);
-    memcpy(a, x, bytes);
+    ew(pool, EW_COPY2, sum, a, x, t * c, 0.0f);
     if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3], s, sum, t)) != VOX_OK ||
         (st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 1], s, a, t)) != VOX_OK)
         goto done;
-    vx_add(sum, a, t * c, sum);
+    ew(pool, EW_ADD, sum, NULL, a, t * c, 0.0f);
     free(a);
     a = NULL;
     if (cancel && atomic_load(cancel)) {
@@ -79,8 +110,7 @@ static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const f
         goto done;
     }
     if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 2], s, x, t)) != VOX_OK) goto done;
-    vx_add(sum, x, t * c, sum);
-    for (int64_t i = 0; i < t * c; i++) x[i] = sum[i] / 3.0f;
+    ew(pool, EW_ADD_THIRD, x, NULL, sum, t * c, 0.0f); /* x = (sum + x) / 3 */
 done:
     free(a);
     free(sum);
@@ -103,7 +133,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
     int64_t c = 512;
     for (int i = 0; i < 2; i++) {
         const int64_t co = c / 2;
-        kk_leaky_relu(x, t * c, 0.1f);
+        ew(pool, EW_LRELU, x, NULL, NULL, t * c, 0.1f);
         int64_t ts, tu;
         /* the source branch: noise conv (stride 6 for stage 0, 1x1 for stage 1) and its resblock */
         int64_t t_src = i == 0 ? (hf + 2 * m->noise_pad[0] - m->noise_convs[0].k) / m->noise_stride[0] + 1 : hf;
@@ -129,7 +159,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
                                (long long)ts, (long long)tu);
             goto done;
         }
-        vx_add(up, src, tu * co, up);
+        ew(pool, EW_ADD, up, NULL, src, tu * co, 0.0f);
         free(src);
         src = NULL;
         free(x);
@@ -143,7 +173,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
             goto done;
         }
     }
-    kk_leaky_relu(x, t * c, 0.01f);
+    ew(pool, EW_LRELU, x, NULL, NULL, t * c, 0.01f);
     float *spec = malloc((size_t)(t * post) * sizeof *spec);
     if (!spec) {
         st = oom();

@@ -101,10 +101,13 @@ typedef struct kk_model {
     float *stft_basis, *istft_basis, *istft_env_window;  /* owned */
     /* f32 copies of weights stored in another dtype (transposed convolutions) */
     float **owned; size_t n_owned;
-    /* VOX_KOKORO_GEN_BF16=1 at load (AVX512-BF16 CPUs): the generator's Snake resblock convolutions
-     * run as bf16 dot products (weights and gathered activations rounded to bf16), ~2x the f32 rate;
-     * measured against the official model in conformance/test_kokoro_native.py. Off by default. */
+    /* The generator's Snake resblock convolutions and the decoder's AdainResBlk1d convolutions as
+     * bf16 dot products (weights and gathered activations rounded to bf16), ~2x the f32 rate: the
+     * default where the CPU has AVX512-BF16 (VOX_KOKORO_GEN_BF16=0 forces f32); measured against the
+     * official model in conformance/test_kokoro_native.py and test_kokoro_perceptual.py. Everything
+     * before the decoder (PL-BERT, durations, F0/N) stays f32. gen_math_why: the reason. */
     int gen_bf16;
+    const char *gen_math_why;
     /* voice packs */
     int n_speakers;
     /* the English text frontend (NULL when the .tmod has no frontend data) */
@@ -162,6 +165,8 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
 void kk_leaky_relu(float *x, int64_t n, float slope);
 vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
                      int64_t pad_l, int64_t pad_r, float *y, int64_t *t_out);
+/* A 1x1 convolution (a matrix on each row), through the packed bf16 weight when there is one. */
+vox_status kk_conv1x1(vx_pool *pool, const kk_conv *c, const float *bias, const float *x, int64_t t, float *y);
 vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t t_in, int64_t out_pad, float *y,
                       int64_t *t_out);
 vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y);

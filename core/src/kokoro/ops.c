@@ -53,6 +53,12 @@ static void col_rows(void *ctx, int64_t begin, int64_t end) {
     vx_im2col(x, j->rows - begin * j->stride, j->c, j->k, j->dil, j->stride, end - begin, j->col + begin * j->c * j->k);
 }
 
+vox_status kk_conv1x1(vx_pool *pool, const kk_conv *c, const float *bias, const float *x, int64_t t, float *y) {
+    if (c->bw.data) return vx_linear_bf16w(pool, &c->bw, bias, x, t, y);
+    vx_linear(pool, &c->w, bias, x, t, y);
+    return VOX_OK;
+}
+
 static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
                             int64_t pad_l, int64_t pad_r, const kk_pre *pre, int accumulate, float *y, int64_t *t_out) {
     const int64_t ci = c->c_in, k = c->k, co = c->c_out;
@@ -60,10 +66,8 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
     const int64_t to = (tp - dil * (k - 1) - 1) / stride + 1;
     *t_out = to > 0 ? to : 0;
     if (to <= 0) return VOX_OK;
-    if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0 && !pre && !accumulate) {
-        vx_linear(pool, &c->w, c->b, x, t_in, y);
-        return VOX_OK;
-    }
+    if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0 && !pre && !accumulate)
+        return kk_conv1x1(pool, c, c->b, x, t_in, y);
     /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
     const int bf16 = c->bw.data && stride == 1;
     /* without a column buffer a tile costs only its input rows: larger tiles, fewer pool dispatches */
@@ -309,7 +313,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         sx = u;
     }
     if (b->sc.w.data) {
-        vx_linear(pool, &b->sc.w, NULL, sx, t2, out);
+        if ((st = kk_conv1x1(pool, &b->sc, NULL, sx, t2, out)) != VOX_OK) goto done;
         sx = out;
     }
     const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */

@@ -34,6 +34,60 @@ static float normal_at(uint64_t seed, uint32_t sample, uint32_t harmonic, uint32
     return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
+typedef struct src_job {
+    const kk_model *m;
+    const kk_forward_opts *opts;
+    const float *f0_curve, *phase;
+    int64_t t2;
+    float *src;
+} src_job;
+
+static void source_samples(void *ctx, int64_t begin, int64_t end) {
+    const src_job *q = ctx;
+    const kk_forward_opts *opts = q->opts;
+    const float *f0_curve = q->f0_curve, *phase = q->phase, *lw = q->m->l_linear_w;
+    const int64_t t2 = q->t2;
+    const float scale = (float)(1.0 / 300.0), noise_unvoiced = KK_SINE_AMP / 3.0f;
+    for (int64_t j = begin; j < end; j++) {
+        /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
+         * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
+        float s = fmaf(scale, (float)j + 0.5f, -0.5f);
+        if (s < 0.0f) s = 0.0f;
+        int64_t i0 = (int64_t)s;
+        int64_t i1 = i0 + (i0 < t2 - 1 ? 1 : 0);
+        float l1 = s - (float)i0, l0 = 1.0f - l1;
+        float f0 = f0_curve[j / KK_HOP];
+        float uv = f0 > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
+        float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
+        float acc = q->m->l_linear_b[0];
+        for (int64_t h = 0; h < KK_HARMONICS; h++) {
+            float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
+            float sw = sinf(ph) * KK_SINE_AMP;
+            float noise = opts->noise ? namp * normal_at(opts->seed, (uint32_t)j, (uint32_t)h, opts->span) : 0.0f;
+            sw = sw * uv + noise;
+            acc += lw[h] * sw;
+        }
+        q->src[j] = tanhf(acc);
+    }
+}
+
+typedef struct polar_job {
+    const float *ri;
+    float *har;
+    int64_t bins;
+} polar_job;
+
+static void polar_rows(void *ctx, int64_t begin, int64_t end) {
+    const polar_job *q = ctx;
+    const int64_t bins = q->bins;
+    for (int64_t f = begin; f < end; f++)
+        for (int64_t k = 0; k < bins; k++) {
+            float re = q->ri[f * 2 * bins + k], im = q->ri[f * 2 * bins + bins + k];
+            q->har[f * 2 * bins + k] = hypotf(re, im);
+            q->har[f * 2 * bins + bins + k] = atan2f(im, re);
+        }
+}
+
 /* har_source [t2 * 300] from the F0 curve [t2]; then its STFT (center, reflect padding) as
  * har [frames][2 * bins] = [magnitude | phase], frames = t2 * 60 + 1. */
 vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_curve, int64_t t2,
@@ -63,30 +117,10 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
             phase[i * KK_HARMONICS + h] = (float)acc * 2.0f * pi_f * 300.0f;
         }
     }
-    /* linear upsampling of the phase by 300 (align_corners False), sines, voicing, noise, merge */
-    const float scale = (float)(1.0 / 300.0), noise_unvoiced = KK_SINE_AMP / 3.0f;
-    const float *lw = m->l_linear_w;
-    for (int64_t j = 0; j < N; j++) {
-        /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
-         * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
-        float s = fmaf(scale, (float)j + 0.5f, -0.5f);
-        if (s < 0.0f) s = 0.0f;
-        int64_t i0 = (int64_t)s;
-        int64_t i1 = i0 + (i0 < t2 - 1 ? 1 : 0);
-        float l1 = s - (float)i0, l0 = 1.0f - l1;
-        float f0 = f0_curve[j / KK_HOP];
-        float uv = f0 > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
-        float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
-        float acc = m->l_linear_b[0];
-        for (int64_t h = 0; h < KK_HARMONICS; h++) {
-            float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
-            float sw = sinf(ph) * KK_SINE_AMP;
-            float noise = opts->noise ? namp * normal_at(opts->seed, (uint32_t)j, (uint32_t)h, opts->span) : 0.0f;
-            sw = sw * uv + noise;
-            acc += lw[h] * sw;
-        }
-        src[j] = tanhf(acc);
-    }
+    /* linear upsampling of the phase by 300 (align_corners False), sines, voicing, noise, merge: every
+     * sample on its own (ranges of samples in parallel, the same bits for any split) */
+    src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .t2 = t2, .src = src};
+    vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
     /* STFT: reflect-padded frames times the windowed DFT basis, one GEMM */
     for (int64_t f = 0; f < frames; f++)
         for (int64_t i = 0; i < nfft; i++) {
@@ -97,15 +131,29 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
         }
     vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = 2 * bins, .cols = nfft, .data = m->stft_basis};
     vx_linear(pool, &basis, NULL, fr, frames, ri);
-    for (int64_t f = 0; f < frames; f++)
-        for (int64_t k = 0; k < bins; k++) {
-            float re = ri[f * 2 * bins + k], im = ri[f * 2 * bins + bins + k];
-            har[f * 2 * bins + k] = hypotf(re, im);
-            har[f * 2 * bins + bins + k] = atan2f(im, re);
-        }
+    polar_job pj = {.ri = ri, .har = har, .bins = bins};
+    vx_pool_for(pool, frames, 64, polar_rows, &pj);
     if (opts->tap) opts->tap(opts->tap_ctx, "har_source", src, N, 1);
     free(src), free(phase), free(fr), free(ri);
     return VOX_OK;
+}
+
+typedef struct rect_job {
+    const float *spec;
+    float *x;
+    int64_t bins;
+} rect_job;
+
+/* frames [begin, end): exp() of the log magnitude and sin() of the phase argument to re | im */
+static void rect_rows(void *ctx, int64_t begin, int64_t end) {
+    const rect_job *q = ctx;
+    const int64_t bins = q->bins;
+    for (int64_t f = begin; f < end; f++)
+        for (int64_t k = 0; k < bins; k++) {
+            float mag = expf(q->spec[f * 2 * bins + k]), ph = sinf(q->spec[f * 2 * bins + bins + k]);
+            q->x[f * 2 * bins + k] = mag * cosf(ph);
+            q->x[f * 2 * bins + bins + k] = mag * sinf(ph);
+        }
 }
 
 /* torch.istft(mag * exp(i phase), n_fft, hop, hann, center): per-frame inverse DFT times the window
@@ -122,12 +170,8 @@ vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t
         free(x), free(fr), free(y);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    for (int64_t f = 0; f < frames; f++)
-        for (int64_t k = 0; k < bins; k++) {
-            float mag = expf(spec[f * 2 * bins + k]), ph = sinf(spec[f * 2 * bins + bins + k]);
-            x[f * 2 * bins + k] = mag * cosf(ph);
-            x[f * 2 * bins + bins + k] = mag * sinf(ph);
-        }
+    rect_job rj = {.spec = spec, .x = x, .bins = bins};
+    vx_pool_for(pool, frames, 64, rect_rows, &rj);
     vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = nfft, .cols = 2 * bins, .data = m->istft_basis};
     vx_linear(pool, &basis, NULL, x, frames, fr);
     float *env = y + len;

@@ -363,7 +363,20 @@ static void stft_tables(loader *L) {
         }
 }
 
-/* The bf16 option: pack every Snake resblock convolution of the generator (resblocks, noise_res). */
+/* The bf16 path: pack every Snake resblock convolution of the generator (resblocks, noise_res) and
+ * every convolution of the decoder's AdainResBlk1d stack (encode, decode.0-3).
+ * Each packed copy replaces its source weights in memory: their pages are dropped from the resident
+ * set as soon as the copy exists (only the packed weights are read from then on; were the f32 path
+ * used after a failure further on, the pages would come back from the file). */
+static vox_status pack_one(kk_model *m, kk_conv *c) {
+    if (!c->w.data) return VOX_OK; /* an identity shortcut */
+    vox_status st = c->k == 1 ? vx_bf16w_pack(&c->w, &c->bw) : vx_bf16w_pack_conv(&c->w, c->c_in, c->k, &c->bw);
+    if (st == VOX_OK)
+        vox_model_drop_pages(m->file, c->w.data,
+                             (size_t)vox_dtype_nbytes(c->w.dtype, (uint64_t)(c->w.rows * c->w.cols), (uint64_t)c->w.cols));
+    return st;
+}
+
 static vox_status pack_generator_bf16(kk_model *m) {
     kk_snakeblk *blocks[8];
     for (int i = 0; i < 6; i++) blocks[i] = &m->resblocks[i];
@@ -371,11 +384,18 @@ static vox_status pack_generator_bf16(kk_model *m) {
     for (int b = 0; b < 8; b++)
         for (int i = 0; i < 3; i++) {
             vox_status st;
-            kk_conv *c1 = &blocks[b]->convs1[i], *c2 = &blocks[b]->convs2[i];
-            if ((st = vx_bf16w_pack_conv(&c1->w, c1->c_in, c1->k, &c1->bw)) != VOX_OK ||
-                (st = vx_bf16w_pack_conv(&c2->w, c2->c_in, c2->k, &c2->bw)) != VOX_OK)
+            if ((st = pack_one(m, &blocks[b]->convs1[i])) != VOX_OK || (st = pack_one(m, &blocks[b]->convs2[i])) != VOX_OK)
                 return st;
         }
+    /* the decoder's AdainResBlk1d stack (encode, decode.0-3) before it: its 1024-channel convolutions
+     * run at twice the frame rate, ~8% of a span's time in f32, and hold 126 MB of f32 weights */
+    kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
+    for (int b = 0; b < 5; b++) {
+        vox_status st;
+        if ((st = pack_one(m, &dec[b]->conv1)) != VOX_OK || (st = pack_one(m, &dec[b]->conv2)) != VOX_OK ||
+            (st = pack_one(m, &dec[b]->sc)) != VOX_OK)
+            return st;
+    }
     m->gen_bf16 = 1;
     return VOX_OK;
 }
@@ -385,6 +405,43 @@ static void free_generator_bf16(kk_model *m) {
         kk_snakeblk *k = b < 6 ? &m->resblocks[b] : &m->noise_res[b - 6];
         for (int i = 0; i < 3; i++) vx_bf16w_free(&k->convs1[i].bw), vx_bf16w_free(&k->convs2[i].bw);
     }
+    kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
+    for (int b = 0; b < 5; b++) vx_bf16w_free(&dec[b]->conv1.bw), vx_bf16w_free(&dec[b]->conv2.bw), vx_bf16w_free(&dec[b]->sc.bw);
+}
+
+/* The decoder's and generator's math: bf16 dot products wherever the CPU has AVX512-BF16 (twice the
+ * f32 rate, held to the f32 limits of every spectral and perceptual row), f32 elsewhere. VOX_KOKORO_GEN_BF16=0
+ * forces f32; =1 asks for bf16 and, on a CPU without it, says on stderr that f32 runs instead (the
+ * engine info's precision.generator_math always says which ran). */
+static vox_status choose_generator_math(kk_model *m) {
+    const char *env = getenv("VOX_KOKORO_GEN_BF16");
+    if (env && *env && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "VOX_KOKORO_GEN_BF16=%s: use 1 (bf16 generator where the CPU "
+                             "has AVX512-BF16, the default) or 0 (f32)", env);
+    const vx_cpu_info *cpu = vx_cpu();
+    if (env && strcmp(env, "0") == 0) {
+        m->gen_math_why = "VOX_KOKORO_GEN_BF16=0";
+        return VOX_OK;
+    }
+    if (cpu->path != VX_PATH_AVX512 || !cpu->avx512bf16) {
+        m->gen_math_why = "no AVX512-BF16 on this CPU";
+        if (env && strcmp(env, "1") == 0)
+            fprintf(stderr, "vox: VOX_KOKORO_GEN_BF16=1: this CPU (kernel path %s) has no AVX512-BF16 dot products; "
+                            "the Kokoro generator runs in f32\n", cpu->name);
+        return VOX_OK;
+    }
+    vox_status st = pack_generator_bf16(m);
+    if (st == VOX_OK) {
+        m->gen_math_why = "AVX512-BF16";
+        return VOX_OK;
+    }
+    free_generator_bf16(m);
+    m->gen_bf16 = 0;
+    if (st == VOX_ERR_OUT_OF_MEMORY) return st;
+    /* weights the packer does not take (q8 / q4 matrices): those run through their own kernels */
+    vox_clear_error();
+    m->gen_math_why = "weights not f32/bf16";
+    return VOX_OK;
 }
 
 vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **out) {
@@ -404,16 +461,9 @@ vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **o
         kk_model_free(m);
         return L.st;
     }
-    const char *bf = getenv("VOX_KOKORO_GEN_BF16");
-    if (bf && strcmp(bf, "1") == 0) {
-        /* an option, not a requirement: without AVX512-BF16 the generator stays f32 (the engine info's
-         * precision.generator_math says which ran); only running out of memory is an error */
-        vox_status st = pack_generator_bf16(m);
-        if (st == VOX_ERR_OUT_OF_MEMORY) {
-            kk_model_free(m);
-            return st;
-        }
-        if (st != VOX_OK) free_generator_bf16(m);
+    if ((L.st = choose_generator_math(m)) != VOX_OK) {
+        kk_model_free(m);
+        return L.st;
     }
     const vox_json *spk = vox_json_get(manifest, "speakers");
     for (const vox_json *c = spk && spk->type == VOX_JSON_ARRAY ? spk->child : NULL; c; c = c->next) m->n_speakers++;
