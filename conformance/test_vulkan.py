@@ -44,12 +44,14 @@ def test_stored_spirv_is_current():
     assert r.returncode == 0, r.stderr + r.stdout
 
 
-def test_vulkan_ops(record):
-    exe = LIBDIR / "test_vulkan_ops"
+def c_test_rows(exe_name: str, checks: tuple[str, ...]) -> list[Row]:
+    """Runs a C test program built next to libvox (VOX_TEST_ROWS=1) and returns the measured rows it
+    printed; it must exit 0 and print a row of every check in `checks`."""
+    exe = LIBDIR / exe_name
     if not exe.is_file():
         pytest.fail(f"{exe}: the C test program is not built next to libvox (build with VOX_BUILD_TESTS=ON)")
     env = dict(os.environ, VOX_TEST_ROWS="1")
-    r = subprocess.run([str(exe)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    r = subprocess.run([str(exe)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
     if r.returncode == 77:
         skip_without_vulkan(r.stdout.strip())
     rows = []
@@ -58,11 +60,16 @@ def test_vulkan_ops(record):
             _, check, subject, value = line.split("\t")
             rows.append(Row(check, subject, float(value), backend="vulkan"))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    checks = {row.check for row in rows}
-    for op in ("linear_f32", "linear_f16", "linear_bf16", "linear_q8", "linear_q4", "rms_norm", "rope", "silu_mul",
-               "attention"):
-        assert f"vulkan.{op}" in checks, f"test_vulkan_ops printed no vulkan.{op} row"
-    record(rows)
+    got = {row.check for row in rows}
+    for c in checks:
+        assert c in got, f"{exe_name} printed no {c} row"
+    return rows
+
+
+def test_vulkan_ops(record):
+    record(c_test_rows("test_vulkan_ops", tuple(f"vulkan.{op}" for op in (
+        "linear_f32", "linear_f16", "linear_bf16", "linear_q8", "linear_q4", "rms_norm", "rope", "silu_mul",
+        "attention"))))
 
 
 def test_devices_listing():

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import vox
-from test_vulkan import LIBDIR, ROOT, _gpu_index, skip_without_vulkan  # noqa: F401
+from test_vulkan import LIBDIR, ROOT, _gpu_index, c_test_rows, skip_without_vulkan  # noqa: F401
 from test_native_lm import MAX_NEW_TOKENS, VARIANTS, lm_env, native, open_session, run_session  # noqa: F401
 from vox.reference.common.checkpoint import Checkpoint
 from vox.reference.qwen3 import codec_decoder as cd
@@ -30,32 +30,12 @@ VS_CPU = "vulkan.codec_vs_cpu"
 IDENT = "vulkan.codec_chunk_identity"
 
 
-def _c_rows(exe_name: str, checks: tuple[str, ...]) -> list[Row]:
-    exe = LIBDIR / exe_name
-    if not exe.is_file():
-        pytest.fail(f"{exe}: the C test program is not built next to libvox (build with VOX_BUILD_TESTS=ON)")
-    env = dict(os.environ, VOX_TEST_ROWS="1")
-    r = subprocess.run([str(exe)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
-    if r.returncode == 77:
-        skip_without_vulkan(r.stdout.strip())
-    rows = []
-    for line in r.stdout.splitlines():
-        if line.startswith("row\t"):
-            _, check, subject, value = line.split("\t")
-            rows.append(Row(check, subject, float(value), backend=VK))
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    got = {row.check for row in rows}
-    for c in checks:
-        assert c in got, f"{exe_name} printed no {c} row"
-    return rows
-
-
 def test_vulkan_codec_ops(record):
-    record(_c_rows("test_vulkan_codec_ops", ("vulkan.codec_conv", "vulkan.codec_snake", "vulkan.codec_norm_act")))
+    record(c_test_rows("test_vulkan_codec_ops", ("vulkan.codec_conv", "vulkan.codec_snake", "vulkan.codec_norm_act")))
 
 
 def test_vulkan_codec_decoder_c(record):
-    record(_c_rows("test_vulkan_codec", (VS_CPU, IDENT)))
+    record(c_test_rows("test_vulkan_codec", (VS_CPU, IDENT)))
 
 
 @pytest.fixture(scope="module")
