@@ -34,8 +34,10 @@ def run(a) -> int:
         free = g["memory_free"] / 2**30
         est = " (estimate)" if g.get("memory_free_estimated") else ""
         soft = "; software renderer, never chosen by --device auto" if g.get("software") else ""
+        cm = (f"; tensor cores (cooperative matrix {g['cooperative_matrix_shapes']})" if g.get("cooperative_matrix")
+              else "; no cooperative matrices (prefill on the tiled GEMM)")
         print(f"vulkan:{g['index']}  {g['name']} ({g['type']}), {free:.1f} GiB free{est} of "
-              f"{g['memory_total'] / 2**30:.1f} GiB, subgroup {g['subgroup_size']}{soft}")
+              f"{g['memory_total'] / 2**30:.1f} GiB, subgroup {g['subgroup_size']}{cm}{soft}")
     if gpus:
         print("        Vulkan numbering differs from nvidia-smi and CUDA: identify a device by its name.")
     return 0

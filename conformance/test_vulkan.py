@@ -86,6 +86,9 @@ def test_devices_listing():
                     "subgroup_size", "max_storage_buffer_range"):
             assert key in g, f"vox devices: GPU entry without {key}: {g}"
         assert g["memory_free"] <= g["memory_total"] or not g["memory_free_estimated"]
+        # tensor cores: used only with the 16x16x16 float16 shape the GEMM is written for
+        assert isinstance(g["cooperative_matrix"], bool) and isinstance(g["cooperative_matrix_shapes"], str)
+        assert not g["cooperative_matrix"] or "16x16x16" in g["cooperative_matrix_shapes"].split(), g
         if "llvmpipe" in g["name"] or "SwiftShader" in g["name"]:
             assert g["software"], f"{g['name']} is a software renderer"
     assert [g["index"] for g in gpus] == sorted({g["index"] for g in gpus})

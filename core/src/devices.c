@@ -70,12 +70,16 @@ static void build(void) {
         vx_buf_json_string(&b, d[i].name, (size_t)-1);
         vx_buf_printf(&b, ",\"type\":\"%s\",\"software\":%s,\"api_version\":\"%u.%u.%u\",\"vendor_id\":%u,"
                           "\"device_id\":%u,\"memory_total\":%llu,\"memory_free\":%llu,\"memory_free_estimated\":%s,"
-                          "\"subgroup_size\":%u,\"max_storage_buffer_range\":%llu,\"timestamps\":%s}",
+                          "\"subgroup_size\":%u,\"max_storage_buffer_range\":%llu,\"timestamps\":%s,"
+                          "\"cooperative_matrix\":%s,\"cooperative_matrix_shapes\":",
                       d[i].type_name, d[i].software ? "true" : "false", VK_API_VERSION_MAJOR(d[i].api_version),
                       VK_API_VERSION_MINOR(d[i].api_version), VK_API_VERSION_PATCH(d[i].api_version), d[i].vendor_id,
                       d[i].device_id, (unsigned long long)d[i].memory_total, (unsigned long long)d[i].memory_free,
                       d[i].memory_free_estimated ? "true" : "false", d[i].subgroup_size,
-                      (unsigned long long)d[i].max_storage_buffer_range, d[i].timestamp_period_ns > 0 ? "true" : "false");
+                      (unsigned long long)d[i].max_storage_buffer_range, d[i].timestamp_period_ns > 0 ? "true" : "false",
+                      d[i].coopmat ? "true" : "false");
+        vx_buf_json_string(&b, d[i].coopmat_shapes, (size_t)-1);   /* f16 x f16 -> f32 MxNxK ("" when none) */
+        vx_buf_printf(&b, "}");
     }
     vx_buf_printf(&b, "],\"vulkan\":{\"available\":%s,\"reason\":", n ? "true" : "false");
     const char *why = vx_vk_unavailable_reason();
