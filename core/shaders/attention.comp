@@ -12,20 +12,18 @@
 //      over the tile's keys g, g + NG, ... in order; at the end the NG partial sums of an element
 //      are added in group order.
 // Every sum has a fixed order that depends only on the shapes: a device gives the same result for
-// the same inputs (subgroup size plays no part). The scores binding (sc) is kept for the interface
-// (callers size it for the longest forward) but no longer used.
+// the same inputs (subgroup size plays no part).
 #define WG 256
 layout(local_size_x = WG) in;
 layout(std430, binding = 0) readonly buffer Q { float q[]; };
 layout(std430, binding = 1) readonly buffer K { float k[]; };
 layout(std430, binding = 2) readonly buffer V { float v[]; };
-layout(std430, binding = 3) buffer SC { float sc[]; };
-layout(std430, binding = 4) writeonly buffer O { float o[]; };
+layout(std430, binding = 3) writeonly buffer O { float o[]; };
 layout(push_constant) uniform Push {
     uint nq, hq, nk, hkv, d;
     int window;
     float scale;
-    uint q_base, k_base, v_base, o_base, s_base;
+    uint q_base, k_base, v_base, o_base;
 } p;
 shared float qs[WG];    // the query row, scaled
 shared float ps[WG];    // the tile's probabilities

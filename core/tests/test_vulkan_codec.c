@@ -25,43 +25,20 @@
 #include "tolerance_table.h"
 #include "vulkan/codec_gpu.h"
 #include "vulkan/vk.h"
+#include "vk_testdev.h"
 
 static int rows_out;
 
-static const char *dt_name(vox_dtype d) { return d == VOX_DTYPE_BF16 ? "bf16" : d == VOX_DTYPE_F16 ? "f16" : "f32"; }
 static const char *device_name = "";
 
 static void emit_row(const char *check, const char *subject, double value) {
     if (rows_out) printf("row\t%s\t%s on %s\t%.6g\n", check, subject, device_name, value);
 }
 
-static double max_abs_rel(const float *a, const float *b, int64_t n) {
-    double e = 0, s = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (!(d == d)) return INFINITY;
-        e = fmax(e, d);
-        s = fmax(s, fabs((double)b[i]));
-    }
-    return e / (s > 1e-30 ? s : 1e-30);
-}
-
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int test_device(void) {
-    const char *e = getenv("VOX_TEST_VULKAN");
-    vx_device_spec s;
-    char spec[64];
-    snprintf(spec, sizeof spec, "vulkan%s%s", e && *e ? ":" : "", e && *e ? e : "");
-    if (vx_device_spec_parse(spec, &s) != VOX_OK || !s.gpu) {
-        printf("skipped: no Vulkan device (%s)\n", vx_vk_unavailable_reason() ? vx_vk_unavailable_reason() : "?");
-        return -1;
-    }
-    return s.index;
 }
 
 static vx_gpu *gpu;

@@ -313,16 +313,16 @@ static void test_attention(vx_gpu *g) {
         float *ref = malloc(sizeof(float) * (size_t)(nq * hq * d)), *got = malloc(sizeof(float) * (size_t)(nq * hq * d));
         vx_attention(pool, q, nq, hq, k, v, nk, hkv, d, scale, win, ref);
         gt gq = put(g, q, nq * hq * d), gk = put(g, k, nk * hkv * d), gv = put(g, v, nk * hkv * d),
-           gsc = put(g, NULL, nq * hq * nk), go = put(g, NULL, nq * hq * d);
+           go = put(g, NULL, nq * hq * d);
         vx_gpu_begin(g);
-        vx_gop_attention(g, T(&gq), nq, hq, T(&gk), T(&gv), nk, hkv, d, scale, win, T(&gsc), T(&go), NULL);
+        vx_gop_attention(g, T(&gq), nq, hq, T(&gk), T(&gv), nk, hkv, d, scale, win, T(&go), NULL);
         CHECK(vx_gpu_submit(g) == VOX_OK, "attention: %s", vox_last_error());
         get(g, &go, got);
         char what[96];
         snprintf(what, sizeof what, "nq=%lld nk=%lld hq=%lld hkv=%lld d=%lld win=%lld", (long long)nq, (long long)nk,
                  (long long)hq, (long long)hkv, (long long)d, (long long)win);
         report("vulkan.attention", what, max_abs_rel(got, ref, nq * hq * d));
-        drop(g, &gq), drop(g, &gk), drop(g, &gv), drop(g, &gsc), drop(g, &go);
+        drop(g, &gq), drop(g, &gk), drop(g, &gv), drop(g, &go);
         free(q), free(k), free(v), free(ref), free(got);
     }
 }

@@ -1,5 +1,5 @@
-/* Helpers of the Vulkan tests: random data, weight matrices in every .tmod dtype, the error metric of
- * verify/metrics.py (max_abs_rel) and the device under test. */
+/* Helpers of the Vulkan tests: random data and weight matrices in every .tmod dtype (with vk_testdev.h:
+ * the error metric of verify/metrics.py and the device under test). */
 #ifndef VOX_TEST_VK_TESTLIB_H
 #define VOX_TEST_VK_TESTLIB_H
 
@@ -11,6 +11,7 @@
 #include "cpu/dispatch.h"
 #include "kernels.h"
 #include "vulkan/vk.h"
+#include "vk_testdev.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd32(void) {
@@ -94,43 +95,6 @@ static wmat make_w(vox_dtype dt, int64_t rows, int64_t cols) {
 static void free_w(wmat *w) {
     free(w->data);
     free(w->scales);
-}
-
-static const char *dt_name(vox_dtype d) {
-    switch (d) {
-    case VOX_DTYPE_F32: return "f32";
-    case VOX_DTYPE_F16: return "f16";
-    case VOX_DTYPE_BF16: return "bf16";
-    case VOX_DTYPE_Q8: return "q8";
-    case VOX_DTYPE_Q4: return "q4";
-    default: return "?";
-    }
-}
-
-/* verify/metrics.py max_abs_rel: max |a - b| / max |b| (NaN anywhere gives +inf). */
-static double max_abs_rel(const float *a, const float *b, int64_t n) {
-    double e = 0, s = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (!(d == d)) return INFINITY;
-        if (d > e) e = d;
-        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
-    }
-    return e / (s > 1e-30 ? s : 1e-30);
-}
-
-/* The device under test: VOX_TEST_VULKAN=N, else the first device "--device vulkan" would use (a
- * software renderer included). Returns -1 (and says why) when there is none. */
-static int test_device(void) {
-    const char *e = getenv("VOX_TEST_VULKAN");
-    vx_device_spec s;
-    char spec[64];
-    snprintf(spec, sizeof spec, "vulkan%s%s", e && *e ? ":" : "", e && *e ? e : "");
-    if (vx_device_spec_parse(spec, &s) != VOX_OK || !s.gpu) {
-        printf("skipped: no Vulkan device (%s)\n", vx_vk_unavailable_reason() ? vx_vk_unavailable_reason() : "?");
-        return -1;
-    }
-    return s.index;
 }
 
 #endif

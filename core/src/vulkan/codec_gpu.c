@@ -62,7 +62,7 @@ struct vx_codec_gstream {
     int64_t pre_ctx, k_ring, v_ring, dw_ctx[Q3_CODEC_MAX_UP], dec0_ctx, tail[Q3_CODEC_MAX_BLOCKS],
         unit_ctx[Q3_CODEC_MAX_BLOCKS][Q3_CODEC_UNITS], final_ctx;   /* float offsets in state */
     /* work (device) */
-    vx_gbuf qf, qr, pb, P, lat0, x, h, qs, kc, vc, att, gt, u, sc, sig, act, tmp, tmp2;
+    vx_gbuf qf, qr, pb, P, lat0, x, h, qs, kc, vc, att, gt, u, sig, act, tmp, tmp2;
     /* host-visible: codes, RoPE tables, PCM of one chain */
     vx_gbuf codes, cs, sn, pcm;
 };
@@ -295,7 +295,7 @@ void vx_codec_gstream_free(vx_codec_gstream *s) {
     if (!s) return;
     vx_gpu *g = s->q->g;
     vx_gbuf *b[] = {&s->state, &s->qf, &s->qr, &s->pb, &s->P, &s->lat0, &s->x, &s->h, &s->qs, &s->kc, &s->vc,
-                    &s->att, &s->gt, &s->u, &s->sc, &s->sig, &s->act, &s->tmp, &s->tmp2,
+                    &s->att, &s->gt, &s->u, &s->sig, &s->act, &s->tmp, &s->tmp2,
                     &s->codes, &s->cs, &s->sn, &s->pcm};
     for (size_t i = 0; i < sizeof b / sizeof *b; i++) vx_gpu_release(g, b[i]);
     free(s);
@@ -357,7 +357,7 @@ vox_status vx_codec_gstream_create(vx_codec_gpu *q, size_t lat_n, size_t voc_n, 
         {&s->state, (int64_t)(lat_n + voc_n)}, {&s->qf, S * half}, {&s->qr, S * half}, {&s->pb, S * cbd},
         {&s->P, (S + 2) * cbd}, {&s->lat0, S * L}, {&s->x, S * H}, {&s->h, S * H}, {&s->qs, S * qd},
         {&s->kc, c->n_layers * (W - 1 + S) * kvd}, {&s->vc, c->n_layers * (W - 1 + S) * kvd}, {&s->att, S * qd}, {&s->gt, S * I}, {&s->u, S * I},
-        {&s->sc, S * c->n_heads * (W - 1 + S)}, {&s->sig, sig}, {&s->act, act}, {&s->tmp, tmp},
+        {&s->sig, sig}, {&s->act, act}, {&s->tmp, tmp},
         {&s->tmp2, tmp2}};
     for (size_t i = 0; st == VOX_OK && i < sizeof bufs / sizeof *bufs; i++) {
         if ((uint64_t)bufs[i].n * 4 > vx_gpu_max_range(q->g))
@@ -478,7 +478,7 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         }
         TRY(vx_gop_rope(g, B(&s->qs), k, hq, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_rope(g, kn, k, hkv, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
-        TRY(vx_gop_attention(g, B(&s->qs), k, hq, kl, vl, npast + k, hkv, d, c->attn_scale, W, B(&s->sc), B(&s->att),
+        TRY(vx_gop_attention(g, B(&s->qs), k, hq, kl, vl, npast + k, hkv, d, c->attn_scale, W, B(&s->att),
                              "codec/attention"));
         TRY(lin(g, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, x, "codec/transformer"));
         w = B(&y->post_norm);

@@ -90,10 +90,9 @@ vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind b, int64_t n, vx_gbind y, 
 /* y = x over n floats (between host-visible and device-local buffers within a chain). */
 vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label);
 /* vx_attention: q [nq][hq][d], k/v [nk][hkv][d] (the last nq keys are the queries' own), out
- * [nq][hq][d]; scores: scratch of nq * hq * nk floats. */
+ * [nq][hq][d]; d <= 256 (one pass, online softmax: no score scratch). */
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
-                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
-                            const char *label);
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const char *label);
 
 /* Choosing a code from logits [v] (v <= 8192) into codes[slot], as q3_warp + q3_choose with float32
  * probabilities (sample.comp): greedy when !do_sample, else temperature, top-k, top-p and the inverse
@@ -113,5 +112,7 @@ vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, 
 vx_gbind vx_gop_whole(const vx_gpu *g, vx_gbind t, uint32_t *base);
 /* A 1-D grid of `items` invocations in groups of 64, folded into y beyond 65535 groups. */
 void vx_gop_grid(uint64_t items, uint32_t *gx, uint32_t *gy);
+/* One workgroup per row: `rows` workgroups, folded into y beyond 65535. */
+void vx_gop_row_grid(uint64_t rows, uint32_t *gx, uint32_t *gy);
 
 #endif

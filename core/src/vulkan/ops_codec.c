@@ -108,7 +108,8 @@ vox_status vx_gop_layer_norm(vx_gpu *g, vx_gbind x, vx_gbind w, vx_gbind bb, int
                                                                                    eps};
     vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), vx_gop_whole(g, bb, &push.b_base),
                      vx_gop_whole(g, y, &push.y_base)};
-    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    uint32_t gx, gy;
+    vx_gop_row_grid((uint64_t)rows, &gx, &gy);
     return vx_gpu_dispatch(g, VX_SH_CODEC_LAYERNORM, b, 4, &push, sizeof push, gx, gy, 1, label);
 }
 

@@ -10,7 +10,8 @@ vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t row
         (uint32_t)rows, (uint32_t)d, w != NULL, 0, 0, 0, eps};
     vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w ? *w : x, &push.w_base),
                      vx_gop_whole(g, y, &push.y_base)};
-    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    uint32_t gx, gy;
+    vx_gop_row_grid((uint64_t)rows, &gx, &gy);
     return vx_gpu_dispatch(g, VX_SH_RMS_NORM, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
@@ -23,7 +24,8 @@ vox_status vx_gop_rms_norm_q8(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t 
                      vx_gop_whole(g, y, &push.y_base), xq, xd};
     b[3].size = (uint64_t)(rows * d);   /* the codes and scales from their start */
     b[4].size = (uint64_t)(rows * d / 32) * 4;
-    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    uint32_t gx, gy;
+    vx_gop_row_grid((uint64_t)rows, &gx, &gy);
     return vx_gpu_dispatch(g, VX_SH_RMS_NORM_Q8, b, 5, &push, sizeof push, gx, gy, 1, label);
 }
 
@@ -47,31 +49,31 @@ vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_
                      vx_gop_whole(g, cos, &push.cs_base), vx_gop_whole(g, sin, &sb)};
     if (sb != push.cs_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_norm_rope: cos and sin at different offsets");
     uint64_t rows = (uint64_t)(n * heads);
-    uint32_t gx = rows < 65535 ? (uint32_t)rows : 65535, gy = (uint32_t)((rows + gx - 1) / (gx ? gx : 1));
+    uint32_t gx, gy;
+    vx_gop_row_grid((uint64_t)rows, &gx, &gy);
     return vx_gpu_dispatch(g, VX_SH_NORM_ROPE, b, 4, &push, sizeof push, gx, gy, 1, label);
 }
 
-vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label) {
-    struct { uint32_t n, g_base, u_base, y_base; } push = {(uint32_t)n, 0, 0, 0};
-    vx_gbind b[3] = {vx_gop_whole(g, gate, &push.g_base), vx_gop_whole(g, up, &push.u_base),
-                     vx_gop_whole(g, y, &push.y_base)};
-    uint32_t gx, gy;
-    vx_gop_grid((uint64_t)n, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_SILU_MUL, b, 3, &push, sizeof push, gx, gy, 1, label);
-}
-
-vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y, const char *label) {
+/* y = f(a, b) elementwise over n floats (silu_mul.comp, add.comp share the bindings and push constants) */
+static vox_status binary(vx_gpu *g, int shader, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y, const char *label) {
     struct { uint32_t n, a_base, b_base, y_base; } push = {(uint32_t)n, 0, 0, 0};
     vx_gbind b[3] = {vx_gop_whole(g, a, &push.a_base), vx_gop_whole(g, bb, &push.b_base),
                      vx_gop_whole(g, y, &push.y_base)};
     uint32_t gx, gy;
     vx_gop_grid((uint64_t)n, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_ADD, b, 3, &push, sizeof push, gx, gy, 1, label);
+    return vx_gpu_dispatch(g, shader, b, 3, &push, sizeof push, gx, gy, 1, label);
+}
+
+vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label) {
+    return binary(g, VX_SH_SILU_MUL, gate, up, n, y, label);
+}
+
+vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y, const char *label) {
+    return binary(g, VX_SH_ADD, a, bb, n, y, label);
 }
 
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
-                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind scores, vx_gbind out,
-                            const char *label) {
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const char *label) {
     if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535 || d <= 0 || d > 256)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention: bad shape (nq %lld nk %lld hq %lld hkv %lld d %lld)",
                              (long long)nq, (long long)nk, (long long)hq, (long long)hkv, (long long)d);
@@ -79,13 +81,11 @@ vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gb
         uint32_t nq, hq, nk, hkv, d;
         int32_t window;
         float scale;
-        uint32_t q_base, k_base, v_base, o_base, s_base;
-    } push = {(uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale, 0, 0, 0, 0, 0};
-    vx_gbind b[5] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
-                     vx_gop_whole(g, v, &push.v_base), vx_gop_whole(g, scores, &push.s_base),
-                     vx_gop_whole(g, out, &push.o_base)};
-    return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 5, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1,
-                           label);
+        uint32_t q_base, k_base, v_base, o_base;
+    } push = {(uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale, 0, 0, 0, 0};
+    vx_gbind b[4] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
+                     vx_gop_whole(g, v, &push.v_base), vx_gop_whole(g, out, &push.o_base)};
+    return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 4, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1, label);
 }
 
 vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label) {

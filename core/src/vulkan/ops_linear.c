@@ -175,6 +175,12 @@ void vx_gop_grid(uint64_t items, uint32_t *gx, uint32_t *gy) {
     *gy = (uint32_t)((groups + x - 1) / x);
 }
 
+void vx_gop_row_grid(uint64_t rows, uint32_t *gx, uint32_t *gy) {
+    uint64_t x = rows < 65535 ? rows : 65535;
+    *gx = (uint32_t)x;
+    *gy = x ? (uint32_t)((rows + x - 1) / x) : 0;
+}
+
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label) {
     uint64_t blocks = (uint64_t)n * (uint64_t)(cols / 32);
     struct { uint32_t blocks, x_base; } push = {(uint32_t)blocks, 0};
@@ -239,7 +245,8 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         if (!p->rows) continue;
         push.rows = (uint32_t)p->rows;
         push.y_offset = (uint32_t)p->row0;
-        uint32_t gx = p->rows < 65535 ? (uint32_t)p->rows : 65535, gy = (uint32_t)((p->rows + gx - 1) / gx), z = gz;
+        uint32_t gx, gy, z = gz;
+        vx_gop_row_grid((uint64_t)p->rows, &gx, &gy);
         if (tiled) {   /* tiles of tn weight rows by tm x rows */
             gx = (uint32_t)((p->rows + tn - 1) / tn);
             gy = (uint32_t)((n + tm - 1) / tm);

@@ -42,8 +42,7 @@ struct vx_q3_gsess {
     gkv tkv, pkv;
     int64_t rows;                          /* work rows (talker prefill chunk) */
     /* device work buffers, sized for the larger decoder */
-    vx_gbuf x, h, qs, a, t, gt, u, sc, xq, xd, last, ws, emb;
-    int64_t sc_cap;                        /* floats of the attention scores */
+    vx_gbuf x, h, qs, a, t, gt, u, xq, xd, last, ws, emb;
     vx_gbuf plog;                          /* a frame's predictor logits, [groups][pvocab] (device) */
     /* host-visible: inputs and results */
     vx_gbuf in, cs, sn, hid, logits, codes, us;
@@ -227,7 +226,7 @@ void vx_q3_gsess_free(vx_q3_gsess *s) {
     free_kv(g, &s->tkv, s->q->lm->talker.n_layers);
     free_kv(g, &s->pkv, s->q->lm->pred.n_layers);
     vx_gpu_release(g, &s->plog);
-    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->sc, &s->xq, &s->xd, &s->last, &s->ws, &s->emb,
+    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->xq, &s->xd, &s->last, &s->ws, &s->emb,
                     &s->in, &s->cs, &s->sn, &s->hid, &s->logits, &s->codes, &s->us};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) vx_gpu_release(g, b[i]);
     free(s);
@@ -274,27 +273,12 @@ vox_status vx_q3_gsess_create(vx_q3_gpu *q, int64_t talker_cap, vx_q3_gsess **ou
     return VOX_OK;
 }
 
-/* Attention scores: nq * hq * nk floats. */
-static vox_status reserve_scores(vx_q3_gsess *s, int64_t n) {
-    if (n <= s->sc_cap) return VOX_OK;
-    vx_gpu_release(s->q->g, &s->sc);
-    int64_t cap = max64(n, 2 * s->sc_cap);
-    vox_status st = vx_gpu_alloc(s->q->g, (uint64_t)cap * 4, 0, &s->sc);
-    s->sc_cap = st == VOX_OK ? cap : 0;
-    return st;
-}
-
 int64_t vx_q3_gsess_cap(const vx_q3_gsess *s) { return s->tkv.cap; }
 
 vox_status vx_q3_gsess_reserve(vx_q3_gsess *s, int64_t cap) {
     const q3_lm *lm = s->q->lm;
     int64_t keep = s->tkv.cap;   /* callers grow between steps: every position so far is kept */
-    vox_status st = reserve_kv(s->q->g, &s->tkv, &lm->talker, cap, keep);
-    /* attention scores of the largest forward: a prefill chunk at the end of the cache, or a frame of
-     * the predictor */
-    if (st == VOX_OK) st = reserve_scores(s, max64(s->rows * lm->talker.heads * cap,
-                                                   2 * lm->pred.heads * (lm->n_groups + 1)));
-    return st;
+    return reserve_kv(s->q->g, &s->tkv, &lm->talker, cap, keep);
 }
 
 /* ------------------------------------------------------------------------------ forward */
@@ -320,9 +304,7 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
     const q3_decoder *d = G->d;
     const int64_t H = d->hidden, hd = d->head_dim, hq = d->heads, hkv = d->kv_heads, row = hkv * hd;
     /* buffers are never replaced inside a chain (earlier dispatches hold them): sized between chains */
-    vox_status st = n * hq * (pos + n) <= s->sc_cap ? VOX_OK
-                  : vox_set_error(VOX_ERR_INTERNAL, "attention scores: %lld floats reserved, %lld needed",
-                                  (long long)s->sc_cap, (long long)(n * hq * (pos + n)));
+    vox_status st = VOX_OK;
     for (int64_t i = 0; i < d->n_layers && st == VOX_OK; i++) {
         const glayer *L = &G->layers[i];
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
@@ -348,7 +330,7 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         if (st == VOX_OK) st = vx_gop_norm_rope(g, kc, lk, n, hkv, hd, d->eps, cos, sin, stage);
         if (st == VOX_OK)
             st = vx_gop_attention(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
-                                  d->layers[i].window, B(&s->sc), B(&s->a), stage);
+                                  d->layers[i].window, B(&s->a), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
         if (st == VOX_OK) st = linear_acc(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->x), 1, stage);
         int fuse_post = L->stacked_gu && quantized(L->gu.dtype);
