@@ -9,6 +9,7 @@ and voice files rejected. Exits non-zero on any failure.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -20,11 +21,18 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="vox-smoke-"))
+    try:
+        return run(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(tmp: Path) -> int:
     import vox
     from fixtures.qwen3_tiny import fixture_dir
     from vox.convert import convert
 
-    tmp = Path(tempfile.mkdtemp(prefix="vox-smoke-"))
     models = {}
     for variant, dtype, quant in (("custom06", "bf16", "q8"), ("base17", "f32", "none"), ("design17", "f16", "q4")):
         models[variant] = tmp / f"{variant}.tmod"
