@@ -21,8 +21,10 @@ ONNX and on its dequantized f32 rewrite (the `onnx` package builds it once), sam
   vox bench --threads 2                    # default model, jm_kumo, int8 + f32 ONNX
   vox bench --model kokoro.tmod --onnx none --voice jf_alpha
 
-The generator column says which math vox's decoder and generator ran: bf16 dot products where the
-CPU has AVX512-BF16 (the default), else f32; VOX_KOKORO_GEN_BF16=0 vox bench ... times the f32 path.
+The generator column says which math vox's decoder and generator ran: by default the generator's
+resblocks as int8 dot products where the CPU has AVX512-VNNI and the other convolutions as bf16 dot
+products where it has AVX512-BF16 (int8+bf16), else f32; VOX_KOKORO_GEN=bf16 (or f32) vox bench ...
+times the other paths.
 
 Each side runs in its own process (peak RSS is its own). RTF = compute time / audio time: lower is
 better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.
@@ -102,7 +104,7 @@ def run_kokoro(a, model: str, info: dict) -> int:
     _table(results, KOKORO_COLUMNS)
     why = results[0].get("generator_why")
     if why:
-        hint = "" if why.startswith("VOX_KOKORO_GEN_BF16") else "; VOX_KOKORO_GEN_BF16=0 forces f32"
+        hint = "" if why.startswith("VOX_KOKORO_GEN") else "; VOX_KOKORO_GEN=int8|bf16|f32 asks for one"
         print(f"vox decoder/generator math: {results[0]['generator']} ({why}{hint})")
     for r in results[1:]:
         print(f"RTF {r['side']} / vox = {r['rtf'] / results[0]['rtf']:.2f} (above 1: vox is faster)")

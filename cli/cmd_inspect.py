@@ -49,7 +49,7 @@ def describe(info: dict) -> str:
         if "runtime" in info:  # what an engine loaded here runs (Kokoro: the generator's math on this CPU)
             rt = info["runtime"]
             row("generator", f"{rt['generator_math']} on this CPU ({rt['generator_math_why']}; "
-                             "VOX_KOKORO_GEN_BF16=0 forces f32)")
+                             "VOX_KOKORO_GEN=int8|bf16|f32 asks for one)")
         row("speakers", _list(info["speakers"]))
         row("languages", _list(info["languages"]))
     else:

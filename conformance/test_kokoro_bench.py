@@ -27,7 +27,7 @@ def test_bench_kokoro_sides(tmp_path):
     import vox
 
     with vox.Engine(tmod) as eng:
-        assert rows[0]["generator"] == eng.info["precision"]["generator_math"] in ("bf16", "f32")
+        assert rows[0]["generator"] == eng.info["precision"]["generator_math"] in ("int8+bf16", "int8+f32", "bf16", "f32")
     assert rows[1]["generator"] == "f32"
     for x in rows:
         assert x["voice"] == "jm_kumo" and x["threads"] == 2

@@ -12,9 +12,10 @@ generator's output is compared with an energy-weighted metric (rel_l2), not elem
 With the source's randomness zeroed the native source equals the official one bit for bit given
 the same F0 (checked below through the official SineGen on the native F0).
 
-The stage rows run the f32 generator (VOX_KOKORO_GEN_BF16=0) on every CPU; the default generator
-math (bf16 dot products where the CPU has AVX512-BF16, f32 elsewhere) is checked against the same
-limits, or its fallback asserted, in test_generator_math_default.
+The stage rows run the f32 generator (VOX_KOKORO_GEN=f32) on every CPU; the default decoder/generator
+math (the generator's resblocks as int8 dot products where the CPU has AVX512-VNNI, the other
+convolutions as bf16 dot products where it has AVX512-BF16, f32 elsewhere) and the bf16 path are
+checked against the same limits, or their fallback asserted, in test_generator_math_*.
 
 Session behaviour (determinism across thread counts, chunking, cancellation, trimming and pauses)
 is checked on the real weights with the default generator math.
@@ -180,9 +181,9 @@ CASES = [("real", "f32", SENTENCE), ("real", "bf16", SENTENCE), ("random", "f32"
 
 @pytest.mark.parametrize("weights,dtype,phonemes", CASES, ids=[f"{w}-{d}" for w, d, _ in CASES])
 def test_stages_match_official(weights, dtype, phonemes, models, kmodels, official, monkeypatch, record):
-    """Every stage on the f32 path (VOX_KOKORO_GEN_BF16=0, whatever the CPU); the bf16 generator, the
-    default where the CPU has AVX512-BF16, is held to the same limits in test_generator_math_default."""
-    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
+    """Every stage on the f32 path (VOX_KOKORO_GEN=f32, whatever the CPU); the int8 and bf16 paths are
+    held to the same limits in test_generator_math_default / _bf16."""
+    monkeypatch.setenv("VOX_KOKORO_GEN", "f32")
     path = models(weights, dtype)
     km = kmodels(path)
     pack = vox.Engine(path).speaker_voice("jf_alpha").style_pack
@@ -372,7 +373,7 @@ def test_native_vs_reference(real, monkeypatch, record):
     """The numpy reference (reference/kokoro) is the spec of the source noise: the same seed gives the
     same Philox normals, so the native harmonic source on the native F0 equals the reference's. The
     f32 path (the reference computes in float32), whatever the CPU."""
-    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
+    monkeypatch.setenv("VOX_KOKORO_GEN", "f32")
     from vox.reference.kokoro.model import synthesize
     from vox.reference.kokoro.source import harmonic_source
     from vox.verify.kokoro.runner import tmod_weights
@@ -553,28 +554,39 @@ def test_q8_quality_is_measured(models, kmodels, official, tmp_path, record):
 
 
 # ------------------------------------------------------------------------------------- generator math
-def cpu_has_bf16_dot() -> bool:
-    """Whether the kernel path vox uses offers AVX512-BF16 (vox_devices, from cpuid and VOX_CPU_PATH)."""
+def cpu_dots() -> tuple[bool, bool]:
+    """(int8, bf16): whether the kernel path vox uses offers AVX512-VNNI and AVX512-BF16 dot products
+    (vox_devices, from cpuid and VOX_CPU_PATH)."""
     cpu = vox.devices()["cpu"]
-    return cpu["kernels"].startswith("avx512") and bool(cpu["features"].get("avx512bf16"))
+    avx512 = cpu["kernels"].startswith("avx512")
+    return avx512 and bool(cpu["features"].get("avx512vnni")), avx512 and bool(cpu["features"].get("avx512bf16"))
 
 
-def test_generator_math_default(models, kmodels, official, monkeypatch, record):
-    """The default decoder/generator math: bf16 dot products for the decoder's AdainResBlk1d and the
-    generator's Snake resblock convolutions where the CPU has AVX512-BF16, held to the f32 rows' limits
-    for the spectrum and audio against the official f32 model (the decoder output to its own bf16
-    row), outputs before the decoder untouched, one thread and two giving the same bits; elsewhere the
-    f32 path, bit for bit what VOX_KOKORO_GEN_BF16=0 gives."""
+def expected_math() -> str:
+    """The default decoder/generator math on this CPU (core/src/kokoro/weights.c, choose_generator_math)."""
+    int8, bf16 = cpu_dots()
+    return ("int8+bf16" if bf16 else "int8+f32") if int8 else ("bf16" if bf16 else "f32")
+
+
+def check_generator_math(env: str, tag: str, models, kmodels, official, monkeypatch, record) -> None:
+    """Runs the decoder/generator math VOX_KOKORO_GEN=env gives on this CPU ("" = the default) and holds
+    it to the f32 rows' limits for the spectrum and audio against the official f32 model (the decoder
+    output, bf16 where the CPU has it, to its own bf16 row): outputs before the decoder untouched, one
+    thread and two giving the same bits. Where the CPU lacks the instructions, the fallback is asserted
+    (the f32 path bit for bit, when nothing is packed)."""
     real = models("real", "f32")
     pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
     ref_s = pack[len(SENTENCE) - 1]
     ids = ids_of(None, SENTENCE)
-    monkeypatch.setenv("VOX_KOKORO_GEN_BF16", "0")
+    monkeypatch.setenv("VOX_KOKORO_GEN", "f32")
     with vox.Engine(real, threads=2) as eng:
         assert eng.info["precision"]["generator_math"] == "f32"
         f0_f32 = eng.trace(ids, ref_s, "F0")
         spec_f32 = eng.trace(ids, ref_s, "spec")
-    monkeypatch.delenv("VOX_KOKORO_GEN_BF16")
+    if env:
+        monkeypatch.setenv("VOX_KOKORO_GEN", env)
+    else:
+        monkeypatch.delenv("VOX_KOKORO_GEN")
     with vox.Engine(real, threads=2) as eng:
         prec = eng.info["precision"]
         assert np.array_equal(eng.trace(ids, ref_s, "F0"), f0_f32)  # only the decoder and generator change
@@ -584,45 +596,66 @@ def test_generator_math_default(models, kmodels, official, monkeypatch, record):
     # `vox inspect` tells what an engine loaded here runs
     rt = vox.inspect(real)["runtime"]
     assert (rt["generator_math"], rt["generator_math_why"]) == (prec["generator_math"], prec["generator_math_why"])
-    if not cpu_has_bf16_dot():
-        # the fallback: the f32 generator, said so in the engine info
-        assert prec["generator_math"] == "f32" and "AVX512-BF16" in prec["generator_math_why"], prec
+    int8, bf16 = cpu_dots()
+    math = prec["generator_math"]
+    if env == "bf16":
+        assert math == ("bf16" if bf16 else "f32"), prec
+    else:
+        assert math == expected_math(), prec
+    if math == "f32":  # the fallback: the f32 generator, said so in the engine info
+        assert "AVX512" in prec["generator_math_why"], prec
         assert np.array_equal(spec, spec_f32)
         return
-    assert prec == {"weights": "f32", "generator_math": "bf16", "generator_math_why": "AVX512-BF16"}, prec
-    assert not np.array_equal(spec, spec_f32)  # the bf16 path really ran
+    assert not np.array_equal(spec, spec_f32)  # the packed path really ran
+    if tag == "int8" and not math.startswith("int8"):
+        return  # no int8 here: the bf16 path is measured by the bf16 test
     ref = official_run(official, kmodels(real), ids, ref_s)
-    subject = f"real f32 weights, decoder and generator in bf16 dot products (default), {len(ids) - 2} phonemes"
+    subject = f"real f32 weights, decoder and generator math {math}, {len(ids) - 2} phonemes"
     assert spec.shape == ref["spec"].shape and audio.shape == ref["audio"].shape
     assert dec.shape == ref["dec"].shape
-    rows = [measure("kokoro.native.gen_bf16.dec", dec, ref["dec"], subject, backend="cpu"),
-            measure("kokoro.native.gen_bf16.spec", spec, ref["spec"], subject, backend="cpu"),
-            measure("kokoro.native.gen_bf16.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
+    rows = [measure(f"kokoro.native.gen_{tag}.spec", spec, ref["spec"], subject, backend="cpu"),
+            measure(f"kokoro.native.gen_{tag}.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
                     backend="cpu")]
+    if bf16 and tag == "bf16":  # the decoder's own bf16 row (the same decoder under int8+bf16)
+        rows.append(measure("kokoro.native.gen_bf16.dec", dec, ref["dec"], subject, backend="cpu"))
     one = np.concatenate(synth(real, TWO, threads=1, seed=7))
     two = np.concatenate(synth(real, TWO, threads=2, seed=7))
-    rows.append(Row("kokoro.native.gen_bf16.threads_bitwise", "real, generator bf16, 2 spans, seed 7: 1 vs 2 threads",
+    rows.append(Row(f"kokoro.native.gen_{tag}.threads_bitwise", f"real, generator {math}, 2 spans, seed 7: 1 vs 2 threads",
                     float(one.shape == two.shape and np.array_equal(one, two)), backend="cpu"))
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
     assert one.shape == two.shape and np.array_equal(one, two)
 
 
+def test_generator_math_default(models, kmodels, official, monkeypatch, record):
+    """The default: the generator's resblocks in int8 dot products where the CPU has AVX512-VNNI, the
+    other decoder/generator convolutions in bf16 where it has AVX512-BF16 (int8+bf16 here), held to
+    the f32 limits; elsewhere the fallback."""
+    check_generator_math("", "int8", models, kmodels, official, monkeypatch, record)
+
+
+def test_generator_math_bf16(models, kmodels, official, monkeypatch, record):
+    """VOX_KOKORO_GEN=bf16: every decoder/generator convolution in bf16 dot products where the CPU has
+    AVX512-BF16 (the default on CPUs without AVX512-VNNI), held to the f32 limits; elsewhere f32."""
+    check_generator_math("bf16", "bf16", models, kmodels, official, monkeypatch, record)
+
+
 def test_generator_math_switch(real, tmp_path):
-    """VOX_KOKORO_GEN_BF16=1 on a kernel path without AVX512-BF16 (forced here with VOX_CPU_PATH=avx2,
+    """VOX_KOKORO_GEN=int8 or bf16 on a kernel path without AVX-512 (forced here with VOX_CPU_PATH=avx2,
     chosen once per process, hence the child process) loads, runs the f32 generator and says so on
-    stderr and in the engine info; a value other than 0 or 1 is a clear error."""
+    stderr and in the engine info; an unknown value is a clear error."""
     code = ("import json, sys, vox\n"
             "e = vox.Engine(sys.argv[1], threads=1)\n"
             "print(json.dumps([e.info['precision'], vox.devices()['cpu']['kernels'], vox.inspect(sys.argv[1])['runtime']]))\n")
-    env = dict(os.environ, VOX_CPU_PATH="avx2", VOX_KOKORO_GEN_BF16="1")
+    for ask, lacking in (("int8", "AVX512-VNNI"), ("bf16", "AVX512-BF16")):
+        env = dict(os.environ, VOX_CPU_PATH="avx2", VOX_KOKORO_GEN=ask)
+        r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        prec, kernels, rt = json.loads(r.stdout.strip().splitlines()[-1])
+        assert not kernels.startswith("avx512"), kernels
+        assert prec["generator_math"] == "f32", prec
+        assert rt == {k: prec[k] for k in ("generator_math", "generator_math_why")}, rt
+        assert f"VOX_KOKORO_GEN={ask}" in r.stderr and lacking in r.stderr and "runs in f32" in r.stderr, r.stderr
+    env = dict(os.environ, VOX_KOKORO_GEN="yes")
     r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    prec, kernels, rt = json.loads(r.stdout.strip().splitlines()[-1])
-    assert not kernels.startswith("avx512"), kernels
-    assert prec["generator_math"] == "f32" and prec["generator_math_why"] == "no AVX512-BF16 on this CPU", prec
-    assert rt == {k: prec[k] for k in ("generator_math", "generator_math_why")}, rt
-    assert "VOX_KOKORO_GEN_BF16=1" in r.stderr and "runs in f32" in r.stderr, r.stderr
-    env["VOX_KOKORO_GEN_BF16"] = "yes"
-    r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode != 0 and "VOX_KOKORO_GEN_BF16=yes: use 1" in r.stderr, r.stderr
+    assert r.returncode != 0 and "VOX_KOKORO_GEN=yes: use auto" in r.stderr, r.stderr

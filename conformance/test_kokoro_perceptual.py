@@ -9,10 +9,12 @@ even when every word is right. Negative controls prove each check can fail: time
 white noise and garbled phonemes must fail the WER limit; a copy of the official audio with its top
 band raised a few dB must fail the spectral limits.
 
-The product path (WER) runs the default generator math: bf16 dot products where the CPU has
-AVX512-BF16, f32 elsewhere. The spectral rows run both paths: the f32 generator (forced with
-VOX_KOKORO_GEN_BF16=0) on every CPU, and the bf16 one where the CPU has it (elsewhere the default is
-asserted to be the f32 path, bit for bit). The f32 path's WER is checked on the first 12 sentences.
+The product path (WER) runs the default decoder/generator math: the generator's resblocks as int8
+dot products where the CPU has AVX512-VNNI, the other convolutions as bf16 dot products where it has
+AVX512-BF16, f32 elsewhere. The spectral rows run every path the CPU has: the f32 generator (forced
+with VOX_KOKORO_GEN=f32) on every CPU, the default, and VOX_KOKORO_GEN=bf16 (a path without the
+instructions is asserted to be the f32 path, bit for bit). The f32 path's WER is checked on the
+first 12 sentences.
 
 Slow parts are cached per machine: transcripts by audio hash, the official audio by phonemes.
 """
@@ -130,21 +132,19 @@ def official_audio(kit):
     return kg.official_cached(kit["phonemes"], kit["voice"], kit["packs"])
 
 
-def cpu_has_bf16_dot() -> bool:
-    """Whether the kernel path vox uses offers AVX512-BF16 (vox_devices, from cpuid and VOX_CPU_PATH)."""
-    import vox
-
-    cpu = vox.devices()["cpu"]
-    return cpu["kernels"].startswith("avx512") and bool(cpu["features"].get("avx512bf16"))
+def packed_math(prec: dict) -> str | None:
+    """The row tag of a decoder/generator math ("int8" for int8+bf16 / int8+f32, "bf16"), None for f32."""
+    m = prec["generator_math"]
+    return None if m == "f32" else "int8" if m.startswith("int8") else "bf16"
 
 
 @pytest.fixture(scope="module")
 def engine_f32(kit):
-    """The f32 generator whatever the CPU (VOX_KOKORO_GEN_BF16=0 at load)."""
+    """The f32 generator whatever the CPU (VOX_KOKORO_GEN=f32 at load)."""
     import vox
 
     mp = pytest.MonkeyPatch()
-    mp.setenv("VOX_KOKORO_GEN_BF16", "0")
+    mp.setenv("VOX_KOKORO_GEN", "f32")
     try:
         eng = vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2")))
     finally:
@@ -184,28 +184,49 @@ def compare_one(a, b):
     return compare(a, b, SR)
 
 
-def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32, official_audio, record):
-    """The default generator math: bf16 where the CPU has AVX512-BF16, held to the f32 spectral limits;
-    elsewhere the f32 path, bit for bit."""
+def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, want: str) -> None:
     from vox.verify.perceptual import kokoro_gate as kg
 
     prec = engine.info["precision"]
     native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
-    if not cpu_has_bf16_dot():
-        assert prec["generator_math"] == "f32", prec
+    tag = packed_math(prec)
+    if tag is None:  # the CPU has neither: the f32 path, bit for bit
         assert all(np.array_equal(a, b) for a, b in zip(native, native_raw_f32))
         return
-    assert prec["generator_math"] == "bf16", prec
+    if tag != want:
+        return  # measured by the test of that path
     n = len(native)
-    rows = [measure(f"kokoro.perceptual.gen_bf16.{m}", native, official_audio,
-                    f"native, decoder and generator bf16 (default), vs official, {n} sentences (max)", backend="cpu")
+    rows = [measure(f"kokoro.perceptual.gen_{tag}.{m}", native, official_audio,
+                    f"native, decoder and generator {prec['generator_math']}, vs official, {n} sentences (max)",
+                    backend="cpu")
             for m in ("high_band_db", "lsd_db")]
     print("\n" + "\n".join(r.line() for r in rows))
     record(rows)
 
 
+def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32, official_audio, record):
+    """The default decoder/generator math (int8 resblocks where the CPU has AVX512-VNNI), held to the
+    f32 spectral limits; on a CPU without the instructions the f32 path, bit for bit."""
+    packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, "int8")
+
+
+def test_bf16_generator_spectrum_matches_official(kit, native_raw_f32, official_audio, record):
+    """VOX_KOKORO_GEN=bf16 (the default on CPUs with AVX512-BF16 but no AVX512-VNNI), held to the f32
+    spectral limits; on a CPU without AVX512-BF16 the f32 path, bit for bit."""
+    import vox
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("VOX_KOKORO_GEN", "bf16")
+    try:
+        eng = vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2")))
+    finally:
+        mp.undo()
+    with eng:
+        packed_spectrum_rows(kit, eng, native_raw_f32, official_audio, record, "bf16")
+
+
 def test_f32_generator_wer(kit, engine_f32, record):
-    """The f32 generator (the default on CPUs without AVX512-BF16) speaks the first sentences within
+    """The f32 generator (the default on CPUs without AVX512-VNNI or AVX512-BF16) speaks the first sentences within
     the WER limit too, whatever the CPU."""
     from vox.verify.perceptual import kokoro_gate as kg
 

@@ -98,6 +98,34 @@ vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, 
  * 2^-9), so use it only where that was measured to be harmless. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y);
 
+/* A convolution weight packed for int8 dot products (AVX512-VNNI only; cpu/conv_i8_avx512.c has the
+ * layout): each output channel r quantized symmetrically, w ~ scale[r] * q with q = rne(w / scale[r])
+ * in [-127, 127] and scale[r] = max |w[r]| / 127 (1 for an all-zero channel), over all its taps. */
+typedef struct vx_i8w {
+    int64_t rows, c_in, taps, quads; /* quads: ceil(c_in / 4), the 4-byte groups of vpdpbusd */
+    int8_t *data;
+    float *scale;  /* [rows] */
+    float *wsum;   /* [taps][rows]: sum over channels of q (the zero point's share of each tap) */
+} vx_i8w;
+/* A Conv1d weight [c_out][c_in * k] (torch order). VOX_ERR_UNSUPPORTED unless the CPU path is AVX-512
+ * with AVX512-VNNI and w is f32/bf16 with rows a multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_i8w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_i8w *out);
+void vx_i8w_free(vx_i8w *w);
+/* One input row to 8 bits with its own range: x ~ zero + scale * q, q = rne((x - lo) * 255 / (hi - lo))
+ * in [0, 255], zero = lo = min x, scale = (hi - lo) / 255 (0 for a constant row, which is then exact). */
+void vx_i8_quantize_row(const float *x, int64_t c, uint8_t *q, float *scale, float *zero);
+/* The convolution of a packed weight without im2col, as vx_conv1d_bf16w: y[t][rows] for t < n_out from
+ * x time-major [n_out + dil (k - 1)][c_in] f32, padded by the caller. Each input row is quantized once
+ * (vx_i8_quantize_row); per output: for each tap j in order, the exact int32 dot product isum_j of the
+ * row's codes with q, then f = fma(scale_x, isum_j, f), f = fma(zero_x, wsum[j], f); finally
+ * y = fma(f, scale[r], bias[r]). Exact integer sums and this fixed float order: the result never
+ * depends on the tiling or the thread count, and vx_conv1d_i8w_model computes the same bits.
+ * Error: 8-bit activations (~range / 510 per element) and 8-bit weights. VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
+                         float *y);
+/* Scalar model of vx_conv1d_i8w (tests). */
+void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil, float *y);
+
 /* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions).
  * Per output: one FMA chain over k in index order (scalar: a plain sum in index order). */
 void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y);

@@ -1120,6 +1120,80 @@ static void test_conv1d_bf16w(void) {
     CHECK(vx_bf16w_pack_conv(&odd, 3, 3, &pk) == VOX_ERR_UNSUPPORTED, "bf16w conv: odd c_in accepted");
 }
 
+/* vx_conv1d_i8w: the same bits as its scalar model (vx_conv1d_i8w_model) for any thread count and for
+ * a row alone; within the bound the 8-bit rounding of both operands allows of the exact f32 convolution
+ * (computed here in double from the unquantized operands); constant rows and an all-zero channel. */
+static void test_conv1d_i8w(void) {
+    const vx_cpu_info *ci = vx_cpu();
+    vx_mat odd = {.dtype = VOX_DTYPE_F32, .rows = 48, .cols = 9, .data = NULL};
+    vx_i8w pk;
+    CHECK(vx_i8w_pack_conv(&odd, 3, 3, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "i8w conv: 48 rows accepted");
+    if (ci->path != VX_PATH_AVX512 || !ci->avx512vnni) {
+        printf("  i8w: no AVX512-VNNI (%s): only the refusal checked\n", ci->name);
+        return;
+    }
+    static const int64_t shapes[][5] = {{64, 6, 3, 1, 50}, {128, 130, 7, 3, 101}, {64, 256, 11, 5, 13}, {64, 2, 1, 1, 9},
+                                        {128, 128, 11, 5, 200}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], n = shapes[si][4];
+        const int64_t n_in = n + dil * (k - 1);
+        float *w = fvec(co * c * k, -1.0f, 1.0f), *x = fvec(n_in * c, -2.0f, 2.0f), *bias = fvec(co, -1.0f, 1.0f);
+        for (int64_t i = 0; i < c * k; i++) w[5 * c * k + i] = 0.0f;        /* channel 5: all zero */
+        for (int64_t i = 0; i < c; i++) x[2 * c + i] = 0.75f, x[3 * c + i] = 0.0f; /* constant rows */
+        vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
+        CHECK(vx_i8w_pack_conv(&m, c, k, &pk) == VOX_OK, "i8w conv pack: %s", vox_last_error());
+        float *y[4], *ym = malloc(sizeof(float) * (size_t)(n * co));
+        for (int t = 1; t <= 3; t++) {
+            y[t] = malloc(sizeof(float) * (size_t)(n * co));
+            CHECK(vx_conv1d_i8w(pools[t], &pk, bias, x, n, dil, y[t]) == VOX_OK, "i8w conv: %s", vox_last_error());
+        }
+        vx_conv1d_i8w_model(&pk, bias, x, n, dil, ym);
+        CHECK(same_bits(y[1], y[2], n * co) && same_bits(y[1], y[3], n * co), "i8w conv c%lld k%lld: threads change bits",
+              (long long)c, (long long)k);
+        CHECK(same_bits(y[1], ym, n * co), "i8w conv c%lld k%lld: kernel != scalar model", (long long)c, (long long)k);
+        /* |sum w'x' - sum wx| <= sum |w| ex + |x| ew + ew ex, ex = input row range / 510, ew = scale / 2 */
+        double *ex = malloc(sizeof(double) * (size_t)n_in);
+        for (int64_t t = 0; t < n_in; t++) {
+            double lo = x[t * c], hi = x[t * c];
+            for (int64_t i = 0; i < c; i++) lo = fmin(lo, x[t * c + i]), hi = fmax(hi, x[t * c + i]);
+            ex[t] = (hi - lo) / 510.0 * (1.0 + 1e-6);
+        }
+        int bad = 0;
+        double worst = 0.0;
+        for (int64_t t = 0; t < n && !bad; t++)
+            for (int64_t r = 0; r < co; r++) {
+                const double ew = pk.scale[r] / 2.0 * (1.0 + 1e-6);
+                double ref = bias[r], bound = 0.0, mag = fabs(bias[r]);
+                for (int64_t ch = 0; ch < c; ch++)
+                    for (int64_t j = 0; j < k; j++) {
+                        double xv = x[(t + j * dil) * c + ch], wv = w[(r * c + ch) * k + j];
+                        double e = ex[t + j * dil];
+                        ref += xv * wv;
+                        mag += fabs(xv * wv);
+                        bound += fabs(wv) * e + (fabs(xv) + e) * (wv != 0.0 ? ew : 0.0);
+                    }
+                bound += (double)(2 * k + 2) * U32 * (mag + bound) * 4.0 + 1e-30;
+                double err = fabs((double)y[1][t * co + r] - ref);
+                if (err / bound > worst) worst = err / bound;
+                if (err > bound || (r == 5 && y[1][t * co + r] != bias[r])) {
+                    CHECK(0, "i8w conv c%lld k%lld dil%lld y[%lld][%lld]=%.9g ref=%.9g bound %.3g", (long long)c,
+                          (long long)k, (long long)dil, (long long)t, (long long)r, y[1][t * co + r], ref, bound);
+                    bad = 1;
+                    break;
+                }
+            }
+        if (verbose) printf("  i8w conv c%lld k%lld: worst err/bound %.3f\n", (long long)c, (long long)k, worst);
+        float *y1 = malloc(sizeof(float) * (size_t)co);
+        CHECK(vx_conv1d_i8w(pools[2], &pk, bias, x + (n - 1) * c, 1, dil, y1) == VOX_OK, "i8w conv one row");
+        CHECK(same_bits(y1, y[1] + (n - 1) * co, co), "i8w conv c%lld k%lld: last row alone != in batch", (long long)c,
+              (long long)k);
+        free(y1), free(ex), free(ym);
+        for (int t = 1; t <= 3; t++) free(y[t]);
+        vx_i8w_free(&pk);
+        free(w), free(x), free(bias);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
         printf("%d\n", (int)vx_cpu()->path);
@@ -1175,6 +1249,7 @@ int main(int argc, char **argv) {
     vx_kernels_force_path(ci->path);
     test_linear_bf16w();
     test_conv1d_bf16w();
+    test_conv1d_i8w();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;

@@ -53,7 +53,7 @@ static char *build_info(const vox_engine *e, const kk_model *m) {
         vx_buf_printf(&b, "null");
     vx_buf_printf(&b, ",\"languages\":[\"auto\"],\"precision\":{\"weights\":");
     vx_buf_json_string(&b, precision_of(m->manifest), (size_t)-1);
-    vx_buf_printf(&b, ",\"generator_math\":\"%s\",\"generator_math_why\":", m->gen_bf16 ? "bf16" : "f32");
+    vx_buf_printf(&b, ",\"generator_math\":\"%s\",\"generator_math_why\":", m->gen_math ? m->gen_math : "f32");
     vx_buf_json_string(&b, m->gen_math_why ? m->gen_math_why : "", (size_t)-1);
     vx_buf_printf(&b, "},\"device\":\"cpu\",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
     vx_buf_json_string(&b, cpu->name, (size_t)-1);

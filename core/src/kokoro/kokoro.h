@@ -31,7 +31,8 @@ typedef struct kk_conv {    /* Conv1d: weight [c_out][c_in][k] seen as the matri
     vx_mat w;
     const float *b;         /* NULL: no bias */
     int64_t c_in, c_out, k;
-    vx_bf16w bw;            /* bw.data set: the generator's bf16 option (kk_model.gen_bf16) packed it */
+    vx_bf16w bw;            /* bw.data set: packed for bf16 dot products (kk_model.gen_math) */
+    vx_i8w iw;              /* iw.data set: packed for int8 dot products (the generator's resblocks) */
 } kk_conv;
 
 typedef struct kk_convt {   /* ConvTranspose1d, weight [c_in][c_out / groups][k] in f32 */
@@ -101,13 +102,17 @@ typedef struct kk_model {
     float *stft_basis, *istft_basis, *istft_env_window;  /* owned */
     /* f32 copies of weights stored in another dtype (transposed convolutions) */
     float **owned; size_t n_owned;
-    /* The generator's Snake resblock convolutions and the decoder's AdainResBlk1d convolutions as
-     * bf16 dot products (weights and gathered activations rounded to bf16), ~2x the f32 rate: the
-     * default where the CPU has AVX512-BF16 (VOX_KOKORO_GEN_BF16=0 forces f32); measured against the
-     * official model in conformance/test_kokoro_native.py and test_kokoro_perceptual.py. Everything
-     * before the decoder (PL-BERT, durations, F0/N) stays f32. gen_math_why: the reason. */
-    int gen_bf16;
-    const char *gen_math_why;
+    /* The decoder's math (weights.c, choose_generator_math; VOX_KOKORO_GEN=auto|int8|bf16|f32):
+     *  - the generator's Snake resblocks (main and noise branch: ~95% of the model's multiplies) as
+     *    int8 dot products (VNNI: per-channel weight codes, each gathered input row quantized with its
+     *    own range) where the CPU has AVX512-VNNI, ~2x the bf16 rate;
+     *  - the decoder's AdainResBlk1d convolutions as bf16 dot products where it has AVX512-BF16 (and
+     *    the Snake resblocks too when int8 is not used), ~2x f32;
+     *  - f32 elsewhere. Everything before the decoder (PL-BERT, durations, F0/N) stays f32.
+     * Each is measured against the official model in conformance/test_kokoro_native.py and
+     * test_kokoro_perceptual.py. gen_math: "int8+bf16", "int8+f32", "bf16" or "f32"; gen_math_why: the reason. */
+    int gen_bf16, gen_int8;
+    const char *gen_math, *gen_math_why;
     /* voice packs */
     int n_speakers;
     /* the English text frontend (NULL when the .tmod has no frontend data) */

@@ -54,6 +54,7 @@ static void col_rows(void *ctx, int64_t begin, int64_t end) {
 }
 
 vox_status kk_conv1x1(vx_pool *pool, const kk_conv *c, const float *bias, const float *x, int64_t t, float *y) {
+    if (c->iw.data) return vx_conv1d_i8w(pool, &c->iw, bias, x, t, 0, y);
     if (c->bw.data) return vx_linear_bf16w(pool, &c->bw, bias, x, t, y);
     vx_linear(pool, &c->w, bias, x, t, y);
     return VOX_OK;
@@ -69,15 +70,15 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
     if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0 && !pre && !accumulate)
         return kk_conv1x1(pool, c, c->b, x, t_in, y);
     /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
-    const int bf16 = c->bw.data && stride == 1;
+    const int i8 = c->iw.data && stride == 1, bf16 = !i8 && c->bw.data && stride == 1, direct = i8 || bf16;
     /* without a column buffer a tile costs only its input rows: larger tiles, fewer pool dispatches */
-    const int64_t max_tile = bf16 ? 4 * KK_CONV_TILE : KK_CONV_TILE;
+    const int64_t max_tile = direct ? 4 * KK_CONV_TILE : KK_CONV_TILE;
     int64_t tile = to < max_tile ? to : max_tile;
     int64_t span = (tile - 1) * stride + dil * (k - 1) + 1;
     float *xp = malloc((size_t)(span * ci) * sizeof *xp);
-    float *col = bf16 ? NULL : malloc((size_t)(tile * ci * k) * sizeof *col);
+    float *col = direct ? NULL : malloc((size_t)(tile * ci * k) * sizeof *col);
     float *acc = accumulate ? malloc((size_t)(tile * co) * sizeof *acc) : NULL;
-    if (!xp || (!bf16 && !col) || (accumulate && !acc)) {
+    if (!xp || (!direct && !col) || (accumulate && !acc)) {
         free(xp), free(col), free(acc);
         return oom();
     }
@@ -99,8 +100,9 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
         }
         if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
         float *dst = accumulate ? acc : y + t0 * co;
-        if (bf16) { /* shifted products straight from the gathered rows: no im2col */
-            vox_status st = vx_conv1d_bf16w(pool, &c->bw, c->b, xp, nt, dil, dst);
+        if (direct) { /* shifted products straight from the gathered rows: no im2col */
+            vox_status st = i8 ? vx_conv1d_i8w(pool, &c->iw, c->b, xp, nt, dil, dst)
+                               : vx_conv1d_bf16w(pool, &c->bw, c->b, xp, nt, dil, dst);
             if (st != VOX_OK) {
                 free(xp), free(col), free(acc);
                 return st;

@@ -368,20 +368,47 @@ static void stft_tables(loader *L) {
  * Each packed copy replaces its source weights in memory: their pages are dropped from the resident
  * set as soon as the copy exists (only the packed weights are read from then on; were the f32 path
  * used after a failure further on, the pages would come back from the file). */
+static void drop_f32(kk_model *m, const kk_conv *c) {
+    vox_model_drop_pages(m->file, c->w.data,
+                         (size_t)vox_dtype_nbytes(c->w.dtype, (uint64_t)(c->w.rows * c->w.cols), (uint64_t)c->w.cols));
+}
+
 static vox_status pack_one(kk_model *m, kk_conv *c) {
     if (!c->w.data) return VOX_OK; /* an identity shortcut */
     vox_status st = c->k == 1 ? vx_bf16w_pack(&c->w, &c->bw) : vx_bf16w_pack_conv(&c->w, c->c_in, c->k, &c->bw);
-    if (st == VOX_OK)
-        vox_model_drop_pages(m->file, c->w.data,
-                             (size_t)vox_dtype_nbytes(c->w.dtype, (uint64_t)(c->w.rows * c->w.cols), (uint64_t)c->w.cols));
+    if (st == VOX_OK) drop_f32(m, c);
     return st;
 }
 
+static vox_status pack_one_i8(kk_model *m, kk_conv *c) {
+    if (!c->w.data) return VOX_OK;
+    vox_status st = vx_i8w_pack_conv(&c->w, c->c_in, c->k, &c->iw);
+    if (st == VOX_OK) drop_f32(m, c);
+    return st;
+}
+
+/* The generator's Snake resblocks (the six of the main branch and the two of the noise branch) as int8
+ * dot products: ~95% of the model's multiplies. The decoder's AdainResBlk1d stack stays in bf16/f32:
+ * quantized to 8 bits as well, it moved the audio ~2x more than all the Snake resblocks together. */
+static vox_status pack_resblocks_i8(kk_model *m) {
+    for (int b = 0; b < 8; b++) {
+        kk_snakeblk *k = b < 6 ? &m->resblocks[b] : &m->noise_res[b - 6];
+        for (int i = 0; i < 3; i++) {
+            vox_status st;
+            if ((st = pack_one_i8(m, &k->convs1[i])) != VOX_OK || (st = pack_one_i8(m, &k->convs2[i])) != VOX_OK)
+                return st;
+        }
+    }
+    m->gen_int8 = 1;
+    return VOX_OK;
+}
+
+/* the generator's Snake resblocks (unless already int8) and the decoder */
 static vox_status pack_generator_bf16(kk_model *m) {
     kk_snakeblk *blocks[8];
     for (int i = 0; i < 6; i++) blocks[i] = &m->resblocks[i];
     blocks[6] = &m->noise_res[0], blocks[7] = &m->noise_res[1];
-    for (int b = 0; b < 8; b++)
+    for (int b = m->gen_int8 ? 8 : 0; b < 8; b++)
         for (int i = 0; i < 3; i++) {
             vox_status st;
             if ((st = pack_one(m, &blocks[b]->convs1[i])) != VOX_OK || (st = pack_one(m, &blocks[b]->convs2[i])) != VOX_OK)
@@ -400,48 +427,78 @@ static vox_status pack_generator_bf16(kk_model *m) {
     return VOX_OK;
 }
 
-static void free_generator_bf16(kk_model *m) {
+static void free_packed(kk_model *m) {
     for (int b = 0; b < 8; b++) {
         kk_snakeblk *k = b < 6 ? &m->resblocks[b] : &m->noise_res[b - 6];
-        for (int i = 0; i < 3; i++) vx_bf16w_free(&k->convs1[i].bw), vx_bf16w_free(&k->convs2[i].bw);
+        for (int i = 0; i < 3; i++) {
+            vx_bf16w_free(&k->convs1[i].bw), vx_bf16w_free(&k->convs2[i].bw);
+            vx_i8w_free(&k->convs1[i].iw), vx_i8w_free(&k->convs2[i].iw);
+        }
     }
     kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
     for (int b = 0; b < 5; b++) vx_bf16w_free(&dec[b]->conv1.bw), vx_bf16w_free(&dec[b]->conv2.bw), vx_bf16w_free(&dec[b]->sc.bw);
+    m->gen_bf16 = m->gen_int8 = 0;
 }
 
-/* The decoder's and generator's math: bf16 dot products wherever the CPU has AVX512-BF16 (twice the
- * f32 rate, held to the f32 limits of every spectral and perceptual row), f32 elsewhere. VOX_KOKORO_GEN_BF16=0
- * forces f32; =1 asks for bf16 and, on a CPU without it, says on stderr that f32 runs instead (the
- * engine info's precision.generator_math always says which ran). */
-static vox_status choose_generator_math(kk_model *m) {
-    const char *env = getenv("VOX_KOKORO_GEN_BF16");
-    if (env && *env && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "VOX_KOKORO_GEN_BF16=%s: use 1 (bf16 generator where the CPU "
-                             "has AVX512-BF16, the default) or 0 (f32)", env);
-    const vx_cpu_info *cpu = vx_cpu();
-    if (env && strcmp(env, "0") == 0) {
-        m->gen_math_why = "VOX_KOKORO_GEN_BF16=0";
-        return VOX_OK;
-    }
-    if (cpu->path != VX_PATH_AVX512 || !cpu->avx512bf16) {
-        m->gen_math_why = "no AVX512-BF16 on this CPU";
-        if (env && strcmp(env, "1") == 0)
-            fprintf(stderr, "vox: VOX_KOKORO_GEN_BF16=1: this CPU (kernel path %s) has no AVX512-BF16 dot products; "
-                            "the Kokoro generator runs in f32\n", cpu->name);
-        return VOX_OK;
-    }
-    vox_status st = pack_generator_bf16(m);
-    if (st == VOX_OK) {
-        m->gen_math_why = "AVX512-BF16";
-        return VOX_OK;
-    }
-    free_generator_bf16(m);
-    m->gen_bf16 = 0;
+/* Packs what the CPU and VOX_KOKORO_GEN allow; weights the packers do not take (q8 / q4 matrices)
+ * run through their own kernels. */
+static vox_status pack_generator(kk_model *m, int want_int8, int want_bf16) {
+    vox_status st = VOX_OK;
+    if (want_int8 && (st = pack_resblocks_i8(m)) != VOX_OK) goto fail;
+    if (want_bf16 && (st = pack_generator_bf16(m)) != VOX_OK) goto fail;
+    m->gen_math = m->gen_int8 ? (m->gen_bf16 ? "int8+bf16" : "int8+f32") : m->gen_bf16 ? "bf16" : "f32";
+    return VOX_OK;
+fail:
+    free_packed(m);
+    m->gen_math = "f32";
     if (st == VOX_ERR_OUT_OF_MEMORY) return st;
-    /* weights the packer does not take (q8 / q4 matrices): those run through their own kernels */
     vox_clear_error();
     m->gen_math_why = "weights not f32/bf16";
     return VOX_OK;
+}
+
+/* The decoder's and generator's math (kokoro.h, kk_model.gen_math): by default int8 for the generator's
+ * resblocks where the CPU has AVX512-VNNI and bf16 for the other convolutions where it has AVX512-BF16
+ * (held to the f32 limits of every spectral and perceptual row), f32 elsewhere. VOX_KOKORO_GEN=int8,
+ * bf16 or f32 asks for one (int8 still uses bf16 for the rest where it can; on a CPU without the
+ * instructions a line on stderr says what runs instead); the engine info's precision.generator_math
+ * always says which ran. */
+static vox_status choose_generator_math(kk_model *m) {
+    const char *env = getenv("VOX_KOKORO_GEN");
+    if (!env || !*env) env = "auto";
+    const int is_auto = strcmp(env, "auto") == 0, ask_int8 = strcmp(env, "int8") == 0,
+              ask_bf16 = strcmp(env, "bf16") == 0, ask_f32 = strcmp(env, "f32") == 0;
+    if (!is_auto && !ask_int8 && !ask_bf16 && !ask_f32)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                             "VOX_KOKORO_GEN=%s: use auto (the default: int8 and bf16 where the CPU has them), int8, "
+                             "bf16 or f32", env);
+    m->gen_math = "f32";
+    if (ask_f32) {
+        m->gen_math_why = "VOX_KOKORO_GEN=f32";
+        return VOX_OK;
+    }
+    const vx_cpu_info *cpu = vx_cpu();
+    const int has_bf16 = cpu->path == VX_PATH_AVX512 && cpu->avx512bf16;
+    const int has_int8 = cpu->path == VX_PATH_AVX512 && cpu->avx512vnni;
+    const int want_int8 = has_int8 && !ask_bf16, want_bf16 = has_bf16;
+    if (ask_int8 && !has_int8)
+        fprintf(stderr, "vox: VOX_KOKORO_GEN=int8: this CPU (kernel path %s) has no AVX512-VNNI; the Kokoro generator "
+                        "runs in %s\n", cpu->name, has_bf16 ? "bf16" : "f32");
+    if (ask_bf16 && !has_bf16)
+        fprintf(stderr, "vox: VOX_KOKORO_GEN=bf16: this CPU (kernel path %s) has no AVX512-BF16 dot products; the "
+                        "Kokoro generator runs in f32\n", cpu->name);
+    if (want_int8 && want_bf16)
+        m->gen_math_why = is_auto ? "AVX512-VNNI and AVX512-BF16" : "VOX_KOKORO_GEN=int8";
+    else if (want_int8)
+        m->gen_math_why = is_auto ? "AVX512-VNNI, no AVX512-BF16" : "VOX_KOKORO_GEN=int8; no AVX512-BF16";
+    else if (want_bf16)
+        m->gen_math_why = ask_bf16 ? "VOX_KOKORO_GEN=bf16" : ask_int8 ? "VOX_KOKORO_GEN=int8; no AVX512-VNNI"
+                                                                  : "AVX512-BF16, no AVX512-VNNI";
+    else
+        m->gen_math_why = ask_bf16   ? "VOX_KOKORO_GEN=bf16; no AVX512-BF16"
+                          : ask_int8 ? "VOX_KOKORO_GEN=int8; no AVX512-VNNI or AVX512-BF16"
+                                     : "no AVX512-VNNI or AVX512-BF16 on this CPU";
+    return pack_generator(m, want_int8, want_bf16);
 }
 
 vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **out) {
@@ -482,7 +539,7 @@ vox_status kk_model_load(vox_model *file, const vox_json *manifest, kk_model **o
 void kk_model_free(kk_model *m) {
     if (!m) return;
     vx_kfront_destroy(m->front);
-    free_generator_bf16(m);
+    free_packed(m);
     for (size_t i = 0; i < m->n_owned; i++) free(m->owned[i]);
     free(m->owned);
     free(m->stft_basis);
