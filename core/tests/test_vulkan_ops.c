@@ -705,6 +705,173 @@ static void test_barriers(vx_gpu *g) {
     free(wv);
 }
 
+/* ------------------------------------------------------------------------------ fused ops */
+/* The GEMV prologues (vx_gop_linear_pro, vx_gop_linear_stack_pro) against the unfused GPU ops they
+ * replace (vx_gop_rms_norm / vx_gop_silu_mul, then the GEMV): the same bits, for f32/f16/bf16 weights,
+ * scalar and 16-byte-load shaders (x at an odd offset takes the scalar ones), 1 to 6 x rows (two
+ * workgroup row groups beyond 4), bias and the residual add; and against the CPU ops within the
+ * vulkan.linear_* rows. Then the q and k norm + RoPE in one dispatch against the two dispatches. */
+static int fused_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int silu, int pad, int acc,
+                      int with_bias, double *cpu_err) {
+    wmat w = make_w(dt, rows, cols);
+    float *x = fvec(n * cols, -2, 2), *aux = silu ? fvec(n * cols, -2, 2) : fvec(cols, 0.5f, 1.5f);
+    float *bias = with_bias ? fvec(rows, -1, 1) : NULL, *y0 = fvec(n * rows, -1, 1);
+    float *t = malloc(sizeof(float) * (size_t)(n * cols)), *ref = malloc(sizeof(float) * (size_t)(n * rows));
+    float *a = malloc(sizeof(float) * (size_t)(n * rows)), *b = malloc(sizeof(float) * (size_t)(n * rows));
+    if (silu) vx_silu_mul(x, aux, n * cols, t);
+    else vx_rms_norm(x, aux, n, cols, 1e-6f, t);
+    vx_linear(pool, &w.m, bias, t, n, ref);
+    if (acc) vx_add(y0, ref, n * rows, ref);
+    vx_gmat gm;
+    CHECK(vx_gmat_upload(g, &w.m, &gm) == VOX_OK, "upload: %s", vox_last_error());
+    vx_gbuf bx, ba, bt, bb, by[2];
+    const uint64_t off = (uint64_t)pad * 4;
+    vx_gpu_alloc(g, off + (uint64_t)(n * cols) * 4, 0, &bx);
+    vx_gpu_alloc(g, (uint64_t)(silu ? n * cols : cols) * 4, 0, &ba);
+    vx_gpu_alloc(g, off + (uint64_t)(n * cols) * 4, 0, &bt);
+    vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bb);
+    vx_gpu_upload(g, &bx, off, x, (uint64_t)(n * cols) * 4);
+    vx_gpu_upload(g, &ba, 0, aux, (uint64_t)(silu ? n * cols : cols) * 4);
+    if (bias) vx_gpu_upload(g, &bb, 0, bias, (uint64_t)rows * 4);
+    for (int k = 0; k < 2; k++) {
+        vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by[k]);
+        vx_gpu_upload(g, &by[k], 0, y0, (uint64_t)(n * rows) * 4);
+    }
+    vx_gbind xb = {&bx, off, 0}, tb = {&bt, off, 0}, ab = whole(&ba), bbind = whole(&bb);
+    vx_gpro pro = {silu ? VX_PRO_SILU_MUL : VX_PRO_RMS_NORM, ab, 1e-6f};
+    CHECK(vx_gop_linear_pro_ok(g, &gm, n), "%s: no prologue for %lld rows", dt_name(dt), (long long)n);
+    vx_gpu_begin(g);
+    if (silu) vx_gop_silu_mul(g, xb, ab, n * cols, tb, "test");
+    else vx_gop_rms_norm(g, xb, &ab, n, cols, 1e-6f, tb, "test");
+    vx_gop_linear(g, &gm, bias ? &bbind : NULL, tb, tb, tb, n, whole(&by[0]), 0, acc, "test");
+    vox_status st = vx_gop_linear_pro(g, &gm, bias ? &bbind : NULL, &pro, xb, n, whole(&by[1]), 0, acc, "test");
+    vox_status sub = vx_gpu_submit(g);
+    CHECK(st == VOX_OK && sub == VOX_OK, "fused linear: %s", vox_last_error());
+    vx_gpu_download(g, &by[0], 0, a, (uint64_t)(n * rows) * 4);
+    vx_gpu_download(g, &by[1], 0, b, (uint64_t)(n * rows) * 4);
+    int same = !memcmp(a, b, sizeof(float) * (size_t)(n * rows));
+    *cpu_err = max_abs_rel(b, ref, n * rows);
+    vx_gpu_release(g, &bx), vx_gpu_release(g, &ba), vx_gpu_release(g, &bt), vx_gpu_release(g, &bb);
+    vx_gpu_release(g, &by[0]), vx_gpu_release(g, &by[1]);
+    vx_gmat_free(g, &gm);
+    free_w(&w);
+    free(x), free(aux), free(bias), free(y0), free(t), free(ref), free(a), free(b);
+    return same;
+}
+
+static void test_fused_linear(vx_gpu *g) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16};
+    static const int64_t shapes[][2] = {{67, 96}, {130, 2048}, {45, 100}, {33, 66}, {1, 1024}};
+    for (int d = 0; d < 3; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        int cases = 0, same = 0;
+        for (int s = 0; s < 5; s++)
+            for (int64_t n = 1; n <= 6; n += (n < 2 ? 1 : 3))   /* 1, 2, 5 */
+                for (int silu = 0; silu < 2; silu++)
+                    for (int pad = 0; pad < 4; pad += 3) {
+                        double e;
+                        int ok = fused_case(g, dts[d], shapes[s][0], shapes[s][1], n, silu, pad, silu, (int)(n + s) % 2, &e);
+                        CHECK(ok, "%s %lldx%lld n=%lld %s pad %d: the fused GEMV differs from the two dispatches",
+                              dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1], (long long)n,
+                              silu ? "silu" : "norm", pad);
+                        cases++, same += ok;
+                        if (e > worst) worst = e;
+                    }
+        if (verbose) printf("fused      %s: %d of %d cases bit-identical to the unfused ops\n", dt_name(dts[d]), same, cases);
+        report(row, "GEMV with the RMSNorm / SiLU gate fused (vs the CPU ops)", worst);
+        CHECK(worst <= tol, "fused %s: %.3g > %.3g", dt_name(dts[d]), worst, tol);
+    }
+}
+
+/* A q|k|v stack with the input norm as its prologue: the same bits as vx_gop_rms_norm and the stack. */
+static void test_fused_stack(vx_gpu *g) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16};
+    const int64_t rows[3] = {64, 24, 40}, cols = 256;
+    for (int d = 0; d < 2; d++)
+        for (int64_t n = 1; n <= 2; n++) {
+            wmat w[3];
+            float *bias[3];
+            for (int i = 0; i < 3; i++) {
+                w[i] = make_w(dts[d], rows[i], cols);
+                bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
+            }
+            float *x = fvec(n * cols, -2, 2), *nw = fvec(cols, 0.5f, 1.5f);
+            const vx_mat *ms[3] = {&w[0].m, &w[1].m, &w[2].m};
+            const float *bs[3] = {bias[0], bias[1], bias[2]};
+            vx_gmat gm;
+            CHECK(vx_gmat_upload_stack(g, ms, bs, 3, &gm) == VOX_OK, "stack upload: %s", vox_last_error());
+            gt gx = put(g, x, n * cols), gw = put(g, nw, cols), gh = put(g, NULL, n * cols), gy[2][3];
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < 3; i++) gy[k][i] = put(g, NULL, n * rows[i]);
+            vx_gbind ys0[3] = {T(&gy[0][0]), T(&gy[0][1]), T(&gy[0][2])}, ys1[3] = {T(&gy[1][0]), T(&gy[1][1]), T(&gy[1][2])};
+            vx_gbind wb = T(&gw);
+            vx_gpro pro = {VX_PRO_RMS_NORM, wb, 1e-6f};
+            vx_gpu_begin(g);
+            vx_gop_rms_norm(g, T(&gx), &wb, n, cols, 1e-6f, T(&gh), NULL);
+            vx_gop_linear_stack(g, &gm, T(&gh), T(&gh), T(&gh), n, ys0, NULL);
+            vox_status st = vx_gop_linear_stack_pro(g, &gm, &pro, T(&gx), n, ys1, NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK && st == VOX_OK, "fused stack: %s", vox_last_error());
+            int same = 1;
+            for (int i = 0; i < 3; i++) {
+                float *a = malloc(sizeof(float) * (size_t)(n * rows[i])), *b = malloc(sizeof(float) * (size_t)(n * rows[i]));
+                get(g, &gy[0][i], a);
+                get(g, &gy[1][i], b);
+                same &= !memcmp(a, b, sizeof(float) * (size_t)(n * rows[i]));
+                free(a), free(b);
+            }
+            CHECK(same, "%s stack n=%lld: the fused norm differs from the two dispatches", dt_name(dts[d]), (long long)n);
+            drop(g, &gx), drop(g, &gw), drop(g, &gh);
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < 3; i++) drop(g, &gy[k][i]);
+            vx_gmat_free(g, &gm);
+            for (int i = 0; i < 3; i++) free_w(&w[i]), free(bias[i]);
+            free(x), free(nw);
+        }
+}
+
+static void test_fused_norm_rope(vx_gpu *g) {
+    static const int64_t cfg[][4] = {{1, 16, 8, 128}, {2, 16, 8, 128}, {7, 8, 2, 64}, {3, 2, 2, 16}};   /* n hq hk d */
+    for (int c = 0; c < 4; c++) {
+        int64_t n = cfg[c][0], hq = cfg[c][1], hk = cfg[c][2], d = cfg[c][3];
+        float *q = fvec(n * hq * d, -2, 2), *k = fvec(n * hk * d, -2, 2), *wq = fvec(d, 0.5f, 1.5f),
+              *wk = fvec(d, 0.5f, 1.5f), *cs = malloc(sizeof(float) * (size_t)(n * d)), *sn = malloc(sizeof(float) * (size_t)(n * d));
+        for (int64_t i = 0; i < n * d; i++) {
+            float a = urand(-40, 40);
+            cs[i] = cosf(a);
+            sn[i] = sinf(a);
+        }
+        gt g1[2] = {put(g, q, n * hq * d), put(g, k, n * hk * d)}, g2[2] = {put(g, q, n * hq * d), put(g, k, n * hk * d)};
+        gt gwq = put(g, wq, d), gwk = put(g, wk, d), gc = put(g, cs, n * d), gs = put(g, sn, n * d);
+        vx_gpu_begin(g);
+        vx_gop_norm_rope(g, T(&g1[0]), T(&gwq), n, hq, d, 1e-6f, T(&gc), T(&gs), NULL);
+        vx_gop_norm_rope(g, T(&g1[1]), T(&gwk), n, hk, d, 1e-6f, T(&gc), T(&gs), NULL);
+        vx_gop_norm_rope_qk(g, T(&g2[0]), T(&gwq), hq, T(&g2[1]), T(&gwk), hk, n, d, 1e-6f, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "norm_rope_qk: %s", vox_last_error());
+        int same = 1;
+        double err = 0;
+        for (int j = 0; j < 2; j++) {
+            int64_t m = n * (j ? hk : hq) * d;
+            float *a = malloc(sizeof(float) * (size_t)m), *b = malloc(sizeof(float) * (size_t)m), *r = j ? k : q;
+            get(g, &g1[j], a);
+            get(g, &g2[j], b);
+            same &= !memcmp(a, b, sizeof(float) * (size_t)m);
+            vx_rms_norm(r, j ? wk : wq, n * (j ? hk : hq), d, 1e-6f, r);
+            vx_rope(r, n, j ? hk : hq, d, cs, sn);
+            double e = max_abs_rel(b, r, m);
+            if (e > err) err = e;
+            free(a), free(b);
+        }
+        CHECK(same, "norm_rope_qk n=%lld hq=%lld hk=%lld d=%lld: differs from two vx_gop_norm_rope", (long long)n,
+              (long long)hq, (long long)hk, (long long)d);
+        report("vulkan.rms_norm", "q and k per-head norm + rope in one dispatch", err);
+        for (int j = 0; j < 2; j++) drop(g, &g1[j]), drop(g, &g2[j]);
+        drop(g, &gwq), drop(g, &gwk), drop(g, &gc), drop(g, &gs);
+        free(q), free(k), free(wq), free(wk), free(cs), free(sn);
+    }
+}
+
 /* Timestamps: VOX_PROFILE=gpu sums every dispatch under its label. */
 static void test_profile(vx_gpu *g) {
     if (vx_gpu_info(g)->timestamp_period_ns <= 0) {
@@ -751,6 +918,9 @@ int main(void) {
     test_coopmat(g);
     test_norm_elementwise(g);
     test_rope(g);
+    test_fused_linear(g);
+    test_fused_stack(g);
+    test_fused_norm_rope(g);
     test_attention(g);
     test_stack(g, VX_GEMV_MAX_ROWS + 8);
     test_batch_invariance(g);

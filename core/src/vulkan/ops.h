@@ -71,6 +71,25 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
 vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
                                const vx_gbind *ys, const char *label);
 
+/* A GEMV prologue (gemv_prologue.glsl): the elementwise op that feeds a linear layer applied as the GEMV
+ * loads x, so its output never goes through memory and needs no dispatch: the same bits as the op's own
+ * dispatch followed by the layer (f32/f16/bf16 weights on the GEMV path only: vx_gop_linear_pro_ok;
+ * q8/q4 layers take their codes from vx_gop_rms_norm_q8 / vx_gop_quantize instead).
+ *   VX_PRO_RMS_NORM: x -> vx_gop_rms_norm(x, aux, eps) (aux: the weights, w->cols floats)
+ *   VX_PRO_SILU_MUL: x -> vx_gop_silu_mul(x, aux) (aux: up, laid out as x: rows w->cols floats apart) */
+typedef enum { VX_PRO_NONE, VX_PRO_RMS_NORM, VX_PRO_SILU_MUL } vx_gpro_kind;
+typedef struct vx_gpro {
+    vx_gpro_kind kind;
+    vx_gbind aux;
+    float eps;
+} vx_gpro;
+int vx_gop_linear_pro_ok(const vx_gpu *g, const vx_gmat *w, int64_t n);
+/* vx_gop_linear / vx_gop_linear_stack of f32/f16/bf16 weights with a prologue on x */
+vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, const vx_gpro *pro, vx_gbind x,
+                             int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label);
+vox_status vx_gop_linear_stack_pro(vx_gpu *g, const vx_gmat *w, const vx_gpro *pro, vx_gbind x, int64_t n,
+                                   const vx_gbind *ys, const char *label);
+
 /* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
 vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
                            const char *label);
@@ -83,6 +102,10 @@ vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t 
 /* vx_rms_norm(x, w, n * heads, d, eps) then vx_rope(x, n, heads, d, cos, sin), in place, one pass. */
 vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
                             vx_gbind cos, vx_gbind sin, const char *label);
+/* vx_gop_norm_rope of q [n][hq][d] (weights wq) and of k [n][hk][d] (weights wk) in one dispatch: the
+ * same bits as the two. */
+vox_status vx_gop_norm_rope_qk(vx_gpu *g, vx_gbind q, vx_gbind wq, int64_t hq, vx_gbind k, vx_gbind wk, int64_t hk,
+                               int64_t n, int64_t d, float eps, vx_gbind cos, vx_gbind sin, const char *label);
 /* vx_silu_mul: y = silu(gate) * up over n elements (y may alias gate). */
 vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label);
 /* vx_add: y = a + b over n elements (y may alias a or b). */

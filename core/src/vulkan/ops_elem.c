@@ -40,18 +40,23 @@ vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t 
     return vx_gpu_dispatch(g, VX_SH_ROPE, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
-vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
-                            vx_gbind cos, vx_gbind sin, const char *label) {
-    struct { uint32_t n, heads, d, x_base, w_base, cs_base; float eps; } push = {
-        (uint32_t)n, (uint32_t)heads, (uint32_t)d, 0, 0, 0, eps};
+vox_status vx_gop_norm_rope_qk(vx_gpu *g, vx_gbind q, vx_gbind wq, int64_t hq, vx_gbind k, vx_gbind wk, int64_t hk,
+                               int64_t n, int64_t d, float eps, vx_gbind cos, vx_gbind sin, const char *label) {
+    struct { uint32_t n, hq, hk, d, q_base, k_base, wq_base, wk_base, cs_base; float eps; } push = {
+        (uint32_t)n, (uint32_t)hq, (uint32_t)hk, (uint32_t)d, 0, 0, 0, 0, 0, eps};
     uint32_t sb;
-    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base),
+    vx_gbind b[6] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
+                     vx_gop_whole(g, wq, &push.wq_base), vx_gop_whole(g, wk, &push.wk_base),
                      vx_gop_whole(g, cos, &push.cs_base), vx_gop_whole(g, sin, &sb)};
     if (sb != push.cs_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_norm_rope: cos and sin at different offsets");
-    uint64_t rows = (uint64_t)(n * heads);
     uint32_t gx, gy;
-    vx_gop_row_grid((uint64_t)rows, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_NORM_ROPE, b, 4, &push, sizeof push, gx, gy, 1, label);
+    vx_gop_row_grid((uint64_t)(n * (hq + hk)), &gx, &gy);
+    return vx_gpu_dispatch(g, VX_SH_NORM_ROPE, b, 6, &push, sizeof push, gx, gy, 1, label);
+}
+
+vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
+                            vx_gbind cos, vx_gbind sin, const char *label) {
+    return vx_gop_norm_rope_qk(g, x, w, heads, x, w, 0, n, d, eps, cos, sin, label);   /* no k heads */
 }
 
 /* y = f(a, b) elementwise over n floats (silu_mul.comp, add.comp share the bindings and push constants) */

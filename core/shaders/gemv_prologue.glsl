@@ -1,0 +1,57 @@
+// The GEMV prologues: an elementwise op of the layer before applied to x as the GEMV loads it, so the
+// op's output never goes through memory and needs no dispatch of its own. Each computes exactly what
+// its own shader computes, so the products (and the GEMV's bits) are those of the two dispatches:
+//   GEMV_NORM: x = RMSNorm(x) * w (rms_norm.comp): every workgroup first sums the squares of its x
+//              rows with rms_norm.comp's fixed 64-way tree and takes inv = 1 / sqrt(ss / cols + eps);
+//              then x[i] -> w[i] * (x[i] * inv), w = aux[a_base ..] (cols floats).
+//   GEMV_SILU: x = silu(x) * up (silu_mul.comp), up = aux[a_base + i * x_stride ..] for x row i.
+// Without either, xin / xin4 return x. Expects xload(i) (float i of the X binding), gemv_common.glsl
+// included, and to be called in uniform control flow (it has barriers).
+#if defined(GEMV_NORM) || defined(GEMV_SILU)
+layout(std430, binding = 6) readonly buffer A { float aux[]; };
+#endif
+
+#ifdef GEMV_NORM
+float pro_inv[NX];
+#endif
+
+void gemv_prologue() {
+#ifdef GEMV_NORM
+    uint t = gl_LocalInvocationID.x, nx = gemv_nx();
+    for (uint j = 0; j < NX; j++) {
+        float ss = 0.0;
+        if (j < nx) {
+            uint xo = p.x_base + (gemv_i0() + j) * p.x_stride;
+            for (uint i = t; i < p.cols; i += WG) ss += xload(xo + i) * xload(xo + i);
+        }
+        red[j][t] = ss;
+    }
+    barrier();
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (t < s)
+            for (uint j = 0; j < NX; j++) red[j][t] = red[j][t] + red[j][t + s];
+        barrier();
+    }
+    for (uint j = 0; j < NX; j++) pro_inv[j] = 1.0 / sqrt(red[j][0] / float(p.cols) + p.eps);
+    barrier();   // gemv_finish reuses red
+#endif
+}
+
+// x value c (column) of this workgroup's x row j
+float xin(uint j, uint c, float v) {
+#if defined(GEMV_NORM)
+    return aux[p.a_base + c] * (v * pro_inv[j]);
+#elif defined(GEMV_SILU)
+    return v / (1.0 + exp(-v)) * aux[p.a_base + (gemv_i0() + j) * p.x_stride + c];
+#else
+    return v;
+#endif
+}
+
+vec4 xin4(uint j, uint c, vec4 v) {
+#if defined(GEMV_NORM) || defined(GEMV_SILU)
+    return vec4(xin(j, c, v.x), xin(j, c + 1, v.y), xin(j, c + 2, v.z), xin(j, c + 3, v.w));
+#else
+    return v;
+#endif
+}
