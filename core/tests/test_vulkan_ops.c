@@ -468,6 +468,32 @@ static void test_quantize(vx_gpu *g) {
         drop(g, &gw), drop(g, &gy);
         free(w), free(yn), free(q2), free(d2), free(q3), free(d3), free(got);
     }
+    /* silu(gate) * up quantized in one pass: the bytes of vx_gop_silu_mul then vx_gop_quantize (the GPU
+     * product, whose bits may differ from the CPU's exp), and within one code of the CPU's product */
+    {
+        float *u = fvec(n, -2, 2), *prod = malloc(sizeof(float) * (size_t)n);
+        vx_silu_mul(x, u, n, prod);
+        gt gu = put(g, u, n), gp = put(g, NULL, n);
+        vx_gbuf bq2, bd2;
+        vx_gpu_alloc(g, (uint64_t)n, 1, &bq2);
+        vx_gpu_alloc(g, (uint64_t)blocks * 4, 1, &bd2);
+        vx_gpu_begin(g);
+        vx_gop_silu_mul(g, T(&gx), T(&gu), n, T(&gp), NULL);
+        vx_gop_quantize(g, T(&gp), 4, n / 4, whole(&bq), whole(&bd), NULL);
+        vx_gop_quantize_silu(g, T(&gx), T(&gu), 4, n / 4, whole(&bq2), whole(&bd2), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "quantize_silu: %s", vox_last_error());
+        CHECK(!memcmp(bq.map, bq2.map, (size_t)n) && !memcmp(bd.map, bd2.map, (size_t)blocks * 4),
+              "quantize_silu: codes or scales differ from silu_mul + quantize");
+        int8_t *qc = malloc((size_t)n);
+        float *dc = malloc(sizeof(float) * (size_t)blocks);
+        for (int64_t b = 0; b < blocks; b++) dc[b] = vx_quantize_block_q8(prod + 32 * b, qc + 32 * b);
+        int64_t far = 0;
+        for (int64_t i = 0; i < n; i++) far += abs(((int8_t *)bq2.map)[i] - qc[i]) > 1;
+        CHECK(far == 0, "quantize_silu: %lld codes more than one step from the CPU's", (long long)far);
+        drop(g, &gu), drop(g, &gp);
+        vx_gpu_release(g, &bq2), vx_gpu_release(g, &bd2);
+        free(u), free(prod), free(qc), free(dc);
+    }
     if (verbose) printf("quantize   %lld blocks: %lld codes, %lld scales differ\n", (long long)blocks, (long long)bad_q,
                         (long long)bad_d);
     drop(g, &gx);

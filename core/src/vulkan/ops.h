@@ -48,6 +48,10 @@ uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload t
  * minStorageBufferOffsetAlignment (0 in practice: they are scratch buffers); every other tensor may
  * start at any float. */
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
+/* vx_gop_silu_mul(gate, up) and then vx_gop_quantize of the product in one pass: the same codes and
+ * scales (the product itself is not written). */
+vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd,
+                                const char *label);
 
 /* Up to VX_GEMV_MAX_ROWS (vk.h) x rows a linear layer is a GEMV (gemv_*.comp: one workgroup per output row,
  * 64-way tree sums); beyond, a tiled GEMM (gemm_*.comp: VX_GEMM_TM x rows by VX_GEMM_TN weight rows

@@ -181,18 +181,31 @@ void vx_gop_row_grid(uint64_t rows, uint32_t *gx, uint32_t *gy) {
     *gy = x ? (uint32_t)((rows + x - 1) / x) : 0;
 }
 
-vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label) {
+/* quantize_q8.comp, or with up (not NULL) quantize_q8_silu.comp */
+static vox_status quantize(vx_gpu *g, vx_gbind x, const vx_gbind *up, int64_t n, int64_t cols, vx_gbind xq,
+                           vx_gbind xd, const char *label) {
     uint64_t blocks = (uint64_t)n * (uint64_t)(cols / 32);
-    struct { uint32_t blocks, x_base; } push = {(uint32_t)blocks, 0};
+    struct { uint32_t blocks, x_base, u_base; } push = {(uint32_t)blocks, 0, 0};
     uint32_t qb, db;
-    vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, xq, &qb), vx_gop_whole(g, xd, &db)};
+    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, xq, &qb), vx_gop_whole(g, xd, &db)};
     b[1].offset = xq.offset;   /* the codes and scales are written from their start: bind them there */
     b[1].size = blocks * 32;
     b[2].offset = xd.offset;
     b[2].size = blocks * 4;
+    if (up) b[3] = vx_gop_whole(g, *up, &push.u_base);
     uint32_t gx, gy;
     vx_gop_grid(blocks, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, gx, gy, 1, label);
+    return vx_gpu_dispatch(g, up ? VX_SH_QUANTIZE_Q8_SILU : VX_SH_QUANTIZE_Q8, b, up ? 4 : 3, &push,
+                           up ? sizeof push : 2 * sizeof(uint32_t), gx, gy, 1, label);
+}
+
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label) {
+    return quantize(g, x, NULL, n, cols, xq, xd, label);
+}
+
+vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd,
+                                const char *label) {
+    return quantize(g, gate, &up, n, cols, xq, xd, label);
 }
 
 static int float_dtype(vox_dtype dt) { return dt == VOX_DTYPE_F32 || dt == VOX_DTYPE_F16 || dt == VOX_DTYPE_BF16; }

@@ -391,9 +391,12 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
         if (vx_gop_linear_pro_ok(g, &L->down, n)) {   /* silu(gate) * up as the down projection loads it */
             vx_gpro silu = {VX_PRO_SILU_MUL, B(&s->u), 0};
             if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, &silu, B(&s->gt), n, B(&s->x), 1, stage);
+        } else if (quantized(L->down.dtype)) {   /* the codes of silu(gate) * up in one pass */
+            if (st == VOX_OK)
+                st = vx_gop_quantize_silu(g, B(&s->gt), B(&s->u), n, L->down.cols, B(&s->xq), B(&s->xd), stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, NULL, B(&s->gt), n, B(&s->x), 1, stage);
         } else {
             if (st == VOX_OK) st = vx_gop_silu_mul(g, B(&s->gt), B(&s->u), n * d->inter, B(&s->gt), stage);
-            if (st == VOX_OK) st = quantize_for(s, &L->down, B(&s->gt), n, stage);
             if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, NULL, B(&s->gt), n, B(&s->x), 1, stage);
         }
     }
