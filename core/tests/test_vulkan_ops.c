@@ -731,6 +731,65 @@ static void test_barriers(vx_gpu *g) {
     free(wv);
 }
 
+/* The attention of up to 4 new rows with their q and k norm + RoPE inside (vx_gop_attention_nr) against
+ * vx_gop_norm_rope_qk then vx_gop_attention on the same inputs: the same output and the same cache rows,
+ * bit for bit; and against the CPU ops (vx_rms_norm, vx_rope, vx_attention). */
+static void test_attention_nr(vx_gpu *g) {
+    static const int64_t cfg[][6] = {{1, 1, 4, 2, 32, 0},   {1, 17, 16, 8, 128, 0}, {2, 2, 16, 8, 128, 0},
+                                     {4, 40, 4, 1, 64, 0},  {3, 50, 4, 4, 32, 16},  {1, 300, 2, 1, 128, 72},
+                                     {2, 700, 4, 2, 256, 0}, {1, 9, 4, 2, 24, 0}};   /* nq nk hq hkv d window */
+    for (int c = 0; c < (int)(sizeof cfg / sizeof cfg[0]); c++) {
+        int64_t nq = cfg[c][0], nk = cfg[c][1], hq = cfg[c][2], hkv = cfg[c][3], d = cfg[c][4], win = cfg[c][5];
+        const int64_t row = hkv * d, p0 = nk - nq;
+        float scale = 1.0f / sqrtf((float)d);
+        float *q = fvec(nq * hq * d, -2, 2), *k = fvec(nk * row, -2, 2), *v = fvec(nk * row, -1, 1);
+        float *w = fvec(2 * d, 0.5f, 1.5f), *cs = malloc(sizeof(float) * (size_t)(nq * d)),
+              *sn = malloc(sizeof(float) * (size_t)(nq * d));
+        for (int64_t i = 0; i < nq * d; i++) {
+            float a = urand(-40, 40);
+            cs[i] = cosf(a);
+            sn[i] = sinf(a);
+        }
+        /* unfused: the raw new keys in the cache, normalized there; fused: raw in kr, the cache's new rows
+         * hold garbage until the shader stores them */
+        float *k2 = malloc(sizeof(float) * (size_t)(nk * row));
+        memcpy(k2, k, sizeof(float) * (size_t)(nk * row));
+        for (int64_t i = p0 * row; i < nk * row; i++) k2[i] = 1e30f;
+        gt gq1 = put(g, q, nq * hq * d), gq2 = put(g, q, nq * hq * d), gk1 = put(g, k, nk * row), gk2 = put(g, k2, nk * row),
+           gkr = put(g, k + p0 * row, nq * row), gv = put(g, v, nk * row), gw = put(g, w, 2 * d), gwk = put(g, w + d, d),
+           gc = put(g, cs, nq * d), gs = put(g, sn, nq * d), go1 = put(g, NULL, nq * hq * d), go2 = put(g, NULL, nq * hq * d);
+        vx_gbind k1new = {&gk1.buf, (uint64_t)(PAD + p0 * row) * 4, 0};
+        vx_gbind wq = {&gw.buf, PAD * 4, (uint64_t)d * 4};
+        vx_gpu_begin(g);
+        vx_gop_norm_rope_qk(g, T(&gq1), wq, hq, k1new, T(&gwk), hkv, nq, d, 1e-6f, T(&gc), T(&gs), NULL);
+        vx_gop_attention(g, T(&gq1), nq, hq, T(&gk1), T(&gv), nk, hkv, d, scale, win, T(&go1), NULL);
+        vox_status st = vx_gop_attention_nr(g, T(&gq2), nq, hq, T(&gk2), T(&gv), nk, hkv, d, scale, win, T(&go2), T(&gkr),
+                                            T(&gw), 1e-6f, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK && st == VOX_OK, "attention_nr: %s", vox_last_error());
+        float *o1 = malloc(sizeof(float) * (size_t)(nq * hq * d)), *o2 = malloc(sizeof(float) * (size_t)(nq * hq * d)),
+              *c1 = malloc(sizeof(float) * (size_t)(nk * row)), *c2 = malloc(sizeof(float) * (size_t)(nk * row));
+        get(g, &go1, o1), get(g, &go2, o2), get(g, &gk1, c1), get(g, &gk2, c2);
+        char what[96];
+        snprintf(what, sizeof what, "nq=%lld nk=%lld hq=%lld hkv=%lld d=%lld win=%lld", (long long)nq, (long long)nk,
+                 (long long)hq, (long long)hkv, (long long)d, (long long)win);
+        CHECK(!memcmp(o1, o2, sizeof(float) * (size_t)(nq * hq * d)) && !memcmp(c1, c2, sizeof(float) * (size_t)(nk * row)),
+              "attention_nr %s: output or cache differs from norm_rope_qk + attention", what);
+        /* the CPU: norm + rope of q and of the new keys, then attention */
+        float *ref = malloc(sizeof(float) * (size_t)(nq * hq * d));
+        vx_rms_norm(q, w, nq * hq, d, 1e-6f, q);
+        vx_rope(q, nq, hq, d, cs, sn);
+        vx_rms_norm(k + p0 * row, w + d, nq * hkv, d, 1e-6f, k + p0 * row);
+        vx_rope(k + p0 * row, nq, hkv, d, cs, sn);
+        vx_attention(pool, q, nq, hq, k, v, nk, hkv, d, scale, win, ref);
+        char what2[128];
+        snprintf(what2, sizeof what2, "%s, q/k norm + rope inside", what);
+        report("vulkan.attention", what2, max_abs_rel(o2, ref, nq * hq * d));
+        gt *all[] = {&gq1, &gq2, &gk1, &gk2, &gkr, &gv, &gw, &gwk, &gc, &gs, &go1, &go2};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) drop(g, all[i]);
+        free(q), free(k), free(k2), free(v), free(w), free(cs), free(sn), free(o1), free(o2), free(c1), free(c2), free(ref);
+    }
+}
+
 /* ------------------------------------------------------------------------------ fused ops */
 /* The GEMV prologues (vx_gop_linear_pro, vx_gop_linear_stack_pro) against the unfused GPU ops they
  * replace (vx_gop_rms_norm / vx_gop_silu_mul, then the GEMV): the same bits, for f32/f16/bf16 weights,
@@ -947,6 +1006,7 @@ int main(void) {
     test_fused_linear(g);
     test_fused_stack(g);
     test_fused_norm_rope(g);
+    test_attention_nr(g);
     test_attention(g);
     test_stack(g, VX_GEMV_MAX_ROWS + 8);
     test_batch_invariance(g);

@@ -121,6 +121,15 @@ vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
                             int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const char *label);
 
+/* vx_gop_norm_rope_qk of the nq (<= VX_ATT_NR_MAX) new rows and then vx_gop_attention in one dispatch
+ * (attention_nr.comp), the same bits: q [nq][hq][d] raw (not modified), the new keys raw in kr
+ * [nq][hkv][d]; they are stored normalized and rotated into the cache k at rows nk - nq .. nk - 1 (v
+ * holds all nk rows already); w: q_norm [d] then k_norm [d]; cos/sin [nq][d]. */
+#define VX_ATT_NR_MAX 4
+vox_status vx_gop_attention_nr(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                               int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, vx_gbind kr,
+                               vx_gbind w, float eps, vx_gbind cos, vx_gbind sin, const char *label);
+
 /* Choosing a code from logits [v] (v <= 8192) into codes[slot], as q3_warp + q3_choose with float32
  * probabilities (sample.comp): greedy when !do_sample, else temperature, top-k, top-p and the inverse
  * CDF at u[slot] (float; the host computes it with vox_philox_uniform). ws: v floats of scratch. */

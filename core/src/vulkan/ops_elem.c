@@ -77,20 +77,51 @@ vox_status vx_gop_add(vx_gpu *g, vx_gbind a, vx_gbind bb, int64_t n, vx_gbind y,
     return binary(g, VX_SH_ADD, a, bb, n, y, label);
 }
 
-vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
-                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const char *label) {
-    if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535 || d <= 0 || d > 256)
+/* attention.comp, or with nr (the new rows' norm + RoPE) attention_nr.comp */
+typedef struct att_nr {
+    vx_gbind kr, w, cos, sin;
+    float eps;
+} att_nr;
+
+static vox_status attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const att_nr *nr,
+                            const char *label) {
+    if (nq > nk || hkv <= 0 || hq % hkv || nq > 65535 || hq > 65535 || d <= 0 || d > 256 ||
+        (nr && (nq > VX_ATT_NR_MAX || d % 2)))
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention: bad shape (nq %lld nk %lld hq %lld hkv %lld d %lld)",
                              (long long)nq, (long long)nk, (long long)hq, (long long)hkv, (long long)d);
     struct {
         uint32_t nq, hq, nk, hkv, d;
         int32_t window;
         float scale;
-        uint32_t q_base, k_base, v_base, o_base;
-    } push = {(uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale, 0, 0, 0, 0};
-    vx_gbind b[4] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
+        uint32_t q_base, k_base, v_base, o_base, kr_base, w_base, cs_base;
+        float eps;
+    } push = {(uint32_t)nq, (uint32_t)hq, (uint32_t)nk, (uint32_t)hkv, (uint32_t)d, (int32_t)window, scale,
+              0, 0, 0, 0, 0, 0, 0, nr ? nr->eps : 0.0f};
+    vx_gbind b[8] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
                      vx_gop_whole(g, v, &push.v_base), vx_gop_whole(g, out, &push.o_base)};
-    return vx_gpu_dispatch(g, VX_SH_ATTENTION, b, 4, &push, sizeof push, (uint32_t)nq, (uint32_t)hq, 1, label);
+    if (nr) {
+        uint32_t sb;
+        b[4] = vx_gop_whole(g, nr->kr, &push.kr_base);
+        b[5] = vx_gop_whole(g, nr->w, &push.w_base);
+        b[6] = vx_gop_whole(g, nr->cos, &push.cs_base);
+        b[7] = vx_gop_whole(g, nr->sin, &sb);
+        if (sb != push.cs_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention_nr: cos and sin at different offsets");
+    }
+    return vx_gpu_dispatch(g, nr ? VX_SH_ATTENTION_NR : VX_SH_ATTENTION, b, nr ? 8 : 4, &push, sizeof push,
+                           (uint32_t)nq, (uint32_t)hq, 1, label);
+}
+
+vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                            int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const char *label) {
+    return attention(g, q, nq, hq, k, v, nk, hkv, d, scale, window, out, NULL, label);
+}
+
+vox_status vx_gop_attention_nr(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                               int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, vx_gbind kr,
+                               vx_gbind w, float eps, vx_gbind cos, vx_gbind sin, const char *label) {
+    att_nr nr = {kr, w, cos, sin, eps};
+    return attention(g, q, nq, hq, k, v, nk, hkv, d, scale, window, out, &nr, label);
 }
 
 vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char *label) {

@@ -13,6 +13,7 @@ typedef struct glayer {
                               q, k, v / gate, up are not uploaded */
     int stacked_qkv, stacked_gu;
     vx_gbuf qb, kb, vb, ob, in_norm, post_norm, q_norm, k_norm;
+    vx_gbuf qk_norm;       /* q_norm then k_norm in one buffer (attention_nr.comp reads both) */
     int has_qb, has_kb, has_vb, has_ob;
 } glayer;
 
@@ -43,6 +44,7 @@ struct vx_q3_gsess {
     int64_t rows;                          /* work rows (talker prefill chunk) */
     /* device work buffers, sized for the larger decoder */
     vx_gbuf x, h, qs, a, t, gt, u, xq, xd, last, ws, emb;
+    vx_gbuf kr;                            /* the new rows' keys before their norm + RoPE (attention_nr) */
     vx_gbuf plog;                          /* a frame's predictor logits, [groups][pvocab] (device) */
     /* host-visible: inputs and results */
     vx_gbuf in, cs, sn, hid, logits, codes, us;
@@ -66,7 +68,7 @@ uint64_t vx_q3_gpu_bytes(const q3_lm *lm, int64_t *n_matrices) {
         const q3_decoder *d = ds[di];
         for (int64_t l = 0; l < d->n_layers; l++)
             for (int i = 0; i < 7; i++, n++) bytes += vx_gmat_bytes(layer_mats(&d->layers[l], i));
-        bytes += (uint64_t)d->n_layers * (uint64_t)(4 * d->hidden + 2 * d->head_dim + 2 * d->heads * d->head_dim) * 4;
+        bytes += (uint64_t)d->n_layers * (uint64_t)(4 * d->hidden + 4 * d->head_dim + 2 * d->heads * d->head_dim) * 4;
     }
     bytes += vx_gmat_bytes(&lm->codec_head);
     n++;
@@ -92,8 +94,8 @@ static void free_dec(vx_gpu *g, gdec *G) {
             glayer *L = &G->layers[l];
             vx_gmat *m[9] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down, &L->qkv, &L->gu};
             for (int i = 0; i < 9; i++) vx_gmat_free(g, m[i]);
-            vx_gbuf *b[8] = {&L->qb, &L->kb, &L->vb, &L->ob, &L->in_norm, &L->post_norm, &L->q_norm, &L->k_norm};
-            for (int i = 0; i < 8; i++) vx_gpu_release(g, b[i]);
+            vx_gbuf *b[9] = {&L->qb, &L->kb, &L->vb, &L->ob, &L->in_norm, &L->post_norm, &L->q_norm, &L->k_norm, &L->qk_norm};
+            for (int i = 0; i < 9; i++) vx_gpu_release(g, b[i]);
         }
     free(G->layers);
     vx_gpu_release(g, &G->norm);
@@ -135,6 +137,16 @@ static vox_status load_dec(vx_gpu *g, const q3_decoder *d, gdec *G) {
         if (st == VOX_OK) st = put_f32(g, S->post_norm, d->hidden, &L->post_norm, NULL);
         if (st == VOX_OK) st = put_f32(g, S->q_norm, d->head_dim, &L->q_norm, NULL);
         if (st == VOX_OK) st = put_f32(g, S->k_norm, d->head_dim, &L->k_norm, NULL);
+        if (st == VOX_OK) {
+            float *qk = malloc((size_t)(2 * d->head_dim) * sizeof *qk);
+            if (!qk) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+            if (qk) {
+                memcpy(qk, S->q_norm, (size_t)d->head_dim * sizeof *qk);
+                memcpy(qk + d->head_dim, S->k_norm, (size_t)d->head_dim * sizeof *qk);
+                st = put_f32(g, qk, 2 * d->head_dim, &L->qk_norm, NULL);
+                free(qk);
+            }
+        }
     }
     if (st == VOX_OK) st = put_f32(g, d->norm, d->hidden, &G->norm, NULL);
     return st;
@@ -226,7 +238,7 @@ void vx_q3_gsess_free(vx_q3_gsess *s) {
     free_kv(g, &s->tkv, s->q->lm->talker.n_layers);
     free_kv(g, &s->pkv, s->q->lm->pred.n_layers);
     vx_gpu_release(g, &s->plog);
-    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->xq, &s->xd, &s->last, &s->ws, &s->emb,
+    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->xq, &s->xd, &s->last, &s->ws, &s->emb, &s->kr,
                     &s->in, &s->cs, &s->sn, &s->hid, &s->logits, &s->codes, &s->us};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) vx_gpu_release(g, b[i]);
     free(s);
@@ -249,7 +261,9 @@ vox_status vx_q3_gsess_create(vx_q3_gpu *q, int64_t talker_cap, vx_q3_gsess **ou
     vx_gpu *g = q->g;
     vox_status st;
     if ((st = vx_gpu_alloc(g, (uint64_t)(R * hid) * 4, 0, &s->x)) || (st = vx_gpu_alloc(g, (uint64_t)(R * hid) * 4, 0, &s->h)) ||
-        (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->qs)) || (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->a)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->qs)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(VX_ATT_NR_MAX * max64(T->kv_heads * T->head_dim, P->kv_heads * P->head_dim)) * 4, 0,
+                           &s->kr)) || (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->a)) ||
         (st = vx_gpu_alloc(g, (uint64_t)(R * hid) * 4, 0, &s->t)) ||
         (st = vx_gpu_alloc(g, (uint64_t)(R * inter) * 4, 0, &s->gt)) ||
         (st = vx_gpu_alloc(g, (uint64_t)(R * inter) * 4, 0, &s->u)) ||
@@ -326,10 +340,12 @@ static vox_status norm_for(vx_q3_gsess *s, const q3_decoder *d, vx_gbind w, cons
 }
 
 /* q3_decoder_forward on the GPU without the final norm: x (device, [n][hidden]) at positions pos..
- * A layer with f32/f16/bf16 weights on the GEMV is 6 dispatches: q|k|v (input norm as its prologue),
- * q and k norm + RoPE, attention, o (+ residual), gate|up (post norm as its prologue), down (SiLU gate
- * as its prologue, + residual); q8/q4 layers (and the prefill GEMM) run the norms, the SiLU gate and the
- * activation codes as dispatches of their own. */
+ * A layer of up to 4 rows with f32/f16/bf16 weights is 5 dispatches: q|k|v (the input norm as its
+ * prologue), attention (with the q and k norm + RoPE), o (+ residual), gate|up (the post norm as its
+ * prologue), down (the SiLU gate as its prologue, + residual). q8/q4 weights: 9 (their norms make the
+ * activation codes, the SiLU gate's codes in one pass, the attention output's codes). Beyond 4 rows
+ * (prefill) the q and k norm + RoPE is one dispatch before the attention; beyond the GEMV's rows, the
+ * norms and the SiLU gate are dispatches too. Every variant computes the same bits. */
 static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int64_t pos, vx_gbind cos, vx_gbind sin,
                           const char *stage) {
     vx_gpu *g = s->q->g;
@@ -340,13 +356,16 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
     for (int64_t i = 0; i < d->n_layers && st == VOX_OK; i++) {
         const glayer *L = &G->layers[i];
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
+        /* up to VX_ATT_NR_MAX rows: the q and k norm + RoPE inside the attention, the new keys through kr */
+        const int att_nr = n <= VX_ATT_NR_MAX;
+        vx_gbind kn = att_nr ? B(&s->kr) : kc;
         vx_gbind ln = B(&L->in_norm), lp = B(&L->post_norm), lq = B(&L->q_norm), lk = B(&L->k_norm);
         vx_gpro pro;
         const vx_gpro *use;
         vx_gbind in;
         if (L->stacked_qkv) {
             const vx_gmat *m[1] = {&L->qkv};
-            vx_gbind ys[3] = {B(&s->qs), kc, vc};
+            vx_gbind ys[3] = {B(&s->qs), kn, vc};
             st = norm_for(s, d, ln, m, 1, n, &pro, &use, &in, stage);
             if (st == VOX_OK)
                 st = use ? vx_gop_linear_stack_pro(g, &L->qkv, use, in, n, ys, stage)
@@ -361,11 +380,15 @@ static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int
                 if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype)) st = quantize_for(s, &L->v, in, n, stage);
             }
             if (st == VOX_OK) st = linear_acc(s, &L->q, &L->qb, L->has_qb, use, in, n, B(&s->qs), 0, stage);
-            if (st == VOX_OK) st = linear_acc(s, &L->k, &L->kb, L->has_kb, use, in, n, kc, 0, stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->k, &L->kb, L->has_kb, use, in, n, kn, 0, stage);
             if (st == VOX_OK) st = linear_acc(s, &L->v, &L->vb, L->has_vb, use, in, n, vc, 0, stage);
         }
-        if (st == VOX_OK) st = vx_gop_norm_rope_qk(g, B(&s->qs), lq, hq, kc, lk, hkv, n, hd, d->eps, cos, sin, stage);
-        if (st == VOX_OK)
+        if (st == VOX_OK && att_nr)
+            st = vx_gop_attention_nr(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
+                                     d->layers[i].window, B(&s->a), B(&s->kr), B(&L->qk_norm), d->eps, cos, sin, stage);
+        if (st == VOX_OK && !att_nr)
+            st = vx_gop_norm_rope_qk(g, B(&s->qs), lq, hq, kc, lk, hkv, n, hd, d->eps, cos, sin, stage);
+        if (st == VOX_OK && !att_nr)
             st = vx_gop_attention(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
                                   d->layers[i].window, B(&s->a), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
