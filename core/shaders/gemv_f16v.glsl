@@ -14,12 +14,11 @@ vec2 widen(uint v) {
 
 void main() {
     uint r = gemv_row();
-    if (r >= p.rows) return;
     gemv_prologue();
     uint nx = gemv_nx(), n8 = p.cols / 8, xs = p.x_stride / 4;
     uint wo = r * n8, xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
     float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
-    for (uint k = gl_LocalInvocationID.x; k < n8; k += WG) {
+    for (uint k = gemv_lane(); k < gemv_len(r, n8); k += WG) {
         uvec4 q = w[wo + k];
         vec2 a = widen(q.x), b = widen(q.y), c = widen(q.z), d = widen(q.w);
         for (uint j = 0; j < NX; j++)

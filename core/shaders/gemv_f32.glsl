@@ -9,11 +9,10 @@ float xload(uint i) { return x[i]; }
 
 void main() {
     uint r = gemv_row();
-    if (r >= p.rows) return;   // the whole workgroup leaves together
     gemv_prologue();
     uint nx = gemv_nx(), wo = r * p.cols, xo = p.x_base + gemv_i0() * p.x_stride;
     float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
-    for (uint k = gl_LocalInvocationID.x; k < p.cols; k += WG) {
+    for (uint k = gemv_lane(); k < gemv_len(r, p.cols); k += WG) {
         uint e = wo + k;
         float wv = w[e];
         for (uint j = 0; j < NX; j++)

@@ -10,12 +10,11 @@ float xload(uint i) { return x[i >> 2][i & 3u]; }
 
 void main() {
     uint r = gemv_row();
-    if (r >= p.rows) return;
     gemv_prologue();
     uint nx = gemv_nx(), n4 = p.cols / 4, xs = p.x_stride / 4;
     uint wo = r * n4, xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
     float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
-    for (uint k = gl_LocalInvocationID.x; k < n4; k += WG) {
+    for (uint k = gemv_lane(); k < gemv_len(r, n4); k += WG) {
         vec4 a = w[wo + k];
         for (uint j = 0; j < NX; j++)
             if (j < nx) {

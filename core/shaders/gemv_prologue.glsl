@@ -6,34 +6,36 @@
 //              then x[i] -> w[i] * (x[i] * inv), w = aux[a_base ..] (cols floats).
 //   GEMV_SILU: x = silu(x) * up (silu_mul.comp), up = aux[a_base + i * x_stride ..] for x row i.
 // Without either, xin / xin4 return x. Expects xload(i) (float i of the X binding), gemv_common.glsl
-// included, and to be called in uniform control flow (it has barriers).
+// included, and to be called in uniform control flow (it has barriers). The norm of x row j is summed
+// by segment j of the workgroup (NX <= RPW) and shared with the others.
 #if defined(GEMV_NORM) || defined(GEMV_SILU)
 layout(std430, binding = 6) readonly buffer A { float aux[]; };
 #endif
 
 #ifdef GEMV_NORM
-float pro_inv[NX];
+shared float pro_inv[NX];
+#if NX > RPW
+#error "the prologue's x rows are summed one per segment"
+#endif
 #endif
 
 void gemv_prologue() {
 #ifdef GEMV_NORM
-    uint t = gl_LocalInvocationID.x, nx = gemv_nx();
-    for (uint j = 0; j < NX; j++) {
-        float ss = 0.0;
-        if (j < nx) {
-            uint xo = p.x_base + (gemv_i0() + j) * p.x_stride;
-            for (uint i = t; i < p.cols; i += WG) ss += xload(xo + i) * xload(xo + i);
-        }
-        red[j][t] = ss;
+    // segment j sums the squares of x row j (lane t: elements t, t + 64, ...; then the 64-way tree)
+    uint t = gemv_lane(), j = gemv_seg(), o = j * WG;
+    float ss = 0.0;
+    if (j < gemv_nx()) {
+        uint xo = p.x_base + (gemv_i0() + j) * p.x_stride;
+        for (uint i = t; i < p.cols; i += WG) ss += xload(xo + i) * xload(xo + i);
     }
+    red[0][o + t] = ss;
     barrier();
     for (uint s = WG / 2; s > 0; s >>= 1) {
-        if (t < s)
-            for (uint j = 0; j < NX; j++) red[j][t] = red[j][t] + red[j][t + s];
+        if (t < s) red[0][o + t] = red[0][o + t] + red[0][o + t + s];
         barrier();
     }
-    for (uint j = 0; j < NX; j++) pro_inv[j] = 1.0 / sqrt(red[j][0] / float(p.cols) + p.eps);
-    barrier();   // gemv_finish reuses red
+    if (t == 0 && j < NX) pro_inv[j] = 1.0 / sqrt(red[0][o] / float(p.cols) + p.eps);
+    barrier();   // pro_inv published; gemv_finish reuses red
 #endif
 }
 

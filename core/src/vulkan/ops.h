@@ -53,12 +53,13 @@ vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gb
 vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd,
                                 const char *label);
 
-/* Up to VX_GEMV_MAX_ROWS (vk.h) x rows a linear layer is a GEMV (gemv_*.comp: one workgroup per output row,
+/* Up to VX_GEMV_MAX_ROWS (vk.h) x rows a linear layer is a GEMV (gemv_*.comp: 64 invocations per output row,
  * 64-way tree sums); beyond, a tiled GEMM (gemm_*.comp: VX_GEMM_TM x rows by VX_GEMM_TN weight rows
  * a workgroup, sums in column order). Either way an output's bits do not depend on n or on the other
  * rows, only on which of the two computed it. */
 /* With cooperative matrices (vx_gpu_coopmat) the GEMM of f16/bf16 weights is gemm_cm_*.comp instead:
  * 64 x rows by 32 weight rows a workgroup, x split into two float16 (hi + lo), float32 accumulation. */
+#define VX_GEMV_RPW 4   /* output rows per GEMV workgroup (RPW in gemv_common.glsl) */
 #define VX_GEMM_CM_TM 64
 #define VX_GEMM_CM_TN 32
 #define VX_GEMM_TM 64

@@ -281,7 +281,7 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         push.rows = (uint32_t)p->rows;
         push.y_offset = (uint32_t)p->row0;
         uint32_t gx, gy, z = gz;
-        vx_gop_row_grid((uint64_t)p->rows, &gx, &gy);
+        vx_gop_row_grid((uint64_t)(p->rows + VX_GEMV_RPW - 1) / VX_GEMV_RPW, &gx, &gy);   /* GEMV: RPW rows a workgroup */
         if (tiled) {   /* tiles of tn weight rows by tm x rows */
             gx = (uint32_t)((p->rows + tn - 1) / tn);
             gy = (uint32_t)((n + tm - 1) / tm);
