@@ -363,6 +363,34 @@ static void test_sample_gather(vx_gpu *g) {
             vx_gop_sample(g, lb, V, &cfg[c], T(&gws), (vx_gbind){&codes, 0, 0}, (vx_gbind){&us, 0, 0}, d, NULL);
         }
         CHECK(vx_gpu_submit(g) == VOX_OK, "sample: %s", vox_last_error());
+        {   /* sample + gather in one dispatch: the same codes, and the CPU's rows of them */
+            static const vox_dtype tdt[] = {VOX_DTYPE_BF16, VOX_DTYPE_Q4, VOX_DTYPE_F32, VOX_DTYPE_Q8};
+            const int64_t E = 64;
+            wmat tm = make_w(tdt[c % 4], V, E);
+            vx_gmat tg;
+            CHECK(vx_gmat_upload(g, &tm.m, &tg) == VOX_OK, "table upload: %s", vox_last_error());
+            vx_gbuf codes2;
+            vx_gpu_alloc(g, (uint64_t)draws * 4, 1, &codes2);
+            gt go = put(g, NULL, draws * E);
+            vx_gpu_begin(g);
+            for (int d = 0; d < draws; d++) {
+                vx_gbind lb = {&gl.buf, (uint64_t)(PAD + d * V) * 4, (uint64_t)V * 4};
+                vx_gbind ob = {&go.buf, (uint64_t)(PAD + d * E) * 4, (uint64_t)E * 4};
+                vx_gop_sample_gather(g, lb, V, &cfg[c], T(&gws), (vx_gbind){&codes2, 0, 0}, (vx_gbind){&us, 0, 0}, d, &tg,
+                                     ob, NULL);
+            }
+            CHECK(vx_gpu_submit(g) == VOX_OK, "sample_gather: %s", vox_last_error());
+            float *rows = malloc(sizeof(float) * (size_t)(draws * E)), *got = malloc(sizeof(float) * (size_t)(draws * E));
+            vx_gather_rows(&tm.m, (const int32_t *)codes2.map, draws, rows);
+            get(g, &go, got);
+            CHECK(!memcmp(codes.map, codes2.map, (size_t)draws * 4), "sample_gather cfg %zu: codes differ from sample's", c);
+            CHECK(!memcmp(rows, got, sizeof(float) * (size_t)(draws * E)), "sample_gather cfg %zu: rows differ from the CPU's", c);
+            free(rows), free(got);
+            drop(g, &go);
+            vx_gpu_release(g, &codes2);
+            vx_gmat_free(g, &tg);
+            free_w(&tm);
+        }
         int ok = 0;
         for (int d = 0; d < draws; d++) ok += ((int32_t *)codes.map)[d] == want[d];
         if (!cfg[c].do_sample) CHECK(ok == draws, "greedy: %d of %d codes differ", draws - ok, draws);

@@ -142,6 +142,9 @@ typedef struct vx_gsampler {
 } vx_gsampler;
 vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
                          vx_gbind u, int slot, const char *label);
+/* vx_gop_sample and then vx_gop_gather of the chosen code from w into out, in one dispatch. */
+vox_status vx_gop_sample_gather(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws,
+                                vx_gbind codes, vx_gbind u, int slot, const vx_gmat *w, vx_gbind out, const char *label);
 /* out[cols] = row codes[slot] of the embedding table w (one part; any dtype), as vx_gather_rows. */
 vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label);
 

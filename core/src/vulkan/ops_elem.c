@@ -132,15 +132,41 @@ vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
     return vx_gpu_dispatch(g, VX_SH_COPY, b, 2, &push, sizeof push, gx, gy, 1, label);
 }
 
+/* sample.comp, or with a table (not NULL) sample_gather.comp */
+static vox_status sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
+                         vx_gbind u, int slot, const vx_gmat *table, vx_gbind out, const char *label) {
+    if (v < 1 || v > 8192) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_sample: %lld logits (at most 8192)", (long long)v);
+    if (table && table->n_parts != 1)
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_sample_gather: a table in %d parts", table->n_parts);
+    struct {
+        uint32_t v, do_sample, top_k, slot, l_base;
+        float temperature, top_p;
+        uint32_t w_base, c_base, u_base, cols, dtype, o_base, rows;
+    } push = {(uint32_t)v, sp->do_sample != 0, (uint32_t)(sp->top_k > 0 ? sp->top_k : sp->top_k < 0 ? 1 : 0), (uint32_t)slot, 0,
+              sp->temperature, sp->top_p, 0, 0, 0, 0, 0, 0, 0};
+    vx_gbind b[7] = {vx_gop_whole(g, logits, &push.l_base), vx_gop_whole(g, ws, &push.w_base),
+                     vx_gop_whole(g, codes, &push.c_base), vx_gop_whole(g, u, &push.u_base)};
+    if (table) {
+        const vx_gmat_part *pt = &table->parts[0];
+        push.cols = (uint32_t)table->cols;
+        push.dtype = (uint32_t)table->dtype;
+        push.rows = (uint32_t)table->rows;
+        b[4] = (vx_gbind){&pt->w, 0, 0};
+        b[5] = (vx_gbind){pt->s.buf ? &pt->s : &pt->w, 0, 0};
+        b[6] = vx_gop_whole(g, out, &push.o_base);
+    }
+    return vx_gpu_dispatch(g, table ? VX_SH_SAMPLE_GATHER : VX_SH_SAMPLE, b, table ? 7 : 4, &push, sizeof push, 1, 1, 1,
+                           label);
+}
+
 vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
                          vx_gbind u, int slot, const char *label) {
-    if (v < 1 || v > 8192) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_sample: %lld logits (at most 8192)", (long long)v);
-    struct { uint32_t v, do_sample, top_k, slot, l_base; float temperature, top_p; uint32_t w_base, c_base, u_base; } push = {
-        (uint32_t)v, sp->do_sample != 0, (uint32_t)(sp->top_k > 0 ? sp->top_k : sp->top_k < 0 ? 1 : 0), (uint32_t)slot, 0,
-        sp->temperature, sp->top_p, 0, 0, 0};
-    vx_gbind b[4] = {vx_gop_whole(g, logits, &push.l_base), vx_gop_whole(g, ws, &push.w_base),
-                     vx_gop_whole(g, codes, &push.c_base), vx_gop_whole(g, u, &push.u_base)};
-    return vx_gpu_dispatch(g, VX_SH_SAMPLE, b, 4, &push, sizeof push, 1, 1, 1, label);
+    return sample(g, logits, v, sp, ws, codes, u, slot, NULL, codes, label);
+}
+
+vox_status vx_gop_sample_gather(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws,
+                                vx_gbind codes, vx_gbind u, int slot, const vx_gmat *w, vx_gbind out, const char *label) {
+    return sample(g, logits, v, sp, ws, codes, u, slot, w, out, label);
 }
 
 vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label) {

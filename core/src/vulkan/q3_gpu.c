@@ -535,10 +535,15 @@ vox_status vx_q3_predict_frame(vx_q3_gsess *s, const float *pin, const vx_gsampl
             st = decoder(s, &s->q->pred, &s->pkv, n, pos, BO(&s->cs, pos * hd), BO(&s->sn, pos * hd), "predictor");
         vx_gbind lg = BO(&s->plog, (k - 1) * PV);
         if (st == VOX_OK) st = norm_head(s, &s->q->pred, n - 1, &s->q->phead[k - 1], lg, NULL, "predictor/head");
-        if (st == VOX_OK) st = vx_gop_sample(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1),
-                                             "predictor/sample");
-        if (st == VOX_OK && k + 1 < G)
-            st = vx_gop_gather(g, &s->q->pemb[k - 1], B(&s->codes), (int)(k - 1), emb, "predictor/embed");
+        /* the code, and (but for the last group) its embedding: the next group's input */
+        if (st == VOX_OK && k + 1 < G && s->q->pemb[k - 1].n_parts == 1)
+            st = vx_gop_sample_gather(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1), &s->q->pemb[k - 1],
+                                      emb, "predictor/sample");
+        else if (st == VOX_OK) {
+            st = vx_gop_sample(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1), "predictor/sample");
+            if (st == VOX_OK && k + 1 < G)
+                st = vx_gop_gather(g, &s->q->pemb[k - 1], B(&s->codes), (int)(k - 1), emb, "predictor/embed");
+        }
     }
     vox_status sub = vx_gpu_submit(g);
     if (st == VOX_OK) st = sub;

@@ -53,6 +53,7 @@ enum {
     VX_SH_RMS_NORM_Q8,
     VX_SH_ROPE,
     VX_SH_SAMPLE,
+    VX_SH_SAMPLE_GATHER,
     VX_SH_SILU_MUL,
     VX_SHADER_COUNT
 };
