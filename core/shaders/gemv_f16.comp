@@ -1,21 +1,3 @@
 #version 450
-// GEMV with f16 weights [rows][cols] (row-major, as stored in the .tmod); x and y float32.
 #extension GL_GOOGLE_include_directive : require
-#define YB 2
-#include "gemv_common.glsl"
-layout(std430, binding = 0) readonly buffer W { uint w[]; };  // two f16 per word, element e in half e & 1
-layout(std430, binding = 1) readonly buffer X { float x[]; };
-
-void main() {
-    uint r = gemv_row();
-    if (r >= p.rows) return;   // the whole workgroup leaves together
-    uint nx = gemv_nx(), wo = r * p.cols, xo = p.x_base + gemv_i0() * p.x_stride;
-    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
-    for (uint k = gl_LocalInvocationID.x; k < p.cols; k += WG) {
-        uint e = wo + k;
-        float wv = unpackHalf2x16(w[e >> 1] >> (16u * (e & 1u))).x;
-        for (uint j = 0; j < NX; j++)
-            if (j < nx) acc[j] += wv * x[xo + j * p.x_stride + k];
-    }
-    gemv_finish(acc, r);
-}
+#include "gemv_f16.glsl"

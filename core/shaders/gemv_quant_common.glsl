@@ -21,10 +21,9 @@ int block_dot(uint xb);
 
 void main() {
     uint r = gemv_row();
-    if (r >= p.rows) return;
     uint nx = gemv_nx(), nb = p.cols / 32, x0 = p.x_base + gemv_i0() * p.x_stride;   // x_stride in blocks
     float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
-    for (uint b = gl_LocalInvocationID.x; b < nb; b += WG) {
+    for (uint b = gemv_lane(); b < gemv_len(r, nb); b += WG) {
         load_block(r, b);
         float sw = ws[r * nb + b];
         for (uint j = 0; j < NX; j++)

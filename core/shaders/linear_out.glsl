@@ -18,6 +18,8 @@ layout(push_constant) uniform Push {
     uint y_base0, y_base1, y_base2;
     uint y_stride0, y_stride1, y_stride2;   // floats between rows of x row i's outputs
     uint n;          // x rows
+    float eps;       // the GEMV prologues (gemv_prologue.glsl): the RMSNorm's epsilon
+    uint a_base;     //   and the first element of their second input (norm weight or up)
 } p;
 
 #if YB == 2

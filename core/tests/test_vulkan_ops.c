@@ -363,6 +363,34 @@ static void test_sample_gather(vx_gpu *g) {
             vx_gop_sample(g, lb, V, &cfg[c], T(&gws), (vx_gbind){&codes, 0, 0}, (vx_gbind){&us, 0, 0}, d, NULL);
         }
         CHECK(vx_gpu_submit(g) == VOX_OK, "sample: %s", vox_last_error());
+        {   /* sample + gather in one dispatch: the same codes, and the CPU's rows of them */
+            static const vox_dtype tdt[] = {VOX_DTYPE_BF16, VOX_DTYPE_Q4, VOX_DTYPE_F32, VOX_DTYPE_Q8};
+            const int64_t E = 64;
+            wmat tm = make_w(tdt[c % 4], V, E);
+            vx_gmat tg;
+            CHECK(vx_gmat_upload(g, &tm.m, &tg) == VOX_OK, "table upload: %s", vox_last_error());
+            vx_gbuf codes2;
+            vx_gpu_alloc(g, (uint64_t)draws * 4, 1, &codes2);
+            gt go = put(g, NULL, draws * E);
+            vx_gpu_begin(g);
+            for (int d = 0; d < draws; d++) {
+                vx_gbind lb = {&gl.buf, (uint64_t)(PAD + d * V) * 4, (uint64_t)V * 4};
+                vx_gbind ob = {&go.buf, (uint64_t)(PAD + d * E) * 4, (uint64_t)E * 4};
+                vx_gop_sample_gather(g, lb, V, &cfg[c], T(&gws), (vx_gbind){&codes2, 0, 0}, (vx_gbind){&us, 0, 0}, d, &tg,
+                                     ob, NULL);
+            }
+            CHECK(vx_gpu_submit(g) == VOX_OK, "sample_gather: %s", vox_last_error());
+            float *rows = malloc(sizeof(float) * (size_t)(draws * E)), *got = malloc(sizeof(float) * (size_t)(draws * E));
+            vx_gather_rows(&tm.m, (const int32_t *)codes2.map, draws, rows);
+            get(g, &go, got);
+            CHECK(!memcmp(codes.map, codes2.map, (size_t)draws * 4), "sample_gather cfg %zu: codes differ from sample's", c);
+            CHECK(!memcmp(rows, got, sizeof(float) * (size_t)(draws * E)), "sample_gather cfg %zu: rows differ from the CPU's", c);
+            free(rows), free(got);
+            drop(g, &go);
+            vx_gpu_release(g, &codes2);
+            vx_gmat_free(g, &tg);
+            free_w(&tm);
+        }
         int ok = 0;
         for (int d = 0; d < draws; d++) ok += ((int32_t *)codes.map)[d] == want[d];
         if (!cfg[c].do_sample) CHECK(ok == draws, "greedy: %d of %d codes differ", draws - ok, draws);
@@ -467,6 +495,32 @@ static void test_quantize(vx_gpu *g) {
                    "CPU norm's\n", (long long)bq3, (long long)bd3, (long long)bq2, (long long)bd2);
         drop(g, &gw), drop(g, &gy);
         free(w), free(yn), free(q2), free(d2), free(q3), free(d3), free(got);
+    }
+    /* silu(gate) * up quantized in one pass: the bytes of vx_gop_silu_mul then vx_gop_quantize (the GPU
+     * product, whose bits may differ from the CPU's exp), and within one code of the CPU's product */
+    {
+        float *u = fvec(n, -2, 2), *prod = malloc(sizeof(float) * (size_t)n);
+        vx_silu_mul(x, u, n, prod);
+        gt gu = put(g, u, n), gp = put(g, NULL, n);
+        vx_gbuf bq2, bd2;
+        vx_gpu_alloc(g, (uint64_t)n, 1, &bq2);
+        vx_gpu_alloc(g, (uint64_t)blocks * 4, 1, &bd2);
+        vx_gpu_begin(g);
+        vx_gop_silu_mul(g, T(&gx), T(&gu), n, T(&gp), NULL);
+        vx_gop_quantize(g, T(&gp), 4, n / 4, whole(&bq), whole(&bd), NULL);
+        vx_gop_quantize_silu(g, T(&gx), T(&gu), 4, n / 4, whole(&bq2), whole(&bd2), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "quantize_silu: %s", vox_last_error());
+        CHECK(!memcmp(bq.map, bq2.map, (size_t)n) && !memcmp(bd.map, bd2.map, (size_t)blocks * 4),
+              "quantize_silu: codes or scales differ from silu_mul + quantize");
+        int8_t *qc = malloc((size_t)n);
+        float *dc = malloc(sizeof(float) * (size_t)blocks);
+        for (int64_t b = 0; b < blocks; b++) dc[b] = vx_quantize_block_q8(prod + 32 * b, qc + 32 * b);
+        int64_t far = 0;
+        for (int64_t i = 0; i < n; i++) far += abs(((int8_t *)bq2.map)[i] - qc[i]) > 1;
+        CHECK(far == 0, "quantize_silu: %lld codes more than one step from the CPU's", (long long)far);
+        drop(g, &gu), drop(g, &gp);
+        vx_gpu_release(g, &bq2), vx_gpu_release(g, &bd2);
+        free(u), free(prod), free(qc), free(dc);
     }
     if (verbose) printf("quantize   %lld blocks: %lld codes, %lld scales differ\n", (long long)blocks, (long long)bad_q,
                         (long long)bad_d);
@@ -705,6 +759,232 @@ static void test_barriers(vx_gpu *g) {
     free(wv);
 }
 
+/* The attention of up to 4 new rows with their q and k norm + RoPE inside (vx_gop_attention_nr) against
+ * vx_gop_norm_rope_qk then vx_gop_attention on the same inputs: the same output and the same cache rows,
+ * bit for bit; and against the CPU ops (vx_rms_norm, vx_rope, vx_attention). */
+static void test_attention_nr(vx_gpu *g) {
+    static const int64_t cfg[][6] = {{1, 1, 4, 2, 32, 0},   {1, 17, 16, 8, 128, 0}, {2, 2, 16, 8, 128, 0},
+                                     {4, 40, 4, 1, 64, 0},  {3, 50, 4, 4, 32, 16},  {1, 300, 2, 1, 128, 72},
+                                     {2, 700, 4, 2, 256, 0}, {1, 9, 4, 2, 24, 0}};   /* nq nk hq hkv d window */
+    for (int c = 0; c < (int)(sizeof cfg / sizeof cfg[0]); c++) {
+        int64_t nq = cfg[c][0], nk = cfg[c][1], hq = cfg[c][2], hkv = cfg[c][3], d = cfg[c][4], win = cfg[c][5];
+        const int64_t row = hkv * d, p0 = nk - nq;
+        float scale = 1.0f / sqrtf((float)d);
+        float *q = fvec(nq * hq * d, -2, 2), *k = fvec(nk * row, -2, 2), *v = fvec(nk * row, -1, 1);
+        float *w = fvec(2 * d, 0.5f, 1.5f), *cs = malloc(sizeof(float) * (size_t)(nq * d)),
+              *sn = malloc(sizeof(float) * (size_t)(nq * d));
+        for (int64_t i = 0; i < nq * d; i++) {
+            float a = urand(-40, 40);
+            cs[i] = cosf(a);
+            sn[i] = sinf(a);
+        }
+        /* unfused: the raw new keys in the cache, normalized there; fused: raw in kr, the cache's new rows
+         * hold garbage until the shader stores them */
+        float *k2 = malloc(sizeof(float) * (size_t)(nk * row));
+        memcpy(k2, k, sizeof(float) * (size_t)(nk * row));
+        for (int64_t i = p0 * row; i < nk * row; i++) k2[i] = 1e30f;
+        gt gq1 = put(g, q, nq * hq * d), gq2 = put(g, q, nq * hq * d), gk1 = put(g, k, nk * row), gk2 = put(g, k2, nk * row),
+           gkr = put(g, k + p0 * row, nq * row), gv = put(g, v, nk * row), gw = put(g, w, 2 * d), gwk = put(g, w + d, d),
+           gc = put(g, cs, nq * d), gs = put(g, sn, nq * d), go1 = put(g, NULL, nq * hq * d), go2 = put(g, NULL, nq * hq * d);
+        vx_gbind k1new = {&gk1.buf, (uint64_t)(PAD + p0 * row) * 4, 0};
+        vx_gbind wq = {&gw.buf, PAD * 4, (uint64_t)d * 4};
+        vx_gpu_begin(g);
+        vx_gop_norm_rope_qk(g, T(&gq1), wq, hq, k1new, T(&gwk), hkv, nq, d, 1e-6f, T(&gc), T(&gs), NULL);
+        vx_gop_attention(g, T(&gq1), nq, hq, T(&gk1), T(&gv), nk, hkv, d, scale, win, T(&go1), NULL);
+        vox_status st = vx_gop_attention_nr(g, T(&gq2), nq, hq, T(&gk2), T(&gv), nk, hkv, d, scale, win, T(&go2), T(&gkr),
+                                            T(&gw), 1e-6f, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK && st == VOX_OK, "attention_nr: %s", vox_last_error());
+        float *o1 = malloc(sizeof(float) * (size_t)(nq * hq * d)), *o2 = malloc(sizeof(float) * (size_t)(nq * hq * d)),
+              *c1 = malloc(sizeof(float) * (size_t)(nk * row)), *c2 = malloc(sizeof(float) * (size_t)(nk * row));
+        get(g, &go1, o1), get(g, &go2, o2), get(g, &gk1, c1), get(g, &gk2, c2);
+        char what[96];
+        snprintf(what, sizeof what, "nq=%lld nk=%lld hq=%lld hkv=%lld d=%lld win=%lld", (long long)nq, (long long)nk,
+                 (long long)hq, (long long)hkv, (long long)d, (long long)win);
+        CHECK(!memcmp(o1, o2, sizeof(float) * (size_t)(nq * hq * d)) && !memcmp(c1, c2, sizeof(float) * (size_t)(nk * row)),
+              "attention_nr %s: output or cache differs from norm_rope_qk + attention", what);
+        /* the CPU: norm + rope of q and of the new keys, then attention */
+        float *ref = malloc(sizeof(float) * (size_t)(nq * hq * d));
+        vx_rms_norm(q, w, nq * hq, d, 1e-6f, q);
+        vx_rope(q, nq, hq, d, cs, sn);
+        vx_rms_norm(k + p0 * row, w + d, nq * hkv, d, 1e-6f, k + p0 * row);
+        vx_rope(k + p0 * row, nq, hkv, d, cs, sn);
+        vx_attention(pool, q, nq, hq, k, v, nk, hkv, d, scale, win, ref);
+        char what2[128];
+        snprintf(what2, sizeof what2, "%s, q/k norm + rope inside", what);
+        report("vulkan.attention", what2, max_abs_rel(o2, ref, nq * hq * d));
+        gt *all[] = {&gq1, &gq2, &gk1, &gk2, &gkr, &gv, &gw, &gwk, &gc, &gs, &go1, &go2};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) drop(g, all[i]);
+        free(q), free(k), free(k2), free(v), free(w), free(cs), free(sn), free(o1), free(o2), free(c1), free(c2), free(ref);
+    }
+}
+
+/* ------------------------------------------------------------------------------ fused ops */
+/* The GEMV prologues (vx_gop_linear_pro, vx_gop_linear_stack_pro) against the unfused GPU ops they
+ * replace (vx_gop_rms_norm / vx_gop_silu_mul, then the GEMV): the same bits, for f32/f16/bf16 weights,
+ * scalar and 16-byte-load shaders (x at an odd offset takes the scalar ones), 1 to 6 x rows (two
+ * workgroup row groups beyond 4), bias and the residual add; and against the CPU ops within the
+ * vulkan.linear_* rows. Then the q and k norm + RoPE in one dispatch against the two dispatches. */
+static int fused_case(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t cols, int64_t n, int silu, int pad, int acc,
+                      int with_bias, double *cpu_err) {
+    wmat w = make_w(dt, rows, cols);
+    float *x = fvec(n * cols, -2, 2), *aux = silu ? fvec(n * cols, -2, 2) : fvec(cols, 0.5f, 1.5f);
+    float *bias = with_bias ? fvec(rows, -1, 1) : NULL, *y0 = fvec(n * rows, -1, 1);
+    float *t = malloc(sizeof(float) * (size_t)(n * cols)), *ref = malloc(sizeof(float) * (size_t)(n * rows));
+    float *a = malloc(sizeof(float) * (size_t)(n * rows)), *b = malloc(sizeof(float) * (size_t)(n * rows));
+    if (silu) vx_silu_mul(x, aux, n * cols, t);
+    else vx_rms_norm(x, aux, n, cols, 1e-6f, t);
+    vx_linear(pool, &w.m, bias, t, n, ref);
+    if (acc) vx_add(y0, ref, n * rows, ref);
+    vx_gmat gm;
+    CHECK(vx_gmat_upload(g, &w.m, &gm) == VOX_OK, "upload: %s", vox_last_error());
+    vx_gbuf bx, ba, bt, bb, by[2];
+    const uint64_t off = (uint64_t)pad * 4;
+    vx_gpu_alloc(g, off + (uint64_t)(n * cols) * 4, 0, &bx);
+    vx_gpu_alloc(g, (uint64_t)(silu ? n * cols : cols) * 4, 0, &ba);
+    vx_gpu_alloc(g, off + (uint64_t)(n * cols) * 4, 0, &bt);
+    vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bb);
+    vx_gpu_upload(g, &bx, off, x, (uint64_t)(n * cols) * 4);
+    vx_gpu_upload(g, &ba, 0, aux, (uint64_t)(silu ? n * cols : cols) * 4);
+    if (bias) vx_gpu_upload(g, &bb, 0, bias, (uint64_t)rows * 4);
+    for (int k = 0; k < 2; k++) {
+        vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by[k]);
+        vx_gpu_upload(g, &by[k], 0, y0, (uint64_t)(n * rows) * 4);
+    }
+    vx_gbind xb = {&bx, off, 0}, tb = {&bt, off, 0}, ab = whole(&ba), bbind = whole(&bb);
+    vx_gpro pro = {silu ? VX_PRO_SILU_MUL : VX_PRO_RMS_NORM, ab, 1e-6f};
+    CHECK(vx_gop_linear_pro_ok(g, &gm, n), "%s: no prologue for %lld rows", dt_name(dt), (long long)n);
+    vx_gpu_begin(g);
+    if (silu) vx_gop_silu_mul(g, xb, ab, n * cols, tb, "test");
+    else vx_gop_rms_norm(g, xb, &ab, n, cols, 1e-6f, tb, "test");
+    vx_gop_linear(g, &gm, bias ? &bbind : NULL, tb, tb, tb, n, whole(&by[0]), 0, acc, "test");
+    vox_status st = vx_gop_linear_pro(g, &gm, bias ? &bbind : NULL, &pro, xb, n, whole(&by[1]), 0, acc, "test");
+    vox_status sub = vx_gpu_submit(g);
+    CHECK(st == VOX_OK && sub == VOX_OK, "fused linear: %s", vox_last_error());
+    vx_gpu_download(g, &by[0], 0, a, (uint64_t)(n * rows) * 4);
+    vx_gpu_download(g, &by[1], 0, b, (uint64_t)(n * rows) * 4);
+    int same = !memcmp(a, b, sizeof(float) * (size_t)(n * rows));
+    *cpu_err = max_abs_rel(b, ref, n * rows);
+    vx_gpu_release(g, &bx), vx_gpu_release(g, &ba), vx_gpu_release(g, &bt), vx_gpu_release(g, &bb);
+    vx_gpu_release(g, &by[0]), vx_gpu_release(g, &by[1]);
+    vx_gmat_free(g, &gm);
+    free_w(&w);
+    free(x), free(aux), free(bias), free(y0), free(t), free(ref), free(a), free(b);
+    return same;
+}
+
+static void test_fused_linear(vx_gpu *g) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16};
+    static const int64_t shapes[][2] = {{67, 96}, {130, 2048}, {45, 100}, {33, 66}, {1, 1024}};
+    for (int d = 0; d < 3; d++) {
+        char row[64];
+        snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
+        double tol = tolerance_row(row, "max"), worst = 0;
+        int cases = 0, same = 0;
+        for (int s = 0; s < 5; s++)
+            for (int64_t n = 1; n <= 6; n += (n < 2 ? 1 : 3))   /* 1, 2, 5 */
+                for (int silu = 0; silu < 2; silu++)
+                    for (int pad = 0; pad < 4; pad += 3) {
+                        double e;
+                        int ok = fused_case(g, dts[d], shapes[s][0], shapes[s][1], n, silu, pad, silu, (int)(n + s) % 2, &e);
+                        CHECK(ok, "%s %lldx%lld n=%lld %s pad %d: the fused GEMV differs from the two dispatches",
+                              dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1], (long long)n,
+                              silu ? "silu" : "norm", pad);
+                        cases++, same += ok;
+                        if (e > worst) worst = e;
+                    }
+        if (verbose) printf("fused      %s: %d of %d cases bit-identical to the unfused ops\n", dt_name(dts[d]), same, cases);
+        report(row, "GEMV with the RMSNorm / SiLU gate fused (vs the CPU ops)", worst);
+        CHECK(worst <= tol, "fused %s: %.3g > %.3g", dt_name(dts[d]), worst, tol);
+    }
+}
+
+/* A q|k|v stack with the input norm as its prologue: the same bits as vx_gop_rms_norm and the stack. */
+static void test_fused_stack(vx_gpu *g) {
+    static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16};
+    const int64_t rows[3] = {64, 24, 40}, cols = 256;
+    for (int d = 0; d < 2; d++)
+        for (int64_t n = 1; n <= 2; n++) {
+            wmat w[3];
+            float *bias[3];
+            for (int i = 0; i < 3; i++) {
+                w[i] = make_w(dts[d], rows[i], cols);
+                bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
+            }
+            float *x = fvec(n * cols, -2, 2), *nw = fvec(cols, 0.5f, 1.5f);
+            const vx_mat *ms[3] = {&w[0].m, &w[1].m, &w[2].m};
+            const float *bs[3] = {bias[0], bias[1], bias[2]};
+            vx_gmat gm;
+            CHECK(vx_gmat_upload_stack(g, ms, bs, 3, &gm) == VOX_OK, "stack upload: %s", vox_last_error());
+            gt gx = put(g, x, n * cols), gw = put(g, nw, cols), gh = put(g, NULL, n * cols), gy[2][3];
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < 3; i++) gy[k][i] = put(g, NULL, n * rows[i]);
+            vx_gbind ys0[3] = {T(&gy[0][0]), T(&gy[0][1]), T(&gy[0][2])}, ys1[3] = {T(&gy[1][0]), T(&gy[1][1]), T(&gy[1][2])};
+            vx_gbind wb = T(&gw);
+            vx_gpro pro = {VX_PRO_RMS_NORM, wb, 1e-6f};
+            vx_gpu_begin(g);
+            vx_gop_rms_norm(g, T(&gx), &wb, n, cols, 1e-6f, T(&gh), NULL);
+            vx_gop_linear_stack(g, &gm, T(&gh), T(&gh), T(&gh), n, ys0, NULL);
+            vox_status st = vx_gop_linear_stack_pro(g, &gm, &pro, T(&gx), n, ys1, NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK && st == VOX_OK, "fused stack: %s", vox_last_error());
+            int same = 1;
+            for (int i = 0; i < 3; i++) {
+                float *a = malloc(sizeof(float) * (size_t)(n * rows[i])), *b = malloc(sizeof(float) * (size_t)(n * rows[i]));
+                get(g, &gy[0][i], a);
+                get(g, &gy[1][i], b);
+                same &= !memcmp(a, b, sizeof(float) * (size_t)(n * rows[i]));
+                free(a), free(b);
+            }
+            CHECK(same, "%s stack n=%lld: the fused norm differs from the two dispatches", dt_name(dts[d]), (long long)n);
+            drop(g, &gx), drop(g, &gw), drop(g, &gh);
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < 3; i++) drop(g, &gy[k][i]);
+            vx_gmat_free(g, &gm);
+            for (int i = 0; i < 3; i++) free_w(&w[i]), free(bias[i]);
+            free(x), free(nw);
+        }
+}
+
+static void test_fused_norm_rope(vx_gpu *g) {
+    static const int64_t cfg[][4] = {{1, 16, 8, 128}, {2, 16, 8, 128}, {7, 8, 2, 64}, {3, 2, 2, 16}};   /* n hq hk d */
+    for (int c = 0; c < 4; c++) {
+        int64_t n = cfg[c][0], hq = cfg[c][1], hk = cfg[c][2], d = cfg[c][3];
+        float *q = fvec(n * hq * d, -2, 2), *k = fvec(n * hk * d, -2, 2), *wq = fvec(d, 0.5f, 1.5f),
+              *wk = fvec(d, 0.5f, 1.5f), *cs = malloc(sizeof(float) * (size_t)(n * d)), *sn = malloc(sizeof(float) * (size_t)(n * d));
+        for (int64_t i = 0; i < n * d; i++) {
+            float a = urand(-40, 40);
+            cs[i] = cosf(a);
+            sn[i] = sinf(a);
+        }
+        gt g1[2] = {put(g, q, n * hq * d), put(g, k, n * hk * d)}, g2[2] = {put(g, q, n * hq * d), put(g, k, n * hk * d)};
+        gt gwq = put(g, wq, d), gwk = put(g, wk, d), gc = put(g, cs, n * d), gs = put(g, sn, n * d);
+        vx_gpu_begin(g);
+        vx_gop_norm_rope(g, T(&g1[0]), T(&gwq), n, hq, d, 1e-6f, T(&gc), T(&gs), NULL);
+        vx_gop_norm_rope(g, T(&g1[1]), T(&gwk), n, hk, d, 1e-6f, T(&gc), T(&gs), NULL);
+        vx_gop_norm_rope_qk(g, T(&g2[0]), T(&gwq), hq, T(&g2[1]), T(&gwk), hk, n, d, 1e-6f, T(&gc), T(&gs), NULL);
+        CHECK(vx_gpu_submit(g) == VOX_OK, "norm_rope_qk: %s", vox_last_error());
+        int same = 1;
+        double err = 0;
+        for (int j = 0; j < 2; j++) {
+            int64_t m = n * (j ? hk : hq) * d;
+            float *a = malloc(sizeof(float) * (size_t)m), *b = malloc(sizeof(float) * (size_t)m), *r = j ? k : q;
+            get(g, &g1[j], a);
+            get(g, &g2[j], b);
+            same &= !memcmp(a, b, sizeof(float) * (size_t)m);
+            vx_rms_norm(r, j ? wk : wq, n * (j ? hk : hq), d, 1e-6f, r);
+            vx_rope(r, n, j ? hk : hq, d, cs, sn);
+            double e = max_abs_rel(b, r, m);
+            if (e > err) err = e;
+            free(a), free(b);
+        }
+        CHECK(same, "norm_rope_qk n=%lld hq=%lld hk=%lld d=%lld: differs from two vx_gop_norm_rope", (long long)n,
+              (long long)hq, (long long)hk, (long long)d);
+        report("vulkan.rms_norm", "q and k per-head norm + rope in one dispatch", err);
+        for (int j = 0; j < 2; j++) drop(g, &g1[j]), drop(g, &g2[j]);
+        drop(g, &gwq), drop(g, &gwk), drop(g, &gc), drop(g, &gs);
+        free(q), free(k), free(wq), free(wk), free(cs), free(sn);
+    }
+}
+
 /* Timestamps: VOX_PROFILE=gpu sums every dispatch under its label. */
 static void test_profile(vx_gpu *g) {
     if (vx_gpu_info(g)->timestamp_period_ns <= 0) {
@@ -751,6 +1031,10 @@ int main(void) {
     test_coopmat(g);
     test_norm_elementwise(g);
     test_rope(g);
+    test_fused_linear(g);
+    test_fused_stack(g);
+    test_fused_norm_rope(g);
+    test_attention_nr(g);
     test_attention(g);
     test_stack(g, VX_GEMV_MAX_ROWS + 8);
     test_batch_invariance(g);

@@ -48,13 +48,18 @@ uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload t
  * minStorageBufferOffsetAlignment (0 in practice: they are scratch buffers); every other tensor may
  * start at any float. */
 vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label);
+/* vx_gop_silu_mul(gate, up) and then vx_gop_quantize of the product in one pass: the same codes and
+ * scales (the product itself is not written). */
+vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd,
+                                const char *label);
 
-/* Up to VX_GEMV_MAX_ROWS (vk.h) x rows a linear layer is a GEMV (gemv_*.comp: one workgroup per output row,
+/* Up to VX_GEMV_MAX_ROWS (vk.h) x rows a linear layer is a GEMV (gemv_*.comp: 64 invocations per output row,
  * 64-way tree sums); beyond, a tiled GEMM (gemm_*.comp: VX_GEMM_TM x rows by VX_GEMM_TN weight rows
  * a workgroup, sums in column order). Either way an output's bits do not depend on n or on the other
  * rows, only on which of the two computed it. */
 /* With cooperative matrices (vx_gpu_coopmat) the GEMM of f16/bf16 weights is gemm_cm_*.comp instead:
  * 64 x rows by 32 weight rows a workgroup, x split into two float16 (hi + lo), float32 accumulation. */
+#define VX_GEMV_RPW 4   /* output rows per GEMV workgroup (RPW in gemv_common.glsl) */
 #define VX_GEMM_CM_TM 64
 #define VX_GEMM_CM_TN 32
 #define VX_GEMM_TM 64
@@ -71,6 +76,25 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
 vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
                                const vx_gbind *ys, const char *label);
 
+/* A GEMV prologue (gemv_prologue.glsl): the elementwise op that feeds a linear layer applied as the GEMV
+ * loads x, so its output never goes through memory and needs no dispatch: the same bits as the op's own
+ * dispatch followed by the layer (f32/f16/bf16 weights on the GEMV path only: vx_gop_linear_pro_ok;
+ * q8/q4 layers take their codes from vx_gop_rms_norm_q8 / vx_gop_quantize instead).
+ *   VX_PRO_RMS_NORM: x -> vx_gop_rms_norm(x, aux, eps) (aux: the weights, w->cols floats)
+ *   VX_PRO_SILU_MUL: x -> vx_gop_silu_mul(x, aux) (aux: up, laid out as x: rows w->cols floats apart) */
+typedef enum { VX_PRO_NONE, VX_PRO_RMS_NORM, VX_PRO_SILU_MUL } vx_gpro_kind;
+typedef struct vx_gpro {
+    vx_gpro_kind kind;
+    vx_gbind aux;
+    float eps;
+} vx_gpro;
+int vx_gop_linear_pro_ok(const vx_gpu *g, const vx_gmat *w, int64_t n);
+/* vx_gop_linear / vx_gop_linear_stack of f32/f16/bf16 weights with a prologue on x */
+vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, const vx_gpro *pro, vx_gbind x,
+                             int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label);
+vox_status vx_gop_linear_stack_pro(vx_gpu *g, const vx_gmat *w, const vx_gpro *pro, vx_gbind x, int64_t n,
+                                   const vx_gbind *ys, const char *label);
+
 /* vx_rms_norm: y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w for r < rows (w NULL: no scale); in place ok. */
 vox_status vx_gop_rms_norm(vx_gpu *g, vx_gbind x, const vx_gbind *w, int64_t rows, int64_t d, float eps, vx_gbind y,
                            const char *label);
@@ -83,6 +107,10 @@ vox_status vx_gop_rope(vx_gpu *g, vx_gbind x, int64_t n, int64_t heads, int64_t 
 /* vx_rms_norm(x, w, n * heads, d, eps) then vx_rope(x, n, heads, d, cos, sin), in place, one pass. */
 vox_status vx_gop_norm_rope(vx_gpu *g, vx_gbind x, vx_gbind w, int64_t n, int64_t heads, int64_t d, float eps,
                             vx_gbind cos, vx_gbind sin, const char *label);
+/* vx_gop_norm_rope of q [n][hq][d] (weights wq) and of k [n][hk][d] (weights wk) in one dispatch: the
+ * same bits as the two. */
+vox_status vx_gop_norm_rope_qk(vx_gpu *g, vx_gbind q, vx_gbind wq, int64_t hq, vx_gbind k, vx_gbind wk, int64_t hk,
+                               int64_t n, int64_t d, float eps, vx_gbind cos, vx_gbind sin, const char *label);
 /* vx_silu_mul: y = silu(gate) * up over n elements (y may alias gate). */
 vox_status vx_gop_silu_mul(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, vx_gbind y, const char *label);
 /* vx_add: y = a + b over n elements (y may alias a or b). */
@@ -93,6 +121,15 @@ vox_status vx_gop_copy(vx_gpu *g, vx_gbind x, int64_t n, vx_gbind y, const char 
  * [nq][hq][d]; d <= 256 (one pass, online softmax: no score scratch). */
 vox_status vx_gop_attention(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
                             int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, const char *label);
+
+/* vx_gop_norm_rope_qk of the nq (<= VX_ATT_NR_MAX) new rows and then vx_gop_attention in one dispatch
+ * (attention_nr.comp), the same bits: q [nq][hq][d] raw (not modified), the new keys raw in kr
+ * [nq][hkv][d]; they are stored normalized and rotated into the cache k at rows nk - nq .. nk - 1 (v
+ * holds all nk rows already); w: q_norm [d] then k_norm [d]; cos/sin [nq][d]. */
+#define VX_ATT_NR_MAX 4
+vox_status vx_gop_attention_nr(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx_gbind k, vx_gbind v, int64_t nk,
+                               int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, vx_gbind kr,
+                               vx_gbind w, float eps, vx_gbind cos, vx_gbind sin, const char *label);
 
 /* Choosing a code from logits [v] (v <= 8192) into codes[slot], as q3_warp + q3_choose with float32
  * probabilities (sample.comp): greedy when !do_sample, else temperature, top-k, top-p and the inverse
@@ -105,6 +142,9 @@ typedef struct vx_gsampler {
 } vx_gsampler;
 vox_status vx_gop_sample(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws, vx_gbind codes,
                          vx_gbind u, int slot, const char *label);
+/* vx_gop_sample and then vx_gop_gather of the chosen code from w into out, in one dispatch. */
+vox_status vx_gop_sample_gather(vx_gpu *g, vx_gbind logits, int64_t v, const vx_gsampler *sp, vx_gbind ws,
+                                vx_gbind codes, vx_gbind u, int slot, const vx_gmat *w, vx_gbind out, const char *label);
 /* out[cols] = row codes[slot] of the embedding table w (one part; any dtype), as vx_gather_rows. */
 vox_status vx_gop_gather(vx_gpu *g, const vx_gmat *w, vx_gbind codes, int slot, vx_gbind out, const char *label);
 

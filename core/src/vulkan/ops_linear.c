@@ -181,30 +181,68 @@ void vx_gop_row_grid(uint64_t rows, uint32_t *gx, uint32_t *gy) {
     *gy = x ? (uint32_t)((rows + x - 1) / x) : 0;
 }
 
-vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label) {
+/* quantize_q8.comp, or with up (not NULL) quantize_q8_silu.comp */
+static vox_status quantize(vx_gpu *g, vx_gbind x, const vx_gbind *up, int64_t n, int64_t cols, vx_gbind xq,
+                           vx_gbind xd, const char *label) {
     uint64_t blocks = (uint64_t)n * (uint64_t)(cols / 32);
-    struct { uint32_t blocks, x_base; } push = {(uint32_t)blocks, 0};
+    struct { uint32_t blocks, x_base, u_base; } push = {(uint32_t)blocks, 0, 0};
     uint32_t qb, db;
-    vx_gbind b[3] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, xq, &qb), vx_gop_whole(g, xd, &db)};
+    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, xq, &qb), vx_gop_whole(g, xd, &db)};
     b[1].offset = xq.offset;   /* the codes and scales are written from their start: bind them there */
     b[1].size = blocks * 32;
     b[2].offset = xd.offset;
     b[2].size = blocks * 4;
+    if (up) b[3] = vx_gop_whole(g, *up, &push.u_base);
     uint32_t gx, gy;
     vx_gop_grid(blocks, &gx, &gy);
-    return vx_gpu_dispatch(g, VX_SH_QUANTIZE_Q8, b, 3, &push, sizeof push, gx, gy, 1, label);
+    return vx_gpu_dispatch(g, up ? VX_SH_QUANTIZE_Q8_SILU : VX_SH_QUANTIZE_Q8, b, up ? 4 : 3, &push,
+                           up ? sizeof push : 2 * sizeof(uint32_t), gx, gy, 1, label);
 }
 
-/* One GEMV over the parts of w, output rows routed to up to 3 outputs (segments). */
+vox_status vx_gop_quantize(vx_gpu *g, vx_gbind x, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd, const char *label) {
+    return quantize(g, x, NULL, n, cols, xq, xd, label);
+}
+
+vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n, int64_t cols, vx_gbind xq, vx_gbind xd,
+                                const char *label) {
+    return quantize(g, gate, &up, n, cols, xq, xd, label);
+}
+
+static int float_dtype(vox_dtype dt) { return dt == VOX_DTYPE_F32 || dt == VOX_DTYPE_F16 || dt == VOX_DTYPE_BF16; }
+
+int vx_gop_linear_pro_ok(const vx_gpu *g, const vx_gmat *w, int64_t n) {
+    return float_dtype(w->dtype) && n >= 1 && n <= vx_gpu_gemv_max_rows(g);
+}
+
+/* The GEMV shader of a float dtype: [scalar, 16-byte loads][no prologue, RMSNorm, SiLU-gate] */
+static const int gemv_float_shaders[3][2][3] = {
+    {{VX_SH_GEMV_F32, VX_SH_GEMV_F32_NORM, VX_SH_GEMV_F32_SILU}, {VX_SH_GEMV_F32V, VX_SH_GEMV_F32V_NORM, VX_SH_GEMV_F32V_SILU}},
+    {{VX_SH_GEMV_F16, VX_SH_GEMV_F16_NORM, VX_SH_GEMV_F16_SILU}, {VX_SH_GEMV_F16V, VX_SH_GEMV_F16V_NORM, VX_SH_GEMV_F16V_SILU}},
+    {{VX_SH_GEMV_BF16, VX_SH_GEMV_BF16_NORM, VX_SH_GEMV_BF16_SILU},
+     {VX_SH_GEMV_BF16V, VX_SH_GEMV_BF16V_NORM, VX_SH_GEMV_BF16V_SILU}},
+};
+
+/* One GEMV over the parts of w, output rows routed to up to 3 outputs (segments); pro: a prologue
+ * (float weights on the GEMV only: vx_gop_linear_pro_ok). */
 static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
-                       int64_t n, const vx_gbind *ys, const int64_t *strides, int accumulate, const char *label) {
+                       int64_t n, const vx_gbind *ys, const int64_t *strides, int accumulate, const vx_gpro *pro,
+                       const char *label) {
     int q = quantized(w->dtype);
-    int shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMV_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMV_F16
-               : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMV_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
+    int pk = pro ? (int)pro->kind : VX_PRO_NONE;
+    if (pk != VX_PRO_NONE && !vx_gop_linear_pro_ok(g, w, n))
+        return vox_set_error(VOX_ERR_INTERNAL, "GEMV prologue: %lld x rows of dtype %d", (long long)n, (int)w->dtype);
     /* more than vx_gpu_gemv_max_rows x rows (prefill): the tiled GEMM, which reads each weight once per 64 x
      * rows; else the GEMV, with 16-byte loads when every row and x start on 16 bytes */
     const int tiled = n > vx_gpu_gemv_max_rows(g), cm = tiled && w->coopmat;
     uint32_t tm = VX_GEMM_TM, tn = VX_GEMM_TN;
+    uint32_t xb0;
+    vx_gbind xw = vx_gop_whole(g, x, &xb0);
+    int shader = w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
+    if (!q) {
+        int di = w->dtype == VOX_DTYPE_F32 ? 0 : w->dtype == VOX_DTYPE_F16 ? 1 : 2;
+        int vec = xb0 % 4 == 0 && w->cols % (w->dtype == VOX_DTYPE_F32 ? 4 : 8) == 0;
+        shader = gemv_float_shaders[di][vec][pk];
+    }
     if (tiled)
         shader = w->dtype == VOX_DTYPE_F32 ? VX_SH_GEMM_F32 : w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_F16
                : w->dtype == VOX_DTYPE_BF16 ? VX_SH_GEMM_BF16 : w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMM_Q8 : VX_SH_GEMM_Q4;
@@ -213,15 +251,10 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         tm = VX_GEMM_CM_TM;
         tn = VX_GEMM_CM_TN;
     }
-    uint32_t xb0;
-    vx_gbind xw = vx_gop_whole(g, x, &xb0);
-    if (!q && !tiled && xb0 % 4 == 0) {
-        if (w->dtype == VOX_DTYPE_F32 && w->cols % 4 == 0) shader = VX_SH_GEMV_F32V;
-        if (w->dtype == VOX_DTYPE_F16 && w->cols % 8 == 0) shader = VX_SH_GEMV_F16V;
-        if (w->dtype == VOX_DTYPE_BF16 && w->cols % 8 == 0) shader = VX_SH_GEMV_BF16V;
-    }
     struct {
         uint32_t rows, cols, x_stride, y_offset, flags, x_base, b_base, seg1, seg2, y_base[3], y_stride[3], n;
+        float eps;
+        uint32_t a_base;
     } push;
     memset(&push, 0, sizeof push);
     push.cols = (uint32_t)w->cols;
@@ -240,13 +273,15 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         push.y_stride[k] = (uint32_t)strides[s];
     }
     vx_gbind bb = bias ? vx_gop_whole(g, *bias, &push.b_base) : yb[0];   /* unused, but bound */
+    vx_gbind ab = pk != VX_PRO_NONE ? vx_gop_whole(g, pro->aux, &push.a_base) : xw;
+    if (pk == VX_PRO_RMS_NORM) push.eps = pro->eps;
     for (int i = 0; i < w->n_parts; i++) {
         const vx_gmat_part *p = &w->parts[i];
         if (!p->rows) continue;
         push.rows = (uint32_t)p->rows;
         push.y_offset = (uint32_t)p->row0;
         uint32_t gx, gy, z = gz;
-        vx_gop_row_grid((uint64_t)p->rows, &gx, &gy);
+        vx_gop_row_grid((uint64_t)(p->rows + VX_GEMV_RPW - 1) / VX_GEMV_RPW, &gx, &gy);   /* GEMV: RPW rows a workgroup */
         if (tiled) {   /* tiles of tn weight rows by tm x rows */
             gx = (uint32_t)((p->rows + tn - 1) / tn);
             gy = (uint32_t)((n + tm - 1) / tm);
@@ -259,8 +294,8 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
             b[3].size = (uint64_t)n * (uint64_t)(w->cols / 32) * 4;
             st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, z, label);
         } else {
-            vx_gbind b[6] = {{&p->w, 0, 0}, xw, yb[0], yb[1], yb[2], bb};
-            st = vx_gpu_dispatch(g, shader, b, 6, &push, sizeof push, gx, gy, z, label);
+            vx_gbind b[7] = {{&p->w, 0, 0}, xw, yb[0], yb[1], yb[2], bb, ab};
+            st = vx_gpu_dispatch(g, shader, b, pk != VX_PRO_NONE ? 7 : 6, &push, sizeof push, gx, gy, z, label);
         }
         if (st != VOX_OK) return st;
     }
@@ -272,11 +307,25 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
     int64_t stride = y_stride > 0 ? y_stride : w->rows;
     vx_gmat one = *w;   /* a stack applied as one matrix: every row to y */
     one.n_segs = 1;
-    return gemv(g, &one, bias, x, xq, xd, n, &y, &stride, accumulate, label);
+    return gemv(g, &one, bias, x, xq, xd, n, &y, &stride, accumulate, NULL, label);
+}
+
+vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, const vx_gpro *pro, vx_gbind x,
+                             int64_t n, vx_gbind y, int64_t y_stride, int accumulate, const char *label) {
+    int64_t stride = y_stride > 0 ? y_stride : w->rows;
+    vx_gmat one = *w;
+    one.n_segs = 1;
+    return gemv(g, &one, bias, x, x, x, n, &y, &stride, accumulate, pro, label);
 }
 
 vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
                                const vx_gbind *ys, const char *label) {
     vx_gbind b = {&w->bias, 0, 0};
-    return gemv(g, w, w->has_bias ? &b : NULL, x, xq, xd, n, ys, w->seg_rows, 0, label);
+    return gemv(g, w, w->has_bias ? &b : NULL, x, xq, xd, n, ys, w->seg_rows, 0, NULL, label);
+}
+
+vox_status vx_gop_linear_stack_pro(vx_gpu *g, const vx_gmat *w, const vx_gpro *pro, vx_gbind x, int64_t n,
+                                   const vx_gbind *ys, const char *label) {
+    vx_gbind b = {&w->bias, 0, 0};
+    return gemv(g, w, w->has_bias ? &b : NULL, x, x, x, n, ys, w->seg_rows, 0, pro, label);
 }

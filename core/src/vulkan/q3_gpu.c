@@ -13,6 +13,7 @@ typedef struct glayer {
                               q, k, v / gate, up are not uploaded */
     int stacked_qkv, stacked_gu;
     vx_gbuf qb, kb, vb, ob, in_norm, post_norm, q_norm, k_norm;
+    vx_gbuf qk_norm;       /* q_norm then k_norm in one buffer (attention_nr.comp reads both) */
     int has_qb, has_kb, has_vb, has_ob;
 } glayer;
 
@@ -43,6 +44,7 @@ struct vx_q3_gsess {
     int64_t rows;                          /* work rows (talker prefill chunk) */
     /* device work buffers, sized for the larger decoder */
     vx_gbuf x, h, qs, a, t, gt, u, xq, xd, last, ws, emb;
+    vx_gbuf kr;                            /* the new rows' keys before their norm + RoPE (attention_nr) */
     vx_gbuf plog;                          /* a frame's predictor logits, [groups][pvocab] (device) */
     /* host-visible: inputs and results */
     vx_gbuf in, cs, sn, hid, logits, codes, us;
@@ -66,7 +68,7 @@ uint64_t vx_q3_gpu_bytes(const q3_lm *lm, int64_t *n_matrices) {
         const q3_decoder *d = ds[di];
         for (int64_t l = 0; l < d->n_layers; l++)
             for (int i = 0; i < 7; i++, n++) bytes += vx_gmat_bytes(layer_mats(&d->layers[l], i));
-        bytes += (uint64_t)d->n_layers * (uint64_t)(4 * d->hidden + 2 * d->head_dim + 2 * d->heads * d->head_dim) * 4;
+        bytes += (uint64_t)d->n_layers * (uint64_t)(4 * d->hidden + 4 * d->head_dim + 2 * d->heads * d->head_dim) * 4;
     }
     bytes += vx_gmat_bytes(&lm->codec_head);
     n++;
@@ -92,8 +94,8 @@ static void free_dec(vx_gpu *g, gdec *G) {
             glayer *L = &G->layers[l];
             vx_gmat *m[9] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down, &L->qkv, &L->gu};
             for (int i = 0; i < 9; i++) vx_gmat_free(g, m[i]);
-            vx_gbuf *b[8] = {&L->qb, &L->kb, &L->vb, &L->ob, &L->in_norm, &L->post_norm, &L->q_norm, &L->k_norm};
-            for (int i = 0; i < 8; i++) vx_gpu_release(g, b[i]);
+            vx_gbuf *b[9] = {&L->qb, &L->kb, &L->vb, &L->ob, &L->in_norm, &L->post_norm, &L->q_norm, &L->k_norm, &L->qk_norm};
+            for (int i = 0; i < 9; i++) vx_gpu_release(g, b[i]);
         }
     free(G->layers);
     vx_gpu_release(g, &G->norm);
@@ -135,6 +137,16 @@ static vox_status load_dec(vx_gpu *g, const q3_decoder *d, gdec *G) {
         if (st == VOX_OK) st = put_f32(g, S->post_norm, d->hidden, &L->post_norm, NULL);
         if (st == VOX_OK) st = put_f32(g, S->q_norm, d->head_dim, &L->q_norm, NULL);
         if (st == VOX_OK) st = put_f32(g, S->k_norm, d->head_dim, &L->k_norm, NULL);
+        if (st == VOX_OK) {
+            float *qk = malloc((size_t)(2 * d->head_dim) * sizeof *qk);
+            if (!qk) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+            if (qk) {
+                memcpy(qk, S->q_norm, (size_t)d->head_dim * sizeof *qk);
+                memcpy(qk + d->head_dim, S->k_norm, (size_t)d->head_dim * sizeof *qk);
+                st = put_f32(g, qk, 2 * d->head_dim, &L->qk_norm, NULL);
+                free(qk);
+            }
+        }
     }
     if (st == VOX_OK) st = put_f32(g, d->norm, d->hidden, &G->norm, NULL);
     return st;
@@ -226,7 +238,7 @@ void vx_q3_gsess_free(vx_q3_gsess *s) {
     free_kv(g, &s->tkv, s->q->lm->talker.n_layers);
     free_kv(g, &s->pkv, s->q->lm->pred.n_layers);
     vx_gpu_release(g, &s->plog);
-    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->xq, &s->xd, &s->last, &s->ws, &s->emb,
+    vx_gbuf *b[] = {&s->x, &s->h, &s->qs, &s->a, &s->t, &s->gt, &s->u, &s->xq, &s->xd, &s->last, &s->ws, &s->emb, &s->kr,
                     &s->in, &s->cs, &s->sn, &s->hid, &s->logits, &s->codes, &s->us};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) vx_gpu_release(g, b[i]);
     free(s);
@@ -249,7 +261,9 @@ vox_status vx_q3_gsess_create(vx_q3_gpu *q, int64_t talker_cap, vx_q3_gsess **ou
     vx_gpu *g = q->g;
     vox_status st;
     if ((st = vx_gpu_alloc(g, (uint64_t)(R * hid) * 4, 0, &s->x)) || (st = vx_gpu_alloc(g, (uint64_t)(R * hid) * 4, 0, &s->h)) ||
-        (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->qs)) || (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->a)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->qs)) ||
+        (st = vx_gpu_alloc(g, (uint64_t)(VX_ATT_NR_MAX * max64(T->kv_heads * T->head_dim, P->kv_heads * P->head_dim)) * 4, 0,
+                           &s->kr)) || (st = vx_gpu_alloc(g, (uint64_t)(R * qd) * 4, 0, &s->a)) ||
         (st = vx_gpu_alloc(g, (uint64_t)(R * hid) * 4, 0, &s->t)) ||
         (st = vx_gpu_alloc(g, (uint64_t)(R * inter) * 4, 0, &s->gt)) ||
         (st = vx_gpu_alloc(g, (uint64_t)(R * inter) * 4, 0, &s->u)) ||
@@ -282,85 +296,174 @@ vox_status vx_q3_gsess_reserve(vx_q3_gsess *s, int64_t cap) {
 }
 
 /* ------------------------------------------------------------------------------ forward */
-static vox_status linear_acc(vx_q3_gsess *s, const vx_gmat *w, const vx_gbuf *bias, int has_bias, vx_gbind x,
-                             int64_t n, vx_gbind y, int accumulate, const char *label) {
+/* A linear layer, with a GEMV prologue (pro != NULL: the op before it fused into its loads) or not. */
+static vox_status linear_acc(vx_q3_gsess *s, const vx_gmat *w, const vx_gbuf *bias, int has_bias, const vx_gpro *pro,
+                             vx_gbind x, int64_t n, vx_gbind y, int accumulate, const char *label) {
     vx_gbind b = bias ? B(bias) : B(&s->x);
+    if (pro) return vx_gop_linear_pro(s->q->g, w, has_bias ? &b : NULL, pro, x, n, y, 0, accumulate, label);
     return vx_gop_linear(s->q->g, w, has_bias ? &b : NULL, x, B(&s->xq), B(&s->xd), n, y, 0, accumulate, label);
 }
 static vox_status linear(vx_q3_gsess *s, const vx_gmat *w, const vx_gbuf *bias, int has_bias, vx_gbind x, int64_t n,
                          vx_gbind y, const char *label) {
-    return linear_acc(s, w, bias, has_bias, x, n, y, 0, label);
+    return linear_acc(s, w, bias, has_bias, NULL, x, n, y, 0, label);
 }
 
 static vox_status quantize_for(vx_q3_gsess *s, const vx_gmat *w, vx_gbind x, int64_t n, const char *label) {
     return quantized(w->dtype) ? vx_gop_quantize(s->q->g, x, n, w->cols, B(&s->xq), B(&s->xd), label) : VOX_OK;
 }
 
-/* q3_decoder_forward on the GPU: x (device, [n][hidden]) at positions pos..; the final norm of the
- * last row goes to `last`. */
+/* Whether the RMSNorm before these k matrices can be the GEMV prologue of every one of them (f32/f16/
+ * bf16 weights, n rows on the GEMV): then it takes no dispatch of its own and h is not written. */
+static int norm_fuses(vx_q3_gsess *s, const vx_gmat *const *m, int k, int64_t n) {
+    for (int i = 0; i < k; i++)
+        if (!vx_gop_linear_pro_ok(s->q->g, m[i], n)) return 0;
+    return 1;
+}
+
+/* The RMSNorm (weights w) of x's n rows feeding the k matrices m: nothing when they fuse it (returns the
+ * prologue to give them and x as their input), else into h (with the activation codes when the first
+ * is quantized; h is their input). */
+static vox_status norm_for(vx_q3_gsess *s, const q3_decoder *d, vx_gbind w, const vx_gmat *const *m, int k, int64_t n,
+                           vx_gpro *pro, const vx_gpro **use, vx_gbind *in, const char *stage) {
+    vx_gpu *g = s->q->g;
+    if (norm_fuses(s, m, k, n)) {
+        *pro = (vx_gpro){VX_PRO_RMS_NORM, w, d->eps};
+        *use = pro;
+        *in = B(&s->x);
+        return VOX_OK;
+    }
+    *use = NULL;
+    *in = B(&s->h);
+    return quantized(m[0]->dtype) && m[0]->cols % 32 == 0
+               ? vx_gop_rms_norm_q8(g, B(&s->x), &w, n, d->hidden, d->eps, B(&s->h), B(&s->xq), B(&s->xd), stage)
+               : vx_gop_rms_norm(g, B(&s->x), &w, n, d->hidden, d->eps, B(&s->h), stage);
+}
+
+/* q3_decoder_forward on the GPU without the final norm: x (device, [n][hidden]) at positions pos..
+ * A layer of up to 4 rows with f32/f16/bf16 weights is 5 dispatches: q|k|v (the input norm as its
+ * prologue), attention (with the q and k norm + RoPE), o (+ residual), gate|up (the post norm as its
+ * prologue), down (the SiLU gate as its prologue, + residual). q8/q4 weights: 9 (their norms make the
+ * activation codes, the SiLU gate's codes in one pass, the attention output's codes). Beyond 4 rows
+ * (prefill) the q and k norm + RoPE is one dispatch before the attention; beyond the GEMV's rows, the
+ * norms and the SiLU gate are dispatches too. Every variant computes the same bits. */
 static vox_status decoder(vx_q3_gsess *s, const gdec *G, gkv *kv, int64_t n, int64_t pos, vx_gbind cos, vx_gbind sin,
                           const char *stage) {
     vx_gpu *g = s->q->g;
     const q3_decoder *d = G->d;
-    const int64_t H = d->hidden, hd = d->head_dim, hq = d->heads, hkv = d->kv_heads, row = hkv * hd;
+    const int64_t hd = d->head_dim, hq = d->heads, hkv = d->kv_heads, row = hkv * hd;
     /* buffers are never replaced inside a chain (earlier dispatches hold them): sized between chains */
     vox_status st = VOX_OK;
     for (int64_t i = 0; i < d->n_layers && st == VOX_OK; i++) {
         const glayer *L = &G->layers[i];
         vx_gbind kc = BO(&kv->k[i], pos * row), vc = BO(&kv->v[i], pos * row);
+        /* up to VX_ATT_NR_MAX rows: the q and k norm + RoPE inside the attention, the new keys through kr */
+        const int att_nr = n <= VX_ATT_NR_MAX;
+        vx_gbind kn = att_nr ? B(&s->kr) : kc;
         vx_gbind ln = B(&L->in_norm), lp = B(&L->post_norm), lq = B(&L->q_norm), lk = B(&L->k_norm);
-        /* a quantized q|k|v takes its activation codes from the norm's own pass */
-        int fuse_in = L->stacked_qkv && quantized(L->qkv.dtype);
-        if (st == VOX_OK)
-            st = fuse_in ? vx_gop_rms_norm_q8(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), B(&s->xq), B(&s->xd), stage)
-                         : vx_gop_rms_norm(g, B(&s->x), &ln, n, H, d->eps, B(&s->h), stage);
+        vx_gpro pro;
+        const vx_gpro *use;
+        vx_gbind in;
         if (L->stacked_qkv) {
-            vx_gbind ys[3] = {B(&s->qs), kc, vc};
-            if (st == VOX_OK) st = vx_gop_linear_stack(g, &L->qkv, B(&s->h), B(&s->xq), B(&s->xd), n, ys, stage);
+            const vx_gmat *m[1] = {&L->qkv};
+            vx_gbind ys[3] = {B(&s->qs), kn, vc};
+            st = norm_for(s, d, ln, m, 1, n, &pro, &use, &in, stage);
+            if (st == VOX_OK)
+                st = use ? vx_gop_linear_stack_pro(g, &L->qkv, use, in, n, ys, stage)
+                         : vx_gop_linear_stack(g, &L->qkv, in, B(&s->xq), B(&s->xd), n, ys, stage);
         } else {
-            if (st == VOX_OK) st = quantize_for(s, &L->q, B(&s->h), n, stage);
-            if (st == VOX_OK && !quantized(L->q.dtype)) st = quantize_for(s, &L->k, B(&s->h), n, stage);
-            if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype))
-                st = quantize_for(s, &L->v, B(&s->h), n, stage);
-            if (st == VOX_OK) st = linear(s, &L->q, &L->qb, L->has_qb, B(&s->h), n, B(&s->qs), stage);
-            if (st == VOX_OK) st = linear(s, &L->k, &L->kb, L->has_kb, B(&s->h), n, kc, stage);
-            if (st == VOX_OK) st = linear(s, &L->v, &L->vb, L->has_vb, B(&s->h), n, vc, stage);
+            const vx_gmat *m[3] = {&L->q, &L->k, &L->v};
+            st = norm_for(s, d, ln, m, 3, n, &pro, &use, &in, stage);
+            if (st == VOX_OK && !use) {   /* activation codes per dtype (q, k, v may differ) */
+                int codes = quantized(L->q.dtype) && L->q.cols % 32 == 0;   /* norm_for made them */
+                if (!codes) st = quantize_for(s, &L->q, in, n, stage);
+                if (st == VOX_OK && !quantized(L->q.dtype)) st = quantize_for(s, &L->k, in, n, stage);
+                if (st == VOX_OK && !quantized(L->q.dtype) && !quantized(L->k.dtype)) st = quantize_for(s, &L->v, in, n, stage);
+            }
+            if (st == VOX_OK) st = linear_acc(s, &L->q, &L->qb, L->has_qb, use, in, n, B(&s->qs), 0, stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->k, &L->kb, L->has_kb, use, in, n, kn, 0, stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->v, &L->vb, L->has_vb, use, in, n, vc, 0, stage);
         }
-        if (st == VOX_OK) st = vx_gop_norm_rope(g, B(&s->qs), lq, n, hq, hd, d->eps, cos, sin, stage);
-        if (st == VOX_OK) st = vx_gop_norm_rope(g, kc, lk, n, hkv, hd, d->eps, cos, sin, stage);
-        if (st == VOX_OK)
+        if (st == VOX_OK && att_nr)
+            st = vx_gop_attention_nr(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
+                                     d->layers[i].window, B(&s->a), B(&s->kr), B(&L->qk_norm), d->eps, cos, sin, stage);
+        if (st == VOX_OK && !att_nr)
+            st = vx_gop_norm_rope_qk(g, B(&s->qs), lq, hq, kc, lk, hkv, n, hd, d->eps, cos, sin, stage);
+        if (st == VOX_OK && !att_nr)
             st = vx_gop_attention(g, B(&s->qs), n, hq, B(&kv->k[i]), B(&kv->v[i]), pos + n, hkv, hd, d->scale,
                                   d->layers[i].window, B(&s->a), stage);
         if (st == VOX_OK) st = quantize_for(s, &L->o, B(&s->a), n, stage);
-        if (st == VOX_OK) st = linear_acc(s, &L->o, &L->ob, L->has_ob, B(&s->a), n, B(&s->x), 1, stage);
-        int fuse_post = L->stacked_gu && quantized(L->gu.dtype);
-        if (st == VOX_OK)
-            st = fuse_post ? vx_gop_rms_norm_q8(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), B(&s->xq), B(&s->xd), stage)
-                           : vx_gop_rms_norm(g, B(&s->x), &lp, n, H, d->eps, B(&s->h), stage);
+        if (st == VOX_OK) st = linear_acc(s, &L->o, &L->ob, L->has_ob, NULL, B(&s->a), n, B(&s->x), 1, stage);
         if (L->stacked_gu) {
+            const vx_gmat *m[1] = {&L->gu};
             vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
-            if (st == VOX_OK) st = vx_gop_linear_stack(g, &L->gu, B(&s->h), B(&s->xq), B(&s->xd), n, ys, stage);
+            if (st == VOX_OK) st = norm_for(s, d, lp, m, 1, n, &pro, &use, &in, stage);
+            if (st == VOX_OK)
+                st = use ? vx_gop_linear_stack_pro(g, &L->gu, use, in, n, ys, stage)
+                         : vx_gop_linear_stack(g, &L->gu, in, B(&s->xq), B(&s->xd), n, ys, stage);
         } else {
-            if (st == VOX_OK) st = quantize_for(s, &L->gate, B(&s->h), n, stage);
-            if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, B(&s->h), n, stage);
-            if (st == VOX_OK) st = linear(s, &L->gate, NULL, 0, B(&s->h), n, B(&s->gt), stage);
-            if (st == VOX_OK) st = linear(s, &L->up, NULL, 0, B(&s->h), n, B(&s->u), stage);
+            const vx_gmat *m[2] = {&L->gate, &L->up};
+            if (st == VOX_OK) st = norm_for(s, d, lp, m, 2, n, &pro, &use, &in, stage);
+            if (st == VOX_OK && !use) {
+                int codes = quantized(L->gate.dtype) && L->gate.cols % 32 == 0;
+                if (!codes) st = quantize_for(s, &L->gate, in, n, stage);
+                if (st == VOX_OK && !quantized(L->gate.dtype)) st = quantize_for(s, &L->up, in, n, stage);
+            }
+            if (st == VOX_OK) st = linear_acc(s, &L->gate, NULL, 0, use, in, n, B(&s->gt), 0, stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->up, NULL, 0, use, in, n, B(&s->u), 0, stage);
         }
-        if (st == VOX_OK) st = vx_gop_silu_mul(g, B(&s->gt), B(&s->u), n * d->inter, B(&s->gt), stage);
-        if (st == VOX_OK) st = quantize_for(s, &L->down, B(&s->gt), n, stage);
-        if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, B(&s->gt), n, B(&s->x), 1, stage);
+        if (vx_gop_linear_pro_ok(g, &L->down, n)) {   /* silu(gate) * up as the down projection loads it */
+            vx_gpro silu = {VX_PRO_SILU_MUL, B(&s->u), 0};
+            if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, &silu, B(&s->gt), n, B(&s->x), 1, stage);
+        } else if (quantized(L->down.dtype)) {   /* the codes of silu(gate) * up in one pass */
+            if (st == VOX_OK)
+                st = vx_gop_quantize_silu(g, B(&s->gt), B(&s->u), n, L->down.cols, B(&s->xq), B(&s->xd), stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, NULL, B(&s->gt), n, B(&s->x), 1, stage);
+        } else {
+            if (st == VOX_OK) st = vx_gop_silu_mul(g, B(&s->gt), B(&s->u), n * d->inter, B(&s->gt), stage);
+            if (st == VOX_OK) st = linear_acc(s, &L->down, NULL, 0, NULL, B(&s->gt), n, B(&s->x), 1, stage);
+        }
     }
-    vx_gbind fn = B(&G->norm);
-    if (st == VOX_OK) st = vx_gop_rms_norm(g, BO(&s->x, (n - 1) * H), &fn, 1, H, d->eps, B(&s->last), stage);
     return st;
 }
 
-static vox_status head_to(vx_q3_gsess *s, const vx_gmat *w, vx_gbind out, const char *label) {
-    vox_status st = quantize_for(s, w, B(&s->last), 1, label);
-    return st == VOX_OK ? linear(s, w, NULL, 0, B(&s->last), 1, out, label) : st;
+/* The final norm of x's row `row` and a head on it, into out: the norm as the head's GEMV prologue, or
+ * its own dispatch (with the activation codes for a q8/q4 head) into `normed` (NULL: `last`). With
+ * `normed` given (the talker's hidden state for the host) the norm is written there in any case. */
+static vox_status norm_head(vx_q3_gsess *s, const gdec *G, int64_t row, const vx_gmat *w, vx_gbind out,
+                            const vx_gbuf *normed, const char *label) {
+    vx_gpu *g = s->q->g;
+    const q3_decoder *d = G->d;
+    vx_gbind x = BO(&s->x, row * d->hidden), fn = B(&G->norm), y = B(normed ? normed : &s->last);
+    if (vx_gop_linear_pro_ok(g, w, 1)) {
+        vx_gpro pro = {VX_PRO_RMS_NORM, fn, d->eps};
+        vox_status st = normed ? vx_gop_rms_norm(g, x, &fn, 1, d->hidden, d->eps, y, label) : VOX_OK;
+        return st == VOX_OK ? linear_acc(s, w, NULL, 0, &pro, x, 1, out, 0, label) : st;
+    }
+    int codes = quantized(w->dtype) && w->cols % 32 == 0;
+    vox_status st = codes ? vx_gop_rms_norm_q8(g, x, &fn, 1, d->hidden, d->eps, y, B(&s->xq), B(&s->xd), label)
+                          : vx_gop_rms_norm(g, x, &fn, 1, d->hidden, d->eps, y, label);
+    if (st == VOX_OK && !codes) st = quantize_for(s, w, y, 1, label);
+    return st == VOX_OK ? linear(s, w, NULL, 0, y, 1, out, label) : st;
 }
-static vox_status head(vx_q3_gsess *s, const vx_gmat *w, const char *label) {
-    return head_to(s, w, B(&s->logits), label);
+
+/* The predictor's input rows (talker width, in `src`) into the residual stream x: projected when the
+ * predictor is narrower. device: src is device-local (the projection reads it directly; from host-visible
+ * memory it is copied first, since every workgroup of the GEMV reads it); src == x: already there. */
+static vox_status pred_input(vx_q3_gsess *s, vx_gbind src, int64_t n, int device) {
+    const q3_lm *lm = s->q->lm;
+    const int64_t H = lm->talker.hidden;
+    vx_gpu *g = s->q->g;
+    if (!lm->has_proj)
+        return src.b == &s->x && src.offset == 0 ? VOX_OK : vx_gop_copy(g, src, n * H, B(&s->x), "predictor/input");
+    vox_status st = VOX_OK;
+    if (!device) {
+        st = vx_gop_copy(g, src, n * H, B(&s->h), "predictor/input");
+        src = B(&s->h);
+    }
+    if (st == VOX_OK) st = quantize_for(s, &s->q->proj, src, n, "predictor/projection");
+    if (st == VOX_OK)
+        st = linear(s, &s->q->proj, &s->q->proj_b, s->q->has_proj_b, src, n, B(&s->x), "predictor/projection");
+    return st;
 }
 
 vox_status vx_q3_talker(vx_q3_gsess *s, const float *x, int64_t n, int64_t pos, const float *cos, const float *sin,
@@ -378,8 +481,9 @@ vox_status vx_q3_talker(vx_q3_gsess *s, const float *x, int64_t n, int64_t pos, 
     if (st != VOX_OK) return st;
     st = vx_gop_copy(g, B(&s->in), n * H, B(&s->x), "talker/input");
     if (st == VOX_OK) st = decoder(s, &s->q->talker, &s->tkv, n, pos, B(&s->cs), B(&s->sn), "talker");
-    if (st == VOX_OK && logits) st = vx_gop_copy(g, B(&s->last), H, B(&s->hid), "talker/output");
-    if (st == VOX_OK && logits) st = head(s, &s->q->codec_head, "talker/codec_head");
+    /* the final norm goes straight to the host (hid); the head reads x (its prologue) beside it */
+    if (st == VOX_OK && logits)
+        st = norm_head(s, &s->q->talker, n - 1, &s->q->codec_head, B(&s->logits), &s->hid, "talker/codec_head");
     vox_status sub = vx_gpu_submit(g);
     if (st == VOX_OK) st = sub;
     if (st != VOX_OK || !logits) return st;
@@ -390,7 +494,7 @@ vox_status vx_q3_talker(vx_q3_gsess *s, const float *x, int64_t n, int64_t pos, 
 
 vox_status vx_q3_predictor(vx_q3_gsess *s, const float *pin, int64_t n, int64_t pos, int64_t head_index, float *logits) {
     const q3_lm *lm = s->q->lm;
-    const int64_t H = lm->talker.hidden, PH = lm->pred.hidden, hd = lm->pred.head_dim;
+    const int64_t H = lm->talker.hidden, hd = lm->pred.head_dim;
     if (n < 1 || n > 2 || pos + n > s->pkv.cap || head_index < 0 || head_index + 1 >= lm->n_groups)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_q3_predictor: %lld rows at %lld, head %lld", (long long)n,
                              (long long)pos, (long long)head_index);
@@ -400,36 +504,14 @@ vox_status vx_q3_predictor(vx_q3_gsess *s, const float *pin, int64_t n, int64_t 
     memcpy(s->sn.map, lm->pred_sin + pos * hd, (size_t)(n * hd) * 4);
     vox_status st = vx_gpu_begin(g);
     if (st != VOX_OK) return st;
-    if (lm->has_proj) {
-        /* small_to_mtp_projection: talker width -> predictor width, into the residual stream */
-        st = vx_gop_copy(g, B(&s->in), n * H, B(&s->h), "predictor/input");
-        if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n, "predictor/projection");
-        if (st == VOX_OK) st = linear(s, &s->q->proj, &s->q->proj_b, s->q->has_proj_b, B(&s->h), n, B(&s->x),
-                                      "predictor/projection");
-    } else {
-        st = vx_gop_copy(g, B(&s->in), n * PH, B(&s->x), "predictor/input");
-    }
+    st = pred_input(s, B(&s->in), n, 0);
     if (st == VOX_OK) st = decoder(s, &s->q->pred, &s->pkv, n, pos, B(&s->cs), B(&s->sn), "predictor");
-    if (st == VOX_OK) st = head(s, &s->q->phead[head_index], "predictor/head");
+    if (st == VOX_OK) st = norm_head(s, &s->q->pred, n - 1, &s->q->phead[head_index], B(&s->logits), NULL, "predictor/head");
     vox_status sub = vx_gpu_submit(g);
     if (st == VOX_OK) st = sub;
     if (st != VOX_OK) return st;
     memcpy(logits, s->logits.map, (size_t)lm->pvocab * 4);
     return VOX_OK;
-}
-
-/* The predictor's input rows (talker width, in `src`) into the residual stream x: projected when the
- * predictor is narrower. */
-static vox_status pred_input(vx_q3_gsess *s, vx_gbind src, int64_t n) {
-    const q3_lm *lm = s->q->lm;
-    const int64_t H = lm->talker.hidden;
-    vx_gpu *g = s->q->g;
-    if (!lm->has_proj) return vx_gop_copy(g, src, n * H, B(&s->x), "predictor/input");
-    vox_status st = vx_gop_copy(g, src, n * H, B(&s->h), "predictor/input");
-    if (st == VOX_OK) st = quantize_for(s, &s->q->proj, B(&s->h), n, "predictor/projection");
-    if (st == VOX_OK)
-        st = linear(s, &s->q->proj, &s->q->proj_b, s->q->has_proj_b, B(&s->h), n, B(&s->x), "predictor/projection");
-    return st;
 }
 
 vox_status vx_q3_predict_frame(vx_q3_gsess *s, const float *pin, const vx_gsampler *sp, const float *u,
@@ -447,15 +529,21 @@ vox_status vx_q3_predict_frame(vx_q3_gsess *s, const float *pin, const vx_gsampl
         const int64_t n = k == 1 ? 2 : 1, pos = k == 1 ? 0 : k;
         /* group k's input: [hidden; emb0] from the host, then the embedding of code k-1, gathered on
          * the GPU at the end of the previous group */
-        st = pred_input(s, k == 1 ? B(&s->in) : B(&s->emb), n);
+        vx_gbind emb = B(lm->has_proj ? &s->emb : &s->x);   /* the gather's output (below) */
+        st = pred_input(s, k == 1 ? B(&s->in) : emb, n, k > 1);
         if (st == VOX_OK)
             st = decoder(s, &s->q->pred, &s->pkv, n, pos, BO(&s->cs, pos * hd), BO(&s->sn, pos * hd), "predictor");
         vx_gbind lg = BO(&s->plog, (k - 1) * PV);
-        if (st == VOX_OK) st = head_to(s, &s->q->phead[k - 1], lg, "predictor/head");
-        if (st == VOX_OK) st = vx_gop_sample(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1),
-                                             "predictor/sample");
-        if (st == VOX_OK && k + 1 < G)
-            st = vx_gop_gather(g, &s->q->pemb[k - 1], B(&s->codes), (int)(k - 1), B(&s->emb), "predictor/embed");
+        if (st == VOX_OK) st = norm_head(s, &s->q->pred, n - 1, &s->q->phead[k - 1], lg, NULL, "predictor/head");
+        /* the code, and (but for the last group) its embedding: the next group's input */
+        if (st == VOX_OK && k + 1 < G && s->q->pemb[k - 1].n_parts == 1)
+            st = vx_gop_sample_gather(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1), &s->q->pemb[k - 1],
+                                      emb, "predictor/sample");
+        else if (st == VOX_OK) {
+            st = vx_gop_sample(g, lg, PV, sp, B(&s->ws), B(&s->codes), B(&s->us), (int)(k - 1), "predictor/sample");
+            if (st == VOX_OK && k + 1 < G)
+                st = vx_gop_gather(g, &s->q->pemb[k - 1], B(&s->codes), (int)(k - 1), emb, "predictor/embed");
+        }
     }
     vox_status sub = vx_gpu_submit(g);
     if (st == VOX_OK) st = sub;
