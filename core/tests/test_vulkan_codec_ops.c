@@ -58,17 +58,53 @@ static void submit(vx_gpu *g, const char *what) {
     CHECK(vx_gpu_submit(g) == VOX_OK, "%s: %s", what, vox_last_error());
 }
 
-/* Causal convolutions (im2col + vx_linear on the CPU): taps, dilation, bias, and the epilogue's layer
- * scale and residual; sizes across the 64 x 64 tiles and the 16-deep K steps. */
+/* One product on the GPU: kernel 0 the tiled GEMM unsplit, 1 the tiled GEMM with its K chunks split over
+ * workgroups (whatever the tile count), 2 the small-M kernel; rows [m0, m0 + M) of the case (x bound at
+ * row m0, so a row's inputs are the same whatever M). */
+static void run_conv(vx_gpu *g, const vx_gconv *base, int kernel, int64_t m0, int64_t M, const gt *gx, vx_gbind wb,
+                     const gt *gb, const gt *gs, const gt *gr, const float *res, int epi, float *out) {
+    vx_gconv cv = *base;
+    cv.M = M;
+    cv.gemv = kernel == 2;
+    const int64_t N = cv.N;
+    vx_gbuf scratch;
+    vx_gpu_alloc(g, (uint64_t)(((cv.K + 255) / 256) * M * N) * 4 + 64, 0, &scratch);
+    cv.scratch = &scratch;
+    setenv("VOX_VK_CODEC_SPLIT_TILES", kernel == 1 ? "1000000" : "0", 1);
+    if (epi == 3) {
+        cv.act = VX_CODEC_ACT_SNAKE;
+        cv.alpha = T(gs);
+        cv.inv_beta = T(gr);
+    }
+    if (epi == 4) cv.act = VX_CODEC_ACT_GELU;
+    gt gy = put(g, epi == 1 ? res + m0 * N : NULL, M * N);
+    vx_gbind bb = T(gb), sb = T(gs), yb = T(&gy);
+    vx_gpu_begin(g);
+    vx_gop_codec_gemm(g, &cv, TO(gx, m0 * cv.cin), wb, &bb, epi == 1 ? &sb : NULL, epi == 1 ? &yb : NULL, T(&gy), 0,
+                      "codec/test");
+    submit(g, "conv");
+    get(g, &gy, out);
+    drop(g, &gy);
+    vx_gpu_release(g, &scratch);
+    unsetenv("VOX_VK_CODEC_SPLIT_TILES");
+}
+
+/* Causal convolutions (im2col + vx_linear on the CPU): taps, dilation, bias, the epilogue's layer scale
+ * and residual, the SnakeBeta / GELU that follow; sizes across the 64 x 64 tiles, the 16-deep K steps
+ * and the 256-long K chunks. Each on the tiled GEMM unsplit and split (bit-identical: the same order)
+ * and on the small-M kernel; the last row computed alone gives the same bits as inside all M rows. */
 static void test_conv(vx_gpu *g) {
     static const int64_t cases[][5] = {/* M, cin, cout, taps, dil */
                                        {37, 24, 40, 7, 3}, {1, 16, 16, 7, 9}, {130, 8, 70, 7, 1},
-                                       {65, 33, 1, 7, 1},  {20, 96, 64, 1, 1}, {3, 12, 130, 3, 1}};
-    for (int c = 0; c < 6; c++) {
+                                       {65, 33, 1, 7, 1},  {20, 96, 64, 1, 1}, {3, 12, 130, 3, 1},
+                                       {5, 96, 80, 7, 1},  {70, 300, 24, 1, 1}, {16, 40, 33, 7, 9}};
+    const int nc = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < nc; c++) {
         const int64_t M = cases[c][0], cin = cases[c][1], cout = cases[c][2], k = cases[c][3], dil = cases[c][4];
         const int64_t rows = M + (k - 1) * dil, K = cin * k;
-        for (int epi = 0; epi < 3; epi++) {   /* 2: bf16 weights (c odd) or f16 (c even), plain epilogue */
-            const vox_dtype dt = epi < 2 ? VOX_DTYPE_F32 : c % 2 ? VOX_DTYPE_BF16 : VOX_DTYPE_F16;
+        for (int epi = 0; epi < 5; epi++) {   /* 2: bf16 weights (c odd) or f16 (c even), plain epilogue;
+                                                 3: then SnakeBeta; 4: then GELU */
+            const vox_dtype dt = epi != 2 ? VOX_DTYPE_F32 : c % 2 ? VOX_DTYPE_BF16 : VOX_DTYPE_F16;
             float *x = fvec(rows * cin, -1, 1), *w = fvec(cout * K, -0.5f, 0.5f), *b = fvec(cout, -1, 1);
             void *wd = w;
             uint16_t *w16 = NULL;
@@ -77,9 +113,11 @@ static void test_conv(vx_gpu *g) {
                 for (int64_t i = 0; i < cout * K; i++) w16[i] = dt == VOX_DTYPE_BF16 ? f32_to_bf16(w[i]) : f32_to_f16(w[i]);
                 wd = w16;
             }
-            float *sc = fvec(cout, 0.1f, 2), *res = fvec(M * cout, -1, 1);
+            /* scale (epi 1) or SnakeBeta's alpha (epi 3); residual or inv_beta */
+            float *sc = fvec(cout, epi == 3 ? 0.2f : 0.1f, epi == 3 ? 3.0f : 2.0f), *res = fvec(M * cout, -1, 1);
             float *col = malloc(sizeof(float) * (size_t)(M * K)), *ref = malloc(sizeof(float) * (size_t)(M * cout)),
-                  *got = malloc(sizeof(float) * (size_t)(M * cout));
+                  *got = malloc(sizeof(float) * (size_t)(M * cout)), *got1 = malloc(sizeof(float) * (size_t)(M * cout)),
+                  *last = malloc(sizeof(float) * (size_t)cout);
             vx_im2col(x, rows, cin, k, dil, 1, M, col);
             vx_mat wm = {.dtype = dt, .rows = cout, .cols = K, .data = wd};
             vx_linear(pool, &wm, b, col, M, ref);
@@ -87,28 +125,38 @@ static void test_conv(vx_gpu *g) {
                 vx_scale_channels(ref, sc, M, cout, ref);
                 vx_add(res, ref, M * cout, ref);
             }
-            gt gx = put(g, x, rows * cin), gw = {0}, gb = put(g, b, cout), gs = put(g, sc, cout), gy = put(g, res, M * cout);
+            if (epi == 3) { /* inv_beta: res's first row, 0.1 .. 2 */
+                for (int64_t i = 0; i < cout; i++) res[i] = 0.1f + 0.95f * (res[i] + 1.0f);
+                vx_snake_beta(ref, sc, res, M, cout, ref);
+            }
+            if (epi == 4) vx_gelu(ref, M * cout, ref);
+            gt gx = put(g, x, rows * cin), gw = {0}, gb = put(g, b, cout), gs = put(g, sc, cout), gr = put(g, res, M * cout);
             if (dt == VOX_DTYPE_F32) {
                 gw = put(g, w, cout * K);
             } else {   /* 16-bit weights start on a word: 4 bytes (two values) into their buffer */
                 vx_gpu_alloc(g, (uint64_t)(cout * K) * 2 + 4, 0, &gw.buf);
                 vx_gpu_upload(g, &gw.buf, 4, w16, (uint64_t)(cout * K) * 2);
             }
-            vx_gconv cv = {M, cout, K, cin, k, dil, 0, dt};
             const vx_gbind wb = dt == VOX_DTYPE_F32 ? T(&gw) : (vx_gbind){&gw.buf, 4, 0};
-            vx_gbind bb = T(&gb), sb = T(&gs), yb = T(&gy);
-            vx_gpu_begin(g);
-            vx_gop_codec_gemm(g, &cv, T(&gx), wb, &bb, epi == 1 ? &sb : NULL, epi == 1 ? &yb : NULL, T(&gy), 0,
-                              "codec/test");
-            submit(g, "conv");
-            get(g, &gy, got);
-            char what[96];
-            snprintf(what, sizeof what, "M %lld, %lld->%lld, k %lld, dil %lld%s, %s weights", (long long)M,
-                     (long long)cin, (long long)cout, (long long)k, (long long)dil, epi == 1 ? ", scale+residual" : "",
-                     dt_name(dt));
-            report("vulkan.codec_conv", 0, what, max_abs_rel(got, ref, M * cout));
-            drop(g, &gx), drop(g, &gw), drop(g, &gb), drop(g, &gs), drop(g, &gy);
-            free(x), free(w), free(w16), free(b), free(sc), free(res), free(col), free(ref), free(got);
+            const vx_gconv cv = {.M = M, .N = cout, .K = K, .cin = cin, .taps = k, .dil = dil, .w_dtype = dt};
+            static const char *kname[3] = {"tiled GEMM", "tiled GEMM, K split", "small-M kernel"};
+            for (int kernel = 0; kernel < 3; kernel++) {
+                run_conv(g, &cv, kernel, 0, M, &gx, wb, &gb, &gs, &gr, res, epi, got);
+                char what[160];
+                snprintf(what, sizeof what, "M %lld, %lld->%lld, k %lld, dil %lld%s, %s weights, %s", (long long)M,
+                         (long long)cin, (long long)cout, (long long)k, (long long)dil,
+                         epi == 1 ? ", scale+residual" : epi == 3 ? ", SnakeBeta" : epi == 4 ? ", GELU" : "", dt_name(dt),
+                         kname[kernel]);
+                report("vulkan.codec_conv", 0, what, max_abs_rel(got, ref, M * cout));
+                if (kernel == 0) memcpy(got1, got, sizeof(float) * (size_t)(M * cout));
+                if (kernel == 1)
+                    CHECK(!memcmp(got, got1, sizeof(float) * (size_t)(M * cout)), "%s: split K differs from unsplit", what);
+                run_conv(g, &cv, kernel, M - 1, 1, &gx, wb, &gb, &gs, &gr, res, epi, last);
+                CHECK(!memcmp(last, got + (M - 1) * cout, sizeof(float) * (size_t)cout),
+                      "%s: the last row alone differs from the same row among %lld", what, (long long)M);
+            }
+            drop(g, &gx), drop(g, &gw), drop(g, &gb), drop(g, &gs), drop(g, &gr);
+            free(x), free(w), free(w16), free(b), free(sc), free(res), free(col), free(ref), free(got), free(got1), free(last);
         }
     }
 }
@@ -131,22 +179,27 @@ static void test_split(vx_gpu *g) {
             ys[i] = TO(&gy[i], 5);   /* outputs at different offsets */
             off += n3[i];
         }
-        vx_gconv cv = {M, N, K, K, 1, 1, 0, VOX_DTYPE_F32};
-        vx_gpu_begin(g);
-        vx_gop_codec_gemm_split(g, &cv, T(&gx), T(&gw), NULL, ys, nout, seg, "codec/test");
-        submit(g, "split gemm");
-        off = 0;
-        double e = 0;
-        for (int i = 0; i < nout; i++) {
-            float *o = malloc(sizeof(float) * (size_t)(M * n3[i] + 5));
-            get(g, &gy[i], o);
-            double ei = max_abs_rel(o + 5, ref + off * M, M * n3[i]);
-            e = ei > e ? ei : e;
-            off += n3[i];
-            free(o);
-            drop(g, &gy[i]);
+        for (int kernel = 0; kernel < 2; kernel++) {   /* the tiled GEMM, the small-M kernel */
+            vx_gconv cv = {.M = M, .N = N, .K = K, .cin = K, .taps = 1, .dil = 1, .w_dtype = VOX_DTYPE_F32, .gemv = kernel};
+            vx_gpu_begin(g);
+            vx_gop_codec_gemm_split(g, &cv, T(&gx), T(&gw), NULL, ys, nout, seg, "codec/test");
+            submit(g, "split gemm");
+            off = 0;
+            double e = 0;
+            for (int i = 0; i < nout; i++) {
+                float *o = malloc(sizeof(float) * (size_t)(M * n3[i] + 5));
+                get(g, &gy[i], o);
+                double ei = max_abs_rel(o + 5, ref + off * M, M * n3[i]);
+                e = ei > e ? ei : e;
+                off += n3[i];
+                free(o);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s stacked, %d outputs, %s", nout == 3 ? "q|k|v" : "gate|up", nout,
+                     kernel ? "small-M kernel" : "tiled GEMM");
+            report("vulkan.codec_conv", 0, what, e);
         }
-        report("vulkan.codec_conv", 0, nout == 3 ? "q|k|v stacked, 3 outputs" : "gate|up stacked, 2 outputs", e);
+        for (int i = 0; i < nout; i++) drop(g, &gy[i]);
         drop(g, &gx), drop(g, &gw);
         free(x), free(w), free(ref), free(got);
     }
@@ -184,7 +237,7 @@ static void test_tconv(vx_gpu *g) {
                gb = put(g, b, co), gtl = put(g, tail, r * co),
                gY = put(g, NULL, Tn * N), go = put(g, NULL, Tn * r * co);
             if (dt != VOX_DTYPE_F32) vx_gpu_upload(g, &gw.buf, 0, w16, (uint64_t)(cin * N) * 2);
-            vx_gconv cv = {Tn, N, cin, cin, 1, 1, 1, dt};
+            vx_gconv cv = {.M = Tn, .N = N, .K = cin, .cin = cin, .taps = 1, .dil = 1, .w_kn = 1, .w_dtype = dt};
             vx_gpu_begin(g);
             vx_gop_codec_gemm(g, &cv, T(&gx), dt == VOX_DTYPE_F32 ? T(&gw) : (vx_gbind){&gw.buf, 0, 0}, NULL, NULL, NULL,
                               T(&gY), 0, "codec/test");

@@ -11,6 +11,7 @@
 #include "ops_codec.h"
 
 #define SUB 16   /* frames per sub-chunk (bounds the work buffers; any chunking gives the same audio) */
+#define PART_FLOATS ((int64_t)4 << 20)   /* split-K scratch bound (16 MiB): 4-frame chunks of the 12 Hz codec fit */
 
 static const int64_t DIL[Q3_CODEC_UNITS] = {1, 3, 9};
 
@@ -63,6 +64,7 @@ struct vx_codec_gstream {
         unit_ctx[Q3_CODEC_MAX_BLOCKS][Q3_CODEC_UNITS], final_ctx;   /* float offsets in state */
     /* work (device) */
     vx_gbuf qf, qr, pb, P, lat0, x, h, qs, kc, vc, att, gt, u, sig, act, tmp, tmp2;
+    vx_gbuf part;                        /* split-K partial sums of the tiled GEMM (ops_codec.h) */
     /* host-visible: codes, RoPE tables, PCM of one chain */
     vx_gbuf codes, cs, sn, pcm;
 };
@@ -295,7 +297,7 @@ void vx_codec_gstream_free(vx_codec_gstream *s) {
     if (!s) return;
     vx_gpu *g = s->q->g;
     vx_gbuf *b[] = {&s->state, &s->qf, &s->qr, &s->pb, &s->P, &s->lat0, &s->x, &s->h, &s->qs, &s->kc, &s->vc,
-                    &s->att, &s->gt, &s->u, &s->sig, &s->act, &s->tmp, &s->tmp2,
+                    &s->att, &s->gt, &s->u, &s->sig, &s->act, &s->tmp, &s->tmp2, &s->part,
                     &s->codes, &s->cs, &s->sn, &s->pcm};
     for (size_t i = 0; i < sizeof b / sizeof *b; i++) vx_gpu_release(g, b[i]);
     free(s);
@@ -353,12 +355,15 @@ vox_status vx_codec_gstream_create(vx_codec_gpu *q, size_t lat_n, size_t voc_n, 
     const int64_t last = c->decoder_dim >> c->n_blocks;
     act = imax(act, (6 + t) * last);
     tmp = imax(tmp, t);
+    /* split-K partials: a few times the largest activation, at most PART_FLOATS (a GEMM whose partials do
+       not fit runs unsplit: the same bits, only slower) */
+    const int64_t part = imin(PART_FLOATS, 8 * imax(imax(sig, act), imax(tmp, tmp2)));
     struct { vx_gbuf *b; int64_t n; } bufs[] = {
         {&s->state, (int64_t)(lat_n + voc_n)}, {&s->qf, S * half}, {&s->qr, S * half}, {&s->pb, S * cbd},
         {&s->P, (S + 2) * cbd}, {&s->lat0, S * L}, {&s->x, S * H}, {&s->h, S * H}, {&s->qs, S * qd},
         {&s->kc, c->n_layers * (W - 1 + S) * kvd}, {&s->vc, c->n_layers * (W - 1 + S) * kvd}, {&s->att, S * qd}, {&s->gt, S * I}, {&s->u, S * I},
         {&s->sig, sig}, {&s->act, act}, {&s->tmp, tmp},
-        {&s->tmp2, tmp2}};
+        {&s->tmp2, tmp2}, {&s->part, imin(part, (int64_t)(vx_gpu_max_range(q->g) / 4))}};
     for (size_t i = 0; st == VOX_OK && i < sizeof bufs / sizeof *bufs; i++) {
         if ((uint64_t)bufs[i].n * 4 > vx_gpu_max_range(q->g))
             st = vox_set_error(VOX_ERR_UNSUPPORTED, "codec GPU stream: a work buffer exceeds the storage buffer range");
@@ -404,27 +409,34 @@ int64_t vx_codec_gstream_pos(const vx_codec_gstream *s) { return s->pos; }
 static vx_gbind B(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 static vx_gbind BO(const vx_gbuf *b, int64_t float_offset) { return (vx_gbind){b, (uint64_t)float_offset * 4, 0}; }
 
-/* y = x . W^T (+ bias) (* scale) (+ res): a linear layer / 1x1 conv, W [N][K]. */
-static vox_status lin(vx_gpu *g, const gw *w, vx_gbind x, int64_t M, int64_t K, int64_t N, const vx_gbuf *scale,
-                      const vx_gbind *res, vx_gbind y, const char *label) {
-    vx_gconv c = {M, N, K, K, 1, 1, 0, w->dt};
+/* Which product kernel a layer uses is fixed per layer (ops_codec.h: the two sum in different orders):
+ * FR, the small-M one, for the frame-rate layers (M = the sub-chunk's frames, or 2 or 4 times that in
+ * the ConvNeXt MLPs); TILED for the vocoder's convolutions (M up to 1920 times the frames). */
+enum { TILED = 0, FR = 1 };
+
+/* y = act(x . W^T (+ bias) (* scale) (+ res)): a linear layer / 1x1 conv, W [N][K]. */
+static vox_status lin(vx_codec_gstream *s, int kernel, const gw *w, vx_gbind x, int64_t M, int64_t K, int64_t N,
+                      const vx_gbuf *scale, const vx_gbind *res, int act, vx_gbind y, const char *label) {
+    vx_gconv c = {M, N, K, K, 1, 1, 0, w->dt, kernel, act, {0}, {0}, &s->part};
     vx_gbind bb = B(&w->b), sb = scale ? B(scale) : bb;
-    return vx_gop_codec_gemm(g, &c, x, B(&w->w), w->has_b ? &bb : NULL, scale ? &sb : NULL, res, y, 0, label);
+    return vx_gop_codec_gemm(s->q->g, &c, x, B(&w->w), w->has_b ? &bb : NULL, scale ? &sb : NULL, res, y, 0, label);
 }
 
-/* causal conv over x = [(k-1) dil context rows; M rows] */
-static vox_status conv(vx_gpu *g, const gw *w, const q3_conv *cv, vx_gbind x, int64_t M, const vx_gbind *res,
-                       vx_gbind y, const char *label) {
-    vx_gconv c = {M, cv->c_out, cv->c_in * cv->k, cv->c_in, cv->k, cv->dilation, 0, w->dt};
+/* causal conv over x = [(k-1) dil context rows; M rows], then SnakeBeta sn when not NULL */
+static vox_status conv(vx_codec_gstream *s, int kernel, const gw *w, const q3_conv *cv, vx_gbind x, int64_t M,
+                       const vx_gbind *res, const gsnake *sn, vx_gbind y, const char *label) {
+    vx_gconv c = {M, cv->c_out, cv->c_in * cv->k, cv->c_in, cv->k, cv->dilation, 0, w->dt, kernel,
+                  sn ? VX_CODEC_ACT_SNAKE : VX_CODEC_ACT_NONE, sn ? B(&sn->a) : (vx_gbind){0}, sn ? B(&sn->ib) : (vx_gbind){0},
+                  &s->part};
     vx_gbind bb = B(&w->b);
-    return vx_gop_codec_gemm(g, &c, x, B(&w->w), w->has_b ? &bb : NULL, NULL, res, y, 0, label);
+    return vx_gop_codec_gemm(s->q->g, &c, x, B(&w->w), w->has_b ? &bb : NULL, NULL, res, y, 0, label);
 }
 
 /* transposed conv x [T][c_in] -> out [T stride][c_out] via Y (tmp2) and the overlap-add */
 static vox_status tconv(vx_codec_gstream *s, const gw *w, const q3_tconv *tc, vx_gbind x, int64_t T, int64_t tail,
                         vx_gbind out, const char *label) {
     vx_gpu *g = s->q->g;
-    vx_gconv c = {T, tc->c_out * tc->k, tc->c_in, tc->c_in, 1, 1, 1, w->dt};
+    vx_gconv c = {T, tc->c_out * tc->k, tc->c_in, tc->c_in, 1, 1, 1, w->dt, TILED, 0, {0}, {0}, &s->part};
     vox_status st = vx_gop_codec_gemm(g, &c, x, B(&w->w), NULL, NULL, NULL, B(&s->tmp2), 0, label);
     if (st == VOX_OK)
         st = vx_gop_ola(g, B(&s->tmp2), T, tc->c_out, tc->k, tc->stride, BO(&s->state, tail < 0 ? 0 : tail), B(&w->b),
@@ -448,12 +460,12 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
                                      B(&s->qf), B(&s->qr), "codec/rvq");
     vx_gbind pb = B(&s->pb);
 #define TRY(e) if (st == VOX_OK) st = (e)
-    TRY(lin(g, &q->proj_rest, B(&s->qr), k, half, cbd, NULL, NULL, B(&s->pb), "codec/rvq"));
+    TRY(lin(s, FR, &q->proj_rest, B(&s->qr), k, half, cbd, NULL, NULL, 0, B(&s->pb), "codec/rvq"));
     TRY(copy(g, BO(&s->state, s->pre_ctx), 2 * cbd, B(&s->P), "codec/ctx"));
-    TRY(lin(g, &q->proj_first, B(&s->qf), k, half, cbd, NULL, &pb, BO(&s->P, 2 * cbd), "codec/rvq"));
+    TRY(lin(s, FR, &q->proj_first, B(&s->qf), k, half, cbd, NULL, &pb, 0, BO(&s->P, 2 * cbd), "codec/rvq"));
     TRY(copy(g, BO(&s->P, k * cbd), 2 * cbd, BO(&s->state, s->pre_ctx), "codec/ctx"));
-    TRY(conv(g, &q->pre_conv, &c->pre_conv, B(&s->P), k, NULL, B(&s->lat0), "codec/pre_conv"));
-    TRY(lin(g, &q->in_proj, B(&s->lat0), k, L, H, NULL, NULL, B(&s->x), "codec/transformer"));
+    TRY(conv(s, FR, &q->pre_conv, &c->pre_conv, B(&s->P), k, NULL, NULL, B(&s->lat0), "codec/pre_conv"));
+    TRY(lin(s, FR, &q->in_proj, B(&s->lat0), k, L, H, NULL, NULL, 0, B(&s->x), "codec/transformer"));
     const int64_t npast = imin(s->pos, W - 1), keep = imax(0, k - W), cs = (W - 1 + SUB) * kvd;
     vx_gbind x = B(&s->x);
     /* every layer's ring in position order before its new keys (layer l's rows at l * cs), one dispatch */
@@ -469,38 +481,38 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         if (y->stacked_qkv) {   /* q, k and v in one GEMM, k and v straight after the ring's rows */
             const vx_gbind ys[3] = {B(&s->qs), kn, vn};
             const int64_t seg[2] = {qd, qd + kvd};
-            vx_gconv cq = {k, qd + 2 * kvd, H, H, 1, 1, 0, y->qkv.dt};
+            vx_gconv cq = {k, qd + 2 * kvd, H, H, 1, 1, 0, y->qkv.dt, FR, 0, {0}, {0}, NULL};
             TRY(vx_gop_codec_gemm_split(g, &cq, B(&s->h), B(&y->qkv.w), NULL, ys, 3, seg, "codec/transformer"));
         } else {
-            TRY(lin(g, &y->q, B(&s->h), k, H, qd, NULL, NULL, B(&s->qs), "codec/transformer"));
-            TRY(lin(g, &y->k, B(&s->h), k, H, kvd, NULL, NULL, kn, "codec/transformer"));
-            TRY(lin(g, &y->v, B(&s->h), k, H, kvd, NULL, NULL, vn, "codec/transformer"));
+            TRY(lin(s, FR, &y->q, B(&s->h), k, H, qd, NULL, NULL, 0, B(&s->qs), "codec/transformer"));
+            TRY(lin(s, FR, &y->k, B(&s->h), k, H, kvd, NULL, NULL, 0, kn, "codec/transformer"));
+            TRY(lin(s, FR, &y->v, B(&s->h), k, H, kvd, NULL, NULL, 0, vn, "codec/transformer"));
         }
         TRY(vx_gop_rope(g, B(&s->qs), k, hq, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_rope(g, kn, k, hkv, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_attention(g, B(&s->qs), k, hq, kl, vl, npast + k, hkv, d, c->attn_scale, W, B(&s->att),
                              "codec/attention"));
-        TRY(lin(g, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, x, "codec/transformer"));
+        TRY(lin(s, FR, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, 0, x, "codec/transformer"));
         w = B(&y->post_norm);
         TRY(vx_gop_rms_norm(g, x, &w, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
         if (y->stacked_gu) {
             const vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
             const int64_t seg[2] = {I, 2 * I};
-            vx_gconv cg = {k, 2 * I, H, H, 1, 1, 0, y->gu.dt};
+            vx_gconv cg = {k, 2 * I, H, H, 1, 1, 0, y->gu.dt, FR, 0, {0}, {0}, NULL};
             TRY(vx_gop_codec_gemm_split(g, &cg, B(&s->h), B(&y->gu.w), NULL, ys, 2, seg, "codec/transformer"));
         } else {
-            TRY(lin(g, &y->gate, B(&s->h), k, H, I, NULL, NULL, B(&s->gt), "codec/transformer"));
-            TRY(lin(g, &y->up, B(&s->h), k, H, I, NULL, NULL, B(&s->u), "codec/transformer"));
+            TRY(lin(s, FR, &y->gate, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->gt), "codec/transformer"));
+            TRY(lin(s, FR, &y->up, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->u), "codec/transformer"));
         }
         TRY(vx_gop_silu_mul(g, B(&s->gt), B(&s->u), k * I, B(&s->gt), "codec/transformer"));
-        TRY(lin(g, &y->down, B(&s->gt), k, I, H, &y->mlp_scale, &x, x, "codec/transformer"));
+        TRY(lin(s, FR, &y->down, B(&s->gt), k, I, H, &y->mlp_scale, &x, 0, x, "codec/transformer"));
     }
     /* keep every layer's newest W positions, one dispatch */
     TRY(vx_gop_ring(g, BO(&s->state, s->k_ring), BO(&s->state, s->v_ring), B(&s->kc), B(&s->vc), k - keep, kvd, W,
                     s->pos + keep, npast + keep, 1, c->n_layers, cs, "codec/transformer"));
     vx_gbind nw = B(&q->norm);
     TRY(vx_gop_rms_norm(g, x, &nw, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
-    TRY(lin(g, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, B(&s->sig), "codec/transformer")); /* the vocoder's input */
+    TRY(lin(s, FR, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, 0, B(&s->sig), "codec/transformer")); /* the vocoder's input */
     s->pos += k;
     return st;
 }
@@ -523,15 +535,14 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
         TRY(copy(g, BO(&s->act, t * L), 6 * L, BO(&s->state, s->dw_ctx[i]), "codec/ctx"));
         TRY(vx_gop_dwconv(g, act, t, L, B(&q->up[i].dw_w), 7, 1, B(&q->up[i].dw_b), tmp, "codec/convnext"));
         TRY(vx_gop_layer_norm(g, tmp, B(&q->up[i].ln_w), B(&q->up[i].ln_b), t, L, 1e-6f, sig, "codec/convnext"));
-        TRY(lin(g, &q->up[i].pw1, sig, t, L, 4 * L, NULL, NULL, tmp2, "codec/convnext"));
-        TRY(vx_gop_gelu(g, tmp2, t * 4 * L, tmp2, "codec/convnext"));
-        TRY(lin(g, &q->up[i].pw2, tmp2, t, 4 * L, L, &q->up[i].gamma, &res, sig, "codec/convnext"));
+        TRY(lin(s, FR, &q->up[i].pw1, sig, t, L, 4 * L, NULL, NULL, VX_CODEC_ACT_GELU, tmp2, "codec/convnext"));
+        TRY(lin(s, FR, &q->up[i].pw2, tmp2, t, 4 * L, L, &q->up[i].gamma, &res, 0, sig, "codec/convnext"));
     }
     /* decoder.0 */
     TRY(copy(g, BO(&s->state, s->dec0_ctx), 6 * L, act, "codec/ctx"));
     TRY(copy(g, sig, t * L, BO(&s->act, 6 * L), "codec/ctx"));
     TRY(copy(g, BO(&s->act, t * L), 6 * L, BO(&s->state, s->dec0_ctx), "codec/ctx"));
-    TRY(conv(g, &q->dec0, &c->dec0, act, t, NULL, sig, "codec/conv1d"));
+    TRY(conv(s, TILED, &q->dec0, &c->dec0, act, t, NULL, NULL, sig, "codec/conv1d"));
     for (int64_t b = 0; b < c->n_blocks && st == VOX_OK; b++) {
         const q3_codec_block *bl = &c->blocks[b];
         const int64_t cin = bl->up.c_in, cout = bl->up.c_out;
@@ -544,17 +555,17 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
             TRY(vx_gop_snake(g, sig, B(&q->blocks[b].act1[u].a), B(&q->blocks[b].act1[u].ib), t, cout,
                              BO(&s->act, ctx * cout), "codec/snake"));
             TRY(copy(g, BO(&s->act, t * cout), ctx * cout, BO(&s->state, s->unit_ctx[b][u]), "codec/ctx"));
-            TRY(conv(g, &q->blocks[b].conv1[u], &bl->conv1[u], act, t, NULL, tmp, "codec/conv1d"));
-            TRY(vx_gop_snake(g, tmp, B(&q->blocks[b].act2[u].a), B(&q->blocks[b].act2[u].ib), t, cout, tmp,
-                             "codec/snake"));
-            TRY(conv(g, &q->blocks[b].conv2[u], &bl->conv2[u], tmp, t, &sig, sig, "codec/conv1x1"));
+            /* the second SnakeBeta in conv1's epilogue */
+            TRY(conv(s, TILED, &q->blocks[b].conv1[u], &bl->conv1[u], act, t, NULL, &q->blocks[b].act2[u], tmp,
+                     "codec/conv1d"));
+            TRY(conv(s, TILED, &q->blocks[b].conv2[u], &bl->conv2[u], tmp, t, &sig, NULL, sig, "codec/conv1x1"));
         }
     }
     const int64_t last = c->final_act.c;
     TRY(copy(g, BO(&s->state, s->final_ctx), 6 * last, act, "codec/ctx"));
     TRY(vx_gop_snake(g, sig, B(&q->final_act.a), B(&q->final_act.ib), t, last, BO(&s->act, 6 * last), "codec/snake"));
     TRY(copy(g, BO(&s->act, t * last), 6 * last, BO(&s->state, s->final_ctx), "codec/ctx"));
-    TRY(conv(g, &q->final_conv, &c->final_conv, act, t, NULL, tmp, "codec/conv_out"));
+    TRY(conv(s, TILED, &q->final_conv, &c->final_conv, act, t, NULL, NULL, tmp, "codec/conv_out"));
     if (pcm_off >= 0) TRY(vx_gop_clamp(g, tmp, t, -1.0f, 1.0f, BO(&s->pcm, pcm_off), "codec/clamp"));
 #undef TRY
     return st;

@@ -3,6 +3,8 @@
 #include "ops_codec.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "shaders.h"
@@ -14,23 +16,36 @@ static vox_status grid_dispatch(vx_gpu *g, int shader, const vx_gbind *b, int nb
     return vx_gpu_dispatch(g, shader, b, nb, push, ps, gx, gy, 1, label);
 }
 
+/* The tile count below which a tiled GEMM splits its K chunks over workgroups (VX_CODEC_SPLIT_TILES, or
+ * VOX_VK_CODEC_SPLIT_TILES; 0: never split). The bits do not depend on it: only the speed. */
+static int64_t split_tiles(void) {
+    const char *e = getenv("VOX_VK_CODEC_SPLIT_TILES");
+    return e && *e ? atoll(e) : VX_CODEC_SPLIT_TILES;
+}
+
 static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias, const vx_gbind *scale,
                        const vx_gbind *res, const vx_gbind *ys, int n_out, const int64_t *seg, int64_t y_stride,
                        const char *label) {
     if (c->M <= 0) return VOX_OK;
-    const int shader = c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_BF16
-                     : c->w_dtype == VOX_DTYPE_F16  ? VX_SH_CODEC_GEMM_F16
-                                                    : VX_SH_CODEC_GEMM;
     if (c->w_dtype != VOX_DTYPE_F32 && c->w_dtype != VOX_DTYPE_BF16 && c->w_dtype != VOX_DTYPE_F16)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: weights of dtype %d", (int)c->w_dtype);
-    if (c->taps < 1 || c->dil < 1 || c->K != c->cin * c->taps || (c->N + 63) / 64 > 65535 || (c->M + 63) / 64 > 65535)
-        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: bad shape (M %lld N %lld K %lld)", (long long)c->M,
-                             (long long)c->N, (long long)c->K);
+    const int64_t tiles_n = (c->N + 63) / 64, tiles_m = (c->M + 63) / 64, chunks = (c->K + 255) / 256;
+    if (c->taps < 1 || c->dil < 1 || c->K != c->cin * c->taps || tiles_n > 65535 || tiles_m > 65535 ||
+        (c->gemv && (c->w_kn || (c->M + 15) / 16 > 65535)))
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: bad shape (M %lld N %lld K %lld%s)", (long long)c->M,
+                             (long long)c->N, (long long)c->K, c->gemv ? ", small-M kernel" : "");
+    if (c->act == VX_CODEC_ACT_SNAKE && (scale || res))
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: SnakeBeta after a layer scale or residual");
+    const int shader = c->gemv ? (c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMV_BF16
+                                  : c->w_dtype == VOX_DTYPE_F16 ? VX_SH_CODEC_GEMV_F16 : VX_SH_CODEC_GEMV)
+                               : (c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_BF16
+                                  : c->w_dtype == VOX_DTYPE_F16 ? VX_SH_CODEC_GEMM_F16 : VX_SH_CODEC_GEMM);
     struct {
         uint32_t M, N, K, cin, taps, dil, flags, x_base, w_base, b_base, s_base, r_base, y_base, y_stride, r_stride;
         uint32_t seg1, seg2, y_base1, y_base2, y_stride1, y_stride2;
     } push = {(uint32_t)c->M, (uint32_t)c->N, (uint32_t)c->K, (uint32_t)c->cin, (uint32_t)c->taps, (uint32_t)c->dil,
-              (bias ? 1u : 0u) | (scale ? 2u : 0u) | (res ? 4u : 0u) | (c->w_kn ? 8u : 0u),
+              (bias ? 1u : 0u) | (scale ? 2u : 0u) | (res ? 4u : 0u) | (c->w_kn ? 8u : 0u) |
+                  (c->act == VX_CODEC_ACT_SNAKE ? 16u : 0u) | (c->act == VX_CODEC_ACT_GELU ? 32u : 0u),
               0, 0, 0, 0, 0, 0, (uint32_t)(y_stride > 0 ? y_stride : c->N), (uint32_t)c->N,
               UINT32_MAX, UINT32_MAX, 0, 0, 0, 0};
     vx_gbind b[8] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), {0}, {0}, {0},
@@ -42,6 +57,12 @@ static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, con
     b[2] = bias ? vx_gop_whole(g, *bias, &push.b_base) : b[1];   /* unused bindings: any buffer */
     b[3] = scale ? vx_gop_whole(g, *scale, &push.s_base) : b[1];
     b[4] = res ? vx_gop_whole(g, *res, &push.r_base) : b[1];
+    if (c->act == VX_CODEC_ACT_SNAKE) {   /* alpha as the scale, inv_beta as the residual (one offset) */
+        uint32_t ib;
+        b[3] = vx_gop_whole(g, c->alpha, &push.s_base);
+        b[4] = vx_gop_whole(g, c->inv_beta, &ib);
+        push.r_base = ib;
+    }
     b[6] = b[7] = b[5];
     if (n_out > 1) {
         push.seg1 = (uint32_t)seg[0];
@@ -54,8 +75,34 @@ static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, con
             push.y_stride2 = (uint32_t)c->N - push.seg2;
         }
     }
-    return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, (uint32_t)((c->N + 63) / 64),
-                           (uint32_t)((c->M + 63) / 64), 1, label);
+    if (c->gemv) {   /* a workgroup per output column (folded into y beyond 65535) and 16 rows */
+        uint32_t gx, gy;
+        vx_gop_row_grid((uint64_t)c->N, &gx, &gy);
+        return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, (uint32_t)((c->M + 15) / 16), label);
+    }
+    const int64_t st = split_tiles();
+    const uint64_t part_bytes = (uint64_t)chunks * (uint64_t)c->M * (uint64_t)c->N * 4;
+    if (chunks > 1 && tiles_m * tiles_n < st && c->scratch && part_bytes <= c->scratch->size &&
+        part_bytes <= vx_gpu_max_range(g) && chunks <= 65535) {
+        /* split K: partial sums of every chunk into the scratch, then the ordered sum and the epilogue */
+        vx_gbind pb[8];
+        memcpy(pb, b, sizeof pb);
+        uint32_t ybase = push.y_base;
+        pb[5] = pb[6] = pb[7] = vx_gop_whole(g, (vx_gbind){c->scratch, 0, part_bytes}, &push.y_base);
+        pb[2] = pb[3] = pb[4] = b[1];   /* the epilogue's inputs are the second pass's */
+        push.flags |= 64u;
+        vox_status e = vx_gpu_dispatch(g, shader, pb, 8, &push, sizeof push, (uint32_t)tiles_n, (uint32_t)tiles_m,
+                                       (uint32_t)chunks, label);
+        if (e != VOX_OK) return e;
+        push.flags &= ~64u;
+        push.y_base = ybase;
+        b[0] = pb[5];
+        push.x_base = 0;
+        uint32_t gx, gy;
+        vx_gop_grid((uint64_t)(c->M * c->N), &gx, &gy);
+        return vx_gpu_dispatch(g, VX_SH_CODEC_GEMM_REDUCE, b, 8, &push, sizeof push, gx, gy, 1, label);
+    }
+    return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, (uint32_t)tiles_n, (uint32_t)tiles_m, 1, label);
 }
 
 vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,

@@ -1,7 +1,7 @@
 /* Internal: the GPU ops of the codec decoder (ops_codec.c, shaders core/shaders/codec_*.comp), recorded
  * into the current chain like those of ops.h. Activations are time-major [time][channels] float32, as
- * in the CPU decoder (codec_stream.c); weights are float32 device buffers (the codec's f16/bf16
- * weights converted exactly at upload). Each op computes what the CPU kernel named beside it computes,
+ * in the CPU decoder (codec_stream.c); weights stay in the .tmod's dtype (f32, bf16, f16) and are
+ * widened exactly by the shaders. Each op computes what the CPU kernel named beside it computes,
  * in a fixed order that depends only on the inputs (never on the number of rows or the device), so a
  * frame decoded alone or inside a chunk gives the same bits; results agree with the CPU within the
  * vulkan.codec_* rows of verify/tolerances.toml. */
@@ -10,24 +10,41 @@
 
 #include "ops.h"
 
-/* The convolution / linear product (codec_gemm.comp):
- *   y[m][n] = epi(sum_kk A[m][kk] B[kk][n]) for m < M, n < N
+/* The convolution / linear product (codec_gemm*.comp, codec_gemv*.comp):
+ *   y[m][n] = act(epi(sum_kk A[m][kk] B[kk][n])) for m < M, n < N
  * A: x read as the implicit im2col of a causal conv with `taps` taps of dilation dil over cin channels
  *    (x holds (taps-1) * dil context rows, then M rows; vx_im2col's column order), taps = 1: x [M][K].
  * B: w stored [N][K] (conv / linear weight), or [K][N] with w_kn (a transposed conv's [c_in][c_out * k]).
  * epi: + bias[n] (bias != NULL), * scale[n] (scale != NULL), then res[m][n] + that (res != NULL; res
- * may be y). y rows y_stride floats apart (0: N); res rows likewise N apart. */
+ * may be y). act: SnakeBeta with alpha / inv_beta [N] (not with scale or res) or GELU, as the separate
+ * ops below compute them. y rows y_stride floats apart (0: N); res rows likewise N apart.
+ * Two kernels, each with its own fixed order of summation (depending on K only, never on M):
+ *   gemv = 0  the tiled GEMM (64 x 64 tiles), K in chunks of 256 added in order; when the tiles are
+ *             too few to fill the device (fewer than VX_CODEC_SPLIT_TILES, or VOX_VK_CODEC_SPLIT_TILES;
+ *             0: never) and `scratch` holds chunks x M x N floats, the chunks run in separate
+ *             workgroups and a second pass adds them: the same bits either way.
+ *   gemv = 1  the small-M product (w [N][K] only): a workgroup per output column and 16 rows, each
+ *             weight read once per 16 rows, 64-way tree sums. For the frame-rate layers, whose M is a
+ *             chunk's frames: pick it per layer, never by M. */
+#define VX_CODEC_ACT_NONE 0
+#define VX_CODEC_ACT_SNAKE 1
+#define VX_CODEC_ACT_GELU 2
+#define VX_CODEC_SPLIT_TILES 256
 typedef struct vx_gconv {
     int64_t M, N, K, cin, taps, dil;
     int w_kn;
     vox_dtype w_dtype;   /* f32 (0), bf16 or f16: the weight as stored, widened exactly in the shader */
+    int gemv;
+    int act;
+    vx_gbind alpha, inv_beta;    /* act = VX_CODEC_ACT_SNAKE: its parameters (one offset into both) */
+    const vx_gbuf *scratch;      /* split-K partial sums (NULL: never split) */
 } vx_gconv;
 vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
                              const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
                              const char *label);
 /* The same with the weight a stack of up to three matrices by rows (q|k|v, gate|up): output columns
  * [0, seg[0]) go to ys[0], [seg[0], seg[1]) to ys[1], the rest to ys[2], each dense (rows as wide as its
- * segment); no scale or residual. n_out: 2 or 3 (seg[1] = N for 2). */
+ * segment); no scale, residual or activation. n_out: 2 or 3 (seg[1] = N for 2). */
 vox_status vx_gop_codec_gemm_split(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
                                    const vx_gbind *ys, int n_out, const int64_t *seg, const char *label);
 /* The quantizer lookup (codec_rvq.comp): codes [n][nq] (int32), cb [nq][size][half] divided by usage:
