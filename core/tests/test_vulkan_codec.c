@@ -6,7 +6,8 @@
  *   - chunkings (all at once, 1 frame, 3/7/1/16/2 cycled, across the 16-frame sub-chunks and the
  *     64-frame command buffers) give the same audio bit for bit on the GPU;
  *   - a state saved on the GPU continues on the CPU and the other way round (the shared layout), and
- *     reset gives a fresh stream.
+ *     reset gives a fresh stream;
+ *   - a wider decoder whose convolutions split K over workgroups gives the same bits split or not.
  * Exit 77 (CTest: skipped) without a Vulkan device. VOX_TEST_ROWS=1 prints
  * "row<TAB>check<TAB>subject<TAB>value" lines for conformance/test_vulkan_codec.py.
  *
@@ -136,6 +137,60 @@ static void test_vs_cpu(const cfg *c, vox_dtype dt, int64_t n, int64_t warm) {
     unload(&l);
 }
 
+/* A decoder wide enough that its vocoder convolutions have K > 256 (decoder.0 280, block 1's k = 7
+ * convolutions 560, block 2's 280): the tiled GEMM splits their K chunks over workgroups (a second pass
+ * adds them) when the tiles are few, as on a large GPU. The audio must not depend on that: split as
+ * the device would, never split (VOX_VK_CODEC_SPLIT_TILES=0) and always split give the same bits, for
+ * every chunking, within vulkan.codec_vs_cpu of the CPU decoder. */
+static const cfg CFG_WIDE = {"wide", 12, 64, 4, 24, 40, 8, 4, 2, 36, 1, 5, 160, 2, {3, 2}, 1, {2}};
+
+static void test_split(void) {
+    const cfg *c = &CFG_WIDE;
+    wdtype = VOX_DTYPE_F32;
+    loaded l;
+    vox_status st = load(c, &l);
+    CHECK(st == VOX_OK, "%s: load: %s", c->label, vox_last_error());
+    vx_codec_gpu *cg = NULL;
+    if (st == VOX_OK) st = vx_codec_gpu_load(gpu, l.codec, &cg);
+    CHECK(st == VOX_OK, "%s: GPU load: %s", c->label, vox_last_error());
+    if (st) {
+        unload(&l);
+        return;
+    }
+    const int64_t n = 9, warm = 4, N = n * spf_of(c), all[1] = {n}, mixed[3] = {1, 3, 5};
+    int32_t *codes = random_codes(c, n), *ref = random_codes(c, warm);
+    l.codec->gpu = NULL;
+    float *cpu = stream(l.codec, pools[0], ref, warm, codes, n, all, 1);
+    l.codec->gpu = cg;
+    static const char *modes[3] = {NULL, "0", "1000000"};
+    float *got[3][2];
+    for (int m = 0; m < 3; m++) {
+        if (modes[m]) setenv("VOX_VK_CODEC_SPLIT_TILES", modes[m], 1);
+        got[m][0] = stream(l.codec, pools[0], ref, warm, codes, n, all, 1);
+        got[m][1] = stream(l.codec, pools[0], ref, warm, codes, n, mixed, 3);
+        unsetenv("VOX_VK_CODEC_SPLIT_TILES");
+    }
+    int ident = 1;
+    for (int m = 0; m < 3; m++)
+        for (int j = 0; j < 2; j++) ident &= same(got[m][j], got[0][0], N);
+    const double e = max_abs_rel(got[0][0], cpu, N), tol = tolerance_row("vulkan.codec_vs_cpu", "max");
+    worst_cpu = fmax(worst_cpu, e);
+    char subj[200];
+    snprintf(subj, sizeof subj, "%s f32 decoder (K up to 560), %lld frames, warm-up %lld", c->label, (long long)n,
+             (long long)warm);
+    CHECK(e <= tol, "%s: GPU vs CPU max_abs_rel %.3g > %.3g", subj, e, tol);
+    emit_row("vulkan.codec_vs_cpu", subj, e);
+    CHECK(ident, "%s: GPU audio differs between split-K modes or chunkings", subj);
+    snprintf(subj, sizeof subj, "%s f32 decoder (K up to 560), %lld frames: K split as the device's tile count "
+             "says / never / always, chunks of all and 1/3/5", c->label, (long long)n);
+    emit_row("vulkan.codec_chunk_identity", subj, ident ? 1.0 : 0.0);
+    for (int m = 0; m < 3; m++) free(got[m][0]), free(got[m][1]);
+    free(cpu), free(codes), free(ref);
+    l.codec->gpu = NULL;
+    vx_codec_gpu_free(cg);
+    unload(&l);
+}
+
 static const cfg CFG_REAL = {"real", 512, 2048, 16, 512, 1024, 64, 16, 16, 1024, 8, 72, 1536, 4, {8, 5, 4, 3}, 2, {2, 2}};
 
 static int bench(void) {
@@ -234,6 +289,7 @@ int main(void) {
         test_vs_cpu(&CFG_12HZ, VOX_DTYPE_F32, 24, 30);
         test_vs_cpu(&CFG_ODD, VOX_DTYPE_BF16, 40, 12);
         test_vs_cpu(&CFG_12HZ, VOX_DTYPE_BF16, 12, 11);
+        test_split();
         printf("GPU vs CPU decoder: worst max_abs_rel %.3g (limit %.3g)\n", worst_cpu,
                tolerance_row("vulkan.codec_vs_cpu", "max"));
         rc = fails != 0;
