@@ -232,8 +232,16 @@ static int bench(void) {
             best = fmin(best, (now_ms() - a) / (double)frames);
             q3_stream_free(s);
         }
-        printf("GPU decoder, chunks of %lld frames: %.3f ms per 80 ms frame (best of 3, %lld frames)\n", (long long)k,
-               best, (long long)frames);
+        vx_gpu_count c0, c1;   /* dispatches and barriers of one more push of k frames */
+        q3_stream *s;
+        q3_stream_create(l.codec, &s);
+        vx_gpu_counts(gpu, &c0);
+        q3_stream_push(s, pools[0], codes, k, pcm);
+        vx_gpu_counts(gpu, &c1);
+        q3_stream_free(s);
+        printf("GPU decoder, chunks of %lld frames: %.3f ms per 80 ms frame (best of 3, %lld frames); %llu dispatches, "
+               "%llu barriers a chunk\n", (long long)k, best, (long long)frames,
+               (unsigned long long)(c1.dispatches - c0.dispatches), (unsigned long long)(c1.barriers - c0.barriers));
     }
     if (profile) {
         const int64_t k = frames < 4 ? frames : 4;

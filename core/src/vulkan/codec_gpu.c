@@ -410,9 +410,11 @@ static vx_gbind B(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 static vx_gbind BO(const vx_gbuf *b, int64_t float_offset) { return (vx_gbind){b, (uint64_t)float_offset * 4, 0}; }
 
 /* Which product kernel a layer uses is fixed per layer (ops_codec.h: the two sum in different orders):
- * FR, the small-M one, for the frame-rate layers (M = the sub-chunk's frames, or 2 or 4 times that in
- * the ConvNeXt MLPs); TILED for the vocoder's convolutions (M up to 1920 times the frames). */
-enum { TILED = 0, FR = 1 };
+ * GEMV, the small-M one, for the frame-rate layers (M = the sub-chunk's frames, or 2 or 4 times that in
+ * the ConvNeXt MLPs) and the final convolution (one output channel: a 64-wide tile would be 63/64
+ * padding, while a workgroup per 16 rows of its one column fills the device); TILED for the vocoder's
+ * other convolutions (M up to 1920 times the frames). */
+enum { TILED = 0, GEMV = 1 };
 
 /* y = act(x . W^T (+ bias) (* scale) (+ res)): a linear layer / 1x1 conv, W [N][K]. */
 static vox_status lin(vx_codec_gstream *s, int kernel, const gw *w, vx_gbind x, int64_t M, int64_t K, int64_t N,
@@ -460,12 +462,12 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
                                      B(&s->qf), B(&s->qr), "codec/rvq");
     vx_gbind pb = B(&s->pb);
 #define TRY(e) if (st == VOX_OK) st = (e)
-    TRY(lin(s, FR, &q->proj_rest, B(&s->qr), k, half, cbd, NULL, NULL, 0, B(&s->pb), "codec/rvq"));
+    TRY(lin(s, GEMV, &q->proj_rest, B(&s->qr), k, half, cbd, NULL, NULL, 0, B(&s->pb), "codec/rvq"));
     TRY(copy(g, BO(&s->state, s->pre_ctx), 2 * cbd, B(&s->P), "codec/ctx"));
-    TRY(lin(s, FR, &q->proj_first, B(&s->qf), k, half, cbd, NULL, &pb, 0, BO(&s->P, 2 * cbd), "codec/rvq"));
+    TRY(lin(s, GEMV, &q->proj_first, B(&s->qf), k, half, cbd, NULL, &pb, 0, BO(&s->P, 2 * cbd), "codec/rvq"));
     TRY(copy(g, BO(&s->P, k * cbd), 2 * cbd, BO(&s->state, s->pre_ctx), "codec/ctx"));
-    TRY(conv(s, FR, &q->pre_conv, &c->pre_conv, B(&s->P), k, NULL, NULL, B(&s->lat0), "codec/pre_conv"));
-    TRY(lin(s, FR, &q->in_proj, B(&s->lat0), k, L, H, NULL, NULL, 0, B(&s->x), "codec/transformer"));
+    TRY(conv(s, GEMV, &q->pre_conv, &c->pre_conv, B(&s->P), k, NULL, NULL, B(&s->lat0), "codec/pre_conv"));
+    TRY(lin(s, GEMV, &q->in_proj, B(&s->lat0), k, L, H, NULL, NULL, 0, B(&s->x), "codec/transformer"));
     const int64_t npast = imin(s->pos, W - 1), keep = imax(0, k - W), cs = (W - 1 + SUB) * kvd;
     vx_gbind x = B(&s->x);
     /* every layer's ring in position order before its new keys (layer l's rows at l * cs), one dispatch */
@@ -481,38 +483,38 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         if (y->stacked_qkv) {   /* q, k and v in one GEMM, k and v straight after the ring's rows */
             const vx_gbind ys[3] = {B(&s->qs), kn, vn};
             const int64_t seg[2] = {qd, qd + kvd};
-            vx_gconv cq = {k, qd + 2 * kvd, H, H, 1, 1, 0, y->qkv.dt, FR, 0, {0}, {0}, NULL};
+            vx_gconv cq = {k, qd + 2 * kvd, H, H, 1, 1, 0, y->qkv.dt, GEMV, 0, {0}, {0}, NULL};
             TRY(vx_gop_codec_gemm_split(g, &cq, B(&s->h), B(&y->qkv.w), NULL, ys, 3, seg, "codec/transformer"));
         } else {
-            TRY(lin(s, FR, &y->q, B(&s->h), k, H, qd, NULL, NULL, 0, B(&s->qs), "codec/transformer"));
-            TRY(lin(s, FR, &y->k, B(&s->h), k, H, kvd, NULL, NULL, 0, kn, "codec/transformer"));
-            TRY(lin(s, FR, &y->v, B(&s->h), k, H, kvd, NULL, NULL, 0, vn, "codec/transformer"));
+            TRY(lin(s, GEMV, &y->q, B(&s->h), k, H, qd, NULL, NULL, 0, B(&s->qs), "codec/transformer"));
+            TRY(lin(s, GEMV, &y->k, B(&s->h), k, H, kvd, NULL, NULL, 0, kn, "codec/transformer"));
+            TRY(lin(s, GEMV, &y->v, B(&s->h), k, H, kvd, NULL, NULL, 0, vn, "codec/transformer"));
         }
         TRY(vx_gop_rope(g, B(&s->qs), k, hq, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_rope(g, kn, k, hkv, d, BO(&s->cs, f * d), BO(&s->sn, f * d), "codec/transformer"));
         TRY(vx_gop_attention(g, B(&s->qs), k, hq, kl, vl, npast + k, hkv, d, c->attn_scale, W, B(&s->att),
                              "codec/attention"));
-        TRY(lin(s, FR, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, 0, x, "codec/transformer"));
+        TRY(lin(s, GEMV, &y->o, B(&s->att), k, qd, H, &y->attn_scale, &x, 0, x, "codec/transformer"));
         w = B(&y->post_norm);
         TRY(vx_gop_rms_norm(g, x, &w, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
         if (y->stacked_gu) {
             const vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
             const int64_t seg[2] = {I, 2 * I};
-            vx_gconv cg = {k, 2 * I, H, H, 1, 1, 0, y->gu.dt, FR, 0, {0}, {0}, NULL};
+            vx_gconv cg = {k, 2 * I, H, H, 1, 1, 0, y->gu.dt, GEMV, 0, {0}, {0}, NULL};
             TRY(vx_gop_codec_gemm_split(g, &cg, B(&s->h), B(&y->gu.w), NULL, ys, 2, seg, "codec/transformer"));
         } else {
-            TRY(lin(s, FR, &y->gate, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->gt), "codec/transformer"));
-            TRY(lin(s, FR, &y->up, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->u), "codec/transformer"));
+            TRY(lin(s, GEMV, &y->gate, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->gt), "codec/transformer"));
+            TRY(lin(s, GEMV, &y->up, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->u), "codec/transformer"));
         }
         TRY(vx_gop_silu_mul(g, B(&s->gt), B(&s->u), k * I, B(&s->gt), "codec/transformer"));
-        TRY(lin(s, FR, &y->down, B(&s->gt), k, I, H, &y->mlp_scale, &x, 0, x, "codec/transformer"));
+        TRY(lin(s, GEMV, &y->down, B(&s->gt), k, I, H, &y->mlp_scale, &x, 0, x, "codec/transformer"));
     }
     /* keep every layer's newest W positions, one dispatch */
     TRY(vx_gop_ring(g, BO(&s->state, s->k_ring), BO(&s->state, s->v_ring), B(&s->kc), B(&s->vc), k - keep, kvd, W,
                     s->pos + keep, npast + keep, 1, c->n_layers, cs, "codec/transformer"));
     vx_gbind nw = B(&q->norm);
     TRY(vx_gop_rms_norm(g, x, &nw, k, H, c->rms_eps, B(&s->h), "codec/transformer"));
-    TRY(lin(s, FR, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, 0, B(&s->sig), "codec/transformer")); /* the vocoder's input */
+    TRY(lin(s, GEMV, &q->out_proj, B(&s->h), k, H, L, NULL, NULL, 0, B(&s->sig), "codec/transformer")); /* the vocoder's input */
     s->pos += k;
     return st;
 }
@@ -535,8 +537,8 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
         TRY(copy(g, BO(&s->act, t * L), 6 * L, BO(&s->state, s->dw_ctx[i]), "codec/ctx"));
         TRY(vx_gop_dwconv(g, act, t, L, B(&q->up[i].dw_w), 7, 1, B(&q->up[i].dw_b), tmp, "codec/convnext"));
         TRY(vx_gop_layer_norm(g, tmp, B(&q->up[i].ln_w), B(&q->up[i].ln_b), t, L, 1e-6f, sig, "codec/convnext"));
-        TRY(lin(s, FR, &q->up[i].pw1, sig, t, L, 4 * L, NULL, NULL, VX_CODEC_ACT_GELU, tmp2, "codec/convnext"));
-        TRY(lin(s, FR, &q->up[i].pw2, tmp2, t, 4 * L, L, &q->up[i].gamma, &res, 0, sig, "codec/convnext"));
+        TRY(lin(s, GEMV, &q->up[i].pw1, sig, t, L, 4 * L, NULL, NULL, VX_CODEC_ACT_GELU, tmp2, "codec/convnext"));
+        TRY(lin(s, GEMV, &q->up[i].pw2, tmp2, t, 4 * L, L, &q->up[i].gamma, &res, 0, sig, "codec/convnext"));
     }
     /* decoder.0 */
     TRY(copy(g, BO(&s->state, s->dec0_ctx), 6 * L, act, "codec/ctx"));
@@ -565,7 +567,7 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
     TRY(copy(g, BO(&s->state, s->final_ctx), 6 * last, act, "codec/ctx"));
     TRY(vx_gop_snake(g, sig, B(&q->final_act.a), B(&q->final_act.ib), t, last, BO(&s->act, 6 * last), "codec/snake"));
     TRY(copy(g, BO(&s->act, t * last), 6 * last, BO(&s->state, s->final_ctx), "codec/ctx"));
-    TRY(conv(s, TILED, &q->final_conv, &c->final_conv, act, t, NULL, NULL, tmp, "codec/conv_out"));
+    TRY(conv(s, GEMV, &q->final_conv, &c->final_conv, act, t, NULL, NULL, tmp, "codec/conv_out"));
     if (pcm_off >= 0) TRY(vx_gop_clamp(g, tmp, t, -1.0f, 1.0f, BO(&s->pcm, pcm_off), "codec/clamp"));
 #undef TRY
     return st;
