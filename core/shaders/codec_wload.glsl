@@ -12,6 +12,6 @@ float wload(uint i) {
     return uintBitsToFloat((i & 1u) != 0u ? (word & 0xffff0000u) : (word << 16));
 }
 #else
-float wload(uint i) { return unpackHalf2x16(w[i >> 1])[i & 1u]; }
+float wload(uint i) { return unpackHalf2x16(w[i >> 1] >> (16u * (i & 1u))).x; }   // no dynamic index into a vector
 #endif
 #endif

@@ -59,18 +59,22 @@ static void submit(vx_gpu *g, const char *what) {
 }
 
 /* One product on the GPU: kernel 0 the tiled GEMM unsplit, 1 the tiled GEMM with its K chunks split over
- * workgroups (whatever the tile count), 2 the small-M kernel; rows [m0, m0 + M) of the case (x bound at
- * row m0, so a row's inputs are the same whatever M). */
+ * workgroups (whatever the tile count), 2 the small-M kernel, 3 and 4 as 0 and 1 on cooperative matrices
+ * (16-bit weights, devices that have them); rows [m0, m0 + M) of the case (x bound at row m0, so a
+ * row's inputs are the same whatever M). */
 static void run_conv(vx_gpu *g, const vx_gconv *base, int kernel, int64_t m0, int64_t M, const gt *gx, vx_gbind wb,
                      const gt *gb, const gt *gs, const gt *gr, const float *res, int epi, float *out) {
     vx_gconv cv = *base;
     cv.M = M;
     cv.gemv = kernel == 2;
+    cv.coopmat = kernel >= 3;
     const int64_t N = cv.N;
     vx_gbuf scratch;
     vx_gpu_alloc(g, (uint64_t)(((cv.K + 255) / 256) * M * N) * 4 + 64, 0, &scratch);
     cv.scratch = &scratch;
-    setenv("VOX_VK_CODEC_SPLIT_TILES", kernel == 1 ? "1000000" : "0", 1);
+    setenv("VOX_VK_CODEC_SPLIT_TILES", kernel == 1 || kernel == 4 ? "1000000" : "0", 1);
+    CHECK(vx_codec_gemm_coopmat(g, &cv) == (kernel >= 3), "kernel %d: cooperative matrices %s", kernel,
+          kernel >= 3 ? "not used" : "used");
     if (epi == 3) {
         cv.act = VX_CODEC_ACT_SNAKE;
         cv.alpha = T(gs);
@@ -139,8 +143,10 @@ static void test_conv(vx_gpu *g) {
             }
             const vx_gbind wb = dt == VOX_DTYPE_F32 ? T(&gw) : (vx_gbind){&gw.buf, 4, 0};
             const vx_gconv cv = {.M = M, .N = cout, .K = K, .cin = cin, .taps = k, .dil = dil, .w_dtype = dt};
-            static const char *kname[3] = {"tiled GEMM", "tiled GEMM, K split", "small-M kernel"};
-            for (int kernel = 0; kernel < 3; kernel++) {
+            static const char *kname[5] = {"tiled GEMM", "tiled GEMM, K split", "small-M kernel",
+                                           "cooperative matrices", "cooperative matrices, K split"};
+            const int n_kernels = dt != VOX_DTYPE_F32 && vx_gpu_coopmat(g) ? 5 : 3;
+            for (int kernel = 0; kernel < n_kernels; kernel++) {
                 run_conv(g, &cv, kernel, 0, M, &gx, wb, &gb, &gs, &gr, res, epi, got);
                 char what[160];
                 snprintf(what, sizeof what, "M %lld, %lld->%lld, k %lld, dil %lld%s, %s weights, %s", (long long)M,
@@ -148,8 +154,8 @@ static void test_conv(vx_gpu *g) {
                          epi == 1 ? ", scale+residual" : epi == 3 ? ", SnakeBeta" : epi == 4 ? ", GELU" : "", dt_name(dt),
                          kname[kernel]);
                 report("vulkan.codec_conv", 0, what, max_abs_rel(got, ref, M * cout));
-                if (kernel == 0) memcpy(got1, got, sizeof(float) * (size_t)(M * cout));
-                if (kernel == 1)
+                if (kernel == 0 || kernel == 3) memcpy(got1, got, sizeof(float) * (size_t)(M * cout));
+                if (kernel == 1 || kernel == 4)
                     CHECK(!memcmp(got, got1, sizeof(float) * (size_t)(M * cout)), "%s: split K differs from unsplit", what);
                 run_conv(g, &cv, kernel, M - 1, 1, &gx, wb, &gb, &gs, &gr, res, epi, last);
                 CHECK(!memcmp(last, got + (M - 1) * cout, sizeof(float) * (size_t)cout),
@@ -399,6 +405,8 @@ int main(void) {
     device_name = vx_gpu_info(g)->name;
     printf("device %d: %s\n", dev, device_name);
     uint32_t fp = vx_fp_fast();   /* the CPU decoder's floating-point mode (flush denormals) */
+    printf("cooperative matrices: %s\n", vx_gpu_coopmat(g) ? "yes (16-bit weights also on them)"
+                                                            : "not on this device (the float32 kernels only)");
     test_conv(g);
     test_tconv(g);
     test_split(g);

@@ -23,6 +23,7 @@ typedef struct gw {      /* a weight in its .tmod dtype (f32, bf16, f16) and its
     vx_gbuf w, b;
     int has_b;
     vox_dtype dt;
+    int f16_exact;       /* a 16-bit weight exact in float16: the tiled GEMM may use cooperative matrices */
 } gw;
 typedef struct gsnake {
     vx_gbuf a, ib;
@@ -114,6 +115,7 @@ static vox_status put_mat(vx_gpu *g, const vx_mat *m, const float *bias, int64_t
         return vox_set_error(VOX_ERR_UNSUPPORTED, "a codec weight of %llu bytes exceeds the device's storage buffer "
                              "range (%llu bytes)", (unsigned long long)bytes, (unsigned long long)vx_gpu_max_range(g));
     out->dt = m->dtype;
+    out->f16_exact = vx_codec_f16_exact(m->dtype, m->data, m->rows * m->cols);
     vox_status st = vx_gpu_alloc(g, bytes, 0, &out->w);
     if (st == VOX_OK) st = vx_gpu_upload(g, &out->w, 0, m->data, bytes);
     out->has_b = bias != NULL;
@@ -419,7 +421,8 @@ enum { TILED = 0, GEMV = 1 };
 /* y = act(x . W^T (+ bias) (* scale) (+ res)): a linear layer / 1x1 conv, W [N][K]. */
 static vox_status lin(vx_codec_gstream *s, int kernel, const gw *w, vx_gbind x, int64_t M, int64_t K, int64_t N,
                       const vx_gbuf *scale, const vx_gbind *res, int act, vx_gbind y, const char *label) {
-    vx_gconv c = {M, N, K, K, 1, 1, 0, w->dt, kernel, act, {0}, {0}, &s->part};
+    vx_gconv c = {.M = M, .N = N, .K = K, .cin = K, .taps = 1, .dil = 1, .w_dtype = w->dt, .gemv = kernel, .act = act,
+                  .scratch = &s->part, .coopmat = w->f16_exact};
     vx_gbind bb = B(&w->b), sb = scale ? B(scale) : bb;
     return vx_gop_codec_gemm(s->q->g, &c, x, B(&w->w), w->has_b ? &bb : NULL, scale ? &sb : NULL, res, y, 0, label);
 }
@@ -427,9 +430,10 @@ static vox_status lin(vx_codec_gstream *s, int kernel, const gw *w, vx_gbind x, 
 /* causal conv over x = [(k-1) dil context rows; M rows], then SnakeBeta sn when not NULL */
 static vox_status conv(vx_codec_gstream *s, int kernel, const gw *w, const q3_conv *cv, vx_gbind x, int64_t M,
                        const vx_gbind *res, const gsnake *sn, vx_gbind y, const char *label) {
-    vx_gconv c = {M, cv->c_out, cv->c_in * cv->k, cv->c_in, cv->k, cv->dilation, 0, w->dt, kernel,
-                  sn ? VX_CODEC_ACT_SNAKE : VX_CODEC_ACT_NONE, sn ? B(&sn->a) : (vx_gbind){0}, sn ? B(&sn->ib) : (vx_gbind){0},
-                  &s->part};
+    vx_gconv c = {.M = M, .N = cv->c_out, .K = cv->c_in * cv->k, .cin = cv->c_in, .taps = cv->k, .dil = cv->dilation,
+                  .w_dtype = w->dt, .gemv = kernel, .act = sn ? VX_CODEC_ACT_SNAKE : VX_CODEC_ACT_NONE,
+                  .scratch = &s->part, .coopmat = w->f16_exact};
+    if (sn) c.alpha = B(&sn->a), c.inv_beta = B(&sn->ib);
     vx_gbind bb = B(&w->b);
     return vx_gop_codec_gemm(s->q->g, &c, x, B(&w->w), w->has_b ? &bb : NULL, NULL, res, y, 0, label);
 }
@@ -438,7 +442,8 @@ static vox_status conv(vx_codec_gstream *s, int kernel, const gw *w, const q3_co
 static vox_status tconv(vx_codec_gstream *s, const gw *w, const q3_tconv *tc, vx_gbind x, int64_t T, int64_t tail,
                         vx_gbind out, const char *label) {
     vx_gpu *g = s->q->g;
-    vx_gconv c = {T, tc->c_out * tc->k, tc->c_in, tc->c_in, 1, 1, 1, w->dt, TILED, 0, {0}, {0}, &s->part};
+    vx_gconv c = {.M = T, .N = tc->c_out * tc->k, .K = tc->c_in, .cin = tc->c_in, .taps = 1, .dil = 1, .w_kn = 1,
+                  .w_dtype = w->dt, .gemv = TILED, .scratch = &s->part, .coopmat = w->f16_exact};
     vox_status st = vx_gop_codec_gemm(g, &c, x, B(&w->w), NULL, NULL, NULL, B(&s->tmp2), 0, label);
     if (st == VOX_OK)
         st = vx_gop_ola(g, B(&s->tmp2), T, tc->c_out, tc->k, tc->stride, BO(&s->state, tail < 0 ? 0 : tail), B(&w->b),
@@ -483,7 +488,8 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         if (y->stacked_qkv) {   /* q, k and v in one GEMM, k and v straight after the ring's rows */
             const vx_gbind ys[3] = {B(&s->qs), kn, vn};
             const int64_t seg[2] = {qd, qd + kvd};
-            vx_gconv cq = {k, qd + 2 * kvd, H, H, 1, 1, 0, y->qkv.dt, GEMV, 0, {0}, {0}, NULL};
+            vx_gconv cq = {.M = k, .N = qd + 2 * kvd, .K = H, .cin = H, .taps = 1, .dil = 1, .w_dtype = y->qkv.dt,
+                           .gemv = GEMV};
             TRY(vx_gop_codec_gemm_split(g, &cq, B(&s->h), B(&y->qkv.w), NULL, ys, 3, seg, "codec/transformer"));
         } else {
             TRY(lin(s, GEMV, &y->q, B(&s->h), k, H, qd, NULL, NULL, 0, B(&s->qs), "codec/transformer"));
@@ -500,7 +506,7 @@ static vox_status rec_latent(vx_codec_gstream *s, int64_t f, int64_t k) {
         if (y->stacked_gu) {
             const vx_gbind ys[2] = {B(&s->gt), B(&s->u)};
             const int64_t seg[2] = {I, 2 * I};
-            vx_gconv cg = {k, 2 * I, H, H, 1, 1, 0, y->gu.dt, GEMV, 0, {0}, {0}, NULL};
+            vx_gconv cg = {.M = k, .N = 2 * I, .K = H, .cin = H, .taps = 1, .dil = 1, .w_dtype = y->gu.dt, .gemv = GEMV};
             TRY(vx_gop_codec_gemm_split(g, &cg, B(&s->h), B(&y->gu.w), NULL, ys, 2, seg, "codec/transformer"));
         } else {
             TRY(lin(s, GEMV, &y->gate, B(&s->h), k, H, I, NULL, NULL, 0, B(&s->gt), "codec/transformer"));

@@ -23,20 +23,37 @@ static int64_t split_tiles(void) {
     return e && *e ? atoll(e) : VX_CODEC_SPLIT_TILES;
 }
 
+int vx_codec_f16_exact(vox_dtype dt, const void *w, int64_t n) {
+    if (dt == VOX_DTYPE_F16) return 1;
+    if (dt != VOX_DTYPE_BF16) return 0;
+    const uint16_t *v = w;
+    for (int64_t e = 0; e < n; e++)
+        if ((v[e] & 0x7fff) >= 0x4780) return 0;   /* 65536 and above (and inf/nan) overflow float16 */
+    return 1;
+}
+
+int vx_codec_gemm_coopmat(vx_gpu *g, const vx_gconv *c) {
+    const char *e = getenv("VOX_VK_CODEC_COOPMAT");
+    return !c->gemv && c->coopmat && vx_gpu_coopmat(g) && !(e && !strcmp(e, "0")) &&
+           (c->w_dtype == VOX_DTYPE_F16 || c->w_dtype == VOX_DTYPE_BF16);
+}
+
 static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias, const vx_gbind *scale,
                        const vx_gbind *res, const vx_gbind *ys, int n_out, const int64_t *seg, int64_t y_stride,
                        const char *label) {
     if (c->M <= 0) return VOX_OK;
     if (c->w_dtype != VOX_DTYPE_F32 && c->w_dtype != VOX_DTYPE_BF16 && c->w_dtype != VOX_DTYPE_F16)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: weights of dtype %d", (int)c->w_dtype);
-    const int64_t tiles_n = (c->N + 63) / 64, tiles_m = (c->M + 63) / 64, chunks = (c->K + 255) / 256;
+    const int cm = vx_codec_gemm_coopmat(g, c);
+    const int64_t tiles_n = (c->N + (cm ? 31 : 63)) / (cm ? 32 : 64), tiles_m = (c->M + 63) / 64, chunks = (c->K + 255) / 256;
     if (c->taps < 1 || c->dil < 1 || c->K != c->cin * c->taps || tiles_n > 65535 || tiles_m > 65535 ||
         (c->gemv && (c->w_kn || (c->M + 15) / 16 > 65535)))
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: bad shape (M %lld N %lld K %lld%s)", (long long)c->M,
                              (long long)c->N, (long long)c->K, c->gemv ? ", small-M kernel" : "");
     if (c->act == VX_CODEC_ACT_SNAKE && (scale || res))
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_codec_gemm: SnakeBeta after a layer scale or residual");
-    const int shader = c->gemv ? (c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMV_BF16
+    const int shader = cm ? (c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_CM_BF16 : VX_SH_CODEC_GEMM_CM_F16)
+                     : c->gemv ? (c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMV_BF16
                                   : c->w_dtype == VOX_DTYPE_F16 ? VX_SH_CODEC_GEMV_F16 : VX_SH_CODEC_GEMV)
                                : (c->w_dtype == VOX_DTYPE_BF16 ? VX_SH_CODEC_GEMM_BF16
                                   : c->w_dtype == VOX_DTYPE_F16 ? VX_SH_CODEC_GEMM_F16 : VX_SH_CODEC_GEMM);

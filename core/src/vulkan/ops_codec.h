@@ -23,6 +23,10 @@
  *             too few to fill the device (fewer than VX_CODEC_SPLIT_TILES, or VOX_VK_CODEC_SPLIT_TILES;
  *             0: never) and `scratch` holds chunks x M x N floats, the chunks run in separate
  *             workgroups and a second pass adds them: the same bits either way.
+ *             With f16/bf16 weights exact in float16 (coopmat = 1: the caller checked; bf16 below 65536
+ *             in magnitude) on a device with cooperative matrices (vx_gpu_coopmat, unless
+ *             VOX_VK_CODEC_COOPMAT=0) it runs on them (codec_gemm_cm.glsl: 64 x 32 tiles, x as two
+ *             float16 halves; its own bits, the same for any M and split).
  *   gemv = 1  the small-M product (w [N][K] only): a workgroup per output column and 16 rows, each
  *             weight read once per 16 rows, 64-way tree sums. For the frame-rate layers, whose M is a
  *             chunk's frames: pick it per layer, never by M. */
@@ -38,7 +42,12 @@ typedef struct vx_gconv {
     int act;
     vx_gbind alpha, inv_beta;    /* act = VX_CODEC_ACT_SNAKE: its parameters (one offset into both) */
     const vx_gbuf *scratch;      /* split-K partial sums (NULL: never split) */
+    int coopmat;                 /* the 16-bit weight is exact in float16 (see above) */
 } vx_gconv;
+/* Whether the tiled GEMM of these weights runs on cooperative matrices on g (the test of gemm()). */
+int vx_codec_gemm_coopmat(vx_gpu *g, const vx_gconv *c);
+/* Whether a bf16 / f16 weight of n values is exact in float16 (f16: always; bf16: below 65536). */
+int vx_codec_f16_exact(vox_dtype dt, const void *w, int64_t n);
 vox_status vx_gop_codec_gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, const vx_gbind *bias,
                              const vx_gbind *scale, const vx_gbind *res, vx_gbind y, int64_t y_stride,
                              const char *label);
