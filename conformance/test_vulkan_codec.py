@@ -145,7 +145,7 @@ def test_vulkan_codec_profile(qwen3_tmod):
     env = dict(os.environ, VOX_PROFILE="gpu")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
-    for stage in ("codec/rvq/codec_rvq", "codec/transformer/codec_gemm", "codec/attention/attention",
+    for stage in ("codec/rvq/codec_rvq", "codec/transformer/codec_gemv", "codec/attention/attention",
                   "codec/conv1d/codec_gemm", "codec/tconv/codec_ola", "codec/snake/codec_snake",
                   "codec/convnext/codec_layernorm", "codec/clamp/codec_act"):
         assert stage in r.stderr, f"no {stage} line in the GPU profile:\n{r.stderr[-3000:]}"
