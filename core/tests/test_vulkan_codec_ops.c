@@ -326,6 +326,39 @@ static void test_elementwise(vx_gpu *g) {
     free(x), free(al), free(ib), free(ref), free(got), free(xg);
 }
 
+/* SnakeBeta (or a copy) into a causal convolution's input with the carried context updated in the same
+ * dispatch: the same bits as the three ops it replaces (copy the old context in, SnakeBeta / copy the
+ * new rows after it, copy the last rows out), with fewer new rows than context rows and more. */
+static void test_snake_ctx(vx_gpu *g) {
+    const int64_t c = 24, ctx = 18;
+    static const int64_t ts[3] = {5, 18, 40};
+    for (int i = 0; i < 3; i++)
+        for (int mode = 0; mode < 2; mode++) {
+            const int64_t t = ts[i];
+            float *x = fvec(t * c, -20, 20), *al = fvec(c, 0.2f, 3), *ib = fvec(c, 0.1f, 5), *st = fvec(ctx * c, -1, 1);
+            float *ya = malloc(sizeof(float) * (size_t)((ctx + t) * c)), *yb = malloc(sizeof(float) * (size_t)((ctx + t) * c)),
+                  *sa = malloc(sizeof(float) * (size_t)(ctx * c)), *sb = malloc(sizeof(float) * (size_t)(ctx * c));
+            gt gx = put(g, x, t * c), ga = put(g, al, c), gi = put(g, ib, c);
+            gt gs[2] = {put(g, st, ctx * c), put(g, st, ctx * c)}, gy[2] = {put(g, NULL, (ctx + t) * c), put(g, NULL, (ctx + t) * c)};
+            vx_gpu_begin(g);   /* the three ops */
+            vx_gop_copy(g, T(&gs[0]), ctx * c, T(&gy[0]), "codec/test");
+            if (mode == 0) vx_gop_snake(g, T(&gx), T(&ga), T(&gi), t, c, TO(&gy[0], ctx * c), "codec/test");
+            else vx_gop_copy(g, T(&gx), t * c, TO(&gy[0], ctx * c), "codec/test");
+            vx_gop_copy(g, TO(&gy[0], t * c), ctx * c, T(&gs[0]), "codec/test");
+            /* the fused one */
+            vx_gop_copy(g, T(&gs[1]), ctx * c, T(&gy[1]), "codec/test");
+            if (mode == 0) vx_gop_snake_ctx(g, T(&gx), T(&ga), T(&gi), t, c, T(&gy[1]), ctx, T(&gs[1]), "codec/test");
+            else vx_gop_copy_ctx(g, T(&gx), t, c, T(&gy[1]), ctx, T(&gs[1]), "codec/test");
+            submit(g, "snake with context");
+            get(g, &gy[0], ya), get(g, &gy[1], yb), get(g, &gs[0], sa), get(g, &gs[1], sb);
+            CHECK(!memcmp(ya, yb, sizeof(float) * (size_t)((ctx + t) * c)) && !memcmp(sa, sb, sizeof(float) * (size_t)(ctx * c)),
+                  "%s with context (t %lld, ctx %lld): differs from the separate ops", mode ? "copy" : "SnakeBeta",
+                  (long long)t, (long long)ctx);
+            drop(g, &gx), drop(g, &ga), drop(g, &gi), drop(g, &gs[0]), drop(g, &gs[1]), drop(g, &gy[0]), drop(g, &gy[1]);
+            free(x), free(al), free(ib), free(st), free(ya), free(yb), free(sa), free(sb);
+        }
+}
+
 /* The quantizer lookup and the KV ring only move and add values: exact. */
 static void test_exact(vx_gpu *g) {
     const int64_t nq = 5, size = 9, half = 6, n = 4;
@@ -411,6 +444,7 @@ int main(void) {
     test_tconv(g);
     test_split(g);
     test_elementwise(g);
+    test_snake_ctx(g);
     test_exact(g);
     test_profile(g);
     vx_fp_restore(fp);

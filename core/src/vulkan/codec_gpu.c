@@ -548,8 +548,7 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
     }
     /* decoder.0 */
     TRY(copy(g, BO(&s->state, s->dec0_ctx), 6 * L, act, "codec/ctx"));
-    TRY(copy(g, sig, t * L, BO(&s->act, 6 * L), "codec/ctx"));
-    TRY(copy(g, BO(&s->act, t * L), 6 * L, BO(&s->state, s->dec0_ctx), "codec/ctx"));
+    TRY(vx_gop_copy_ctx(g, sig, t, L, act, 6, BO(&s->state, s->dec0_ctx), "codec/ctx"));
     TRY(conv(s, TILED, &q->dec0, &c->dec0, act, t, NULL, NULL, sig, "codec/conv1d"));
     for (int64_t b = 0; b < c->n_blocks && st == VOX_OK; b++) {
         const q3_codec_block *bl = &c->blocks[b];
@@ -560,9 +559,8 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
         for (int u = 0; u < Q3_CODEC_UNITS; u++) {
             const int64_t ctx = 6 * DIL[u];
             TRY(copy(g, BO(&s->state, s->unit_ctx[b][u]), ctx * cout, act, "codec/ctx"));
-            TRY(vx_gop_snake(g, sig, B(&q->blocks[b].act1[u].a), B(&q->blocks[b].act1[u].ib), t, cout,
-                             BO(&s->act, ctx * cout), "codec/snake"));
-            TRY(copy(g, BO(&s->act, t * cout), ctx * cout, BO(&s->state, s->unit_ctx[b][u]), "codec/ctx"));
+            TRY(vx_gop_snake_ctx(g, sig, B(&q->blocks[b].act1[u].a), B(&q->blocks[b].act1[u].ib), t, cout, act, ctx,
+                                 BO(&s->state, s->unit_ctx[b][u]), "codec/snake"));
             /* the second SnakeBeta in conv1's epilogue */
             TRY(conv(s, TILED, &q->blocks[b].conv1[u], &bl->conv1[u], act, t, NULL, &q->blocks[b].act2[u], tmp,
                      "codec/conv1d"));
@@ -571,8 +569,8 @@ static vox_status rec_vocoder(vx_codec_gstream *s, int64_t k, int64_t pcm_off) {
     }
     const int64_t last = c->final_act.c;
     TRY(copy(g, BO(&s->state, s->final_ctx), 6 * last, act, "codec/ctx"));
-    TRY(vx_gop_snake(g, sig, B(&q->final_act.a), B(&q->final_act.ib), t, last, BO(&s->act, 6 * last), "codec/snake"));
-    TRY(copy(g, BO(&s->act, t * last), 6 * last, BO(&s->state, s->final_ctx), "codec/ctx"));
+    TRY(vx_gop_snake_ctx(g, sig, B(&q->final_act.a), B(&q->final_act.ib), t, last, act, 6,
+                         BO(&s->state, s->final_ctx), "codec/snake"));
     TRY(conv(s, GEMV, &q->final_conv, &c->final_conv, act, t, NULL, NULL, tmp, "codec/conv_out"));
     if (pcm_off >= 0) TRY(vx_gop_clamp(g, tmp, t, -1.0f, 1.0f, BO(&s->pcm, pcm_off), "codec/clamp"));
 #undef TRY

@@ -147,14 +147,33 @@ vox_status vx_gop_codec_rvq(vx_gpu *g, vx_gbind codes, vx_gbind cb, int64_t n, i
     return grid_dispatch(g, VX_SH_CODEC_RVQ, b, 4, &push, sizeof push, (uint64_t)(n * half), label);
 }
 
+static vox_status snake(vx_gpu *g, int mode, vx_gbind x, const vx_gbind *alpha, const vx_gbind *inv_beta, int64_t t,
+                        int64_t c, vx_gbind y, int64_t ctx, const vx_gbind *state, const char *label) {
+    struct { uint32_t n, c, x_base, a_base, y_base, ctx, s_base, mode; } push = {
+        (uint32_t)(t * c), (uint32_t)c, 0, 0, 0, (uint32_t)ctx, 0, (uint32_t)mode};
+    uint32_t ib = 0;
+    vx_gbind b[5] = {vx_gop_whole(g, x, &push.x_base), {0}, {0}, vx_gop_whole(g, y, &push.y_base), {0}};
+    b[1] = alpha ? vx_gop_whole(g, *alpha, &push.a_base) : b[0];   /* unused bindings: any buffer */
+    b[2] = inv_beta ? vx_gop_whole(g, *inv_beta, &ib) : b[0];
+    b[4] = state ? vx_gop_whole(g, *state, &push.s_base) : b[3];
+    if (ib != push.a_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_snake: alpha and inv_beta at different offsets");
+    return grid_dispatch(g, VX_SH_CODEC_SNAKE, b, 5, &push, sizeof push, (uint64_t)((t + (ctx > t ? ctx - t : 0)) * c),
+                         label);
+}
+
 vox_status vx_gop_snake(vx_gpu *g, vx_gbind x, vx_gbind alpha, vx_gbind inv_beta, int64_t t, int64_t c, vx_gbind y,
                         const char *label) {
-    struct { uint32_t n, c, x_base, a_base, y_base; } push = {(uint32_t)(t * c), (uint32_t)c, 0, 0, 0};
-    uint32_t ib;
-    vx_gbind b[4] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, alpha, &push.a_base), vx_gop_whole(g, inv_beta, &ib),
-                     vx_gop_whole(g, y, &push.y_base)};
-    if (ib != push.a_base) return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_snake: alpha and inv_beta at different offsets");
-    return grid_dispatch(g, VX_SH_CODEC_SNAKE, b, 4, &push, sizeof push, (uint64_t)(t * c), label);
+    return snake(g, 0, x, &alpha, &inv_beta, t, c, y, 0, NULL, label);
+}
+
+vox_status vx_gop_snake_ctx(vx_gpu *g, vx_gbind x, vx_gbind alpha, vx_gbind inv_beta, int64_t t, int64_t c,
+                            vx_gbind y, int64_t ctx, vx_gbind state, const char *label) {
+    return snake(g, 0, x, &alpha, &inv_beta, t, c, y, ctx, &state, label);
+}
+
+vox_status vx_gop_copy_ctx(vx_gpu *g, vx_gbind x, int64_t t, int64_t c, vx_gbind y, int64_t ctx, vx_gbind state,
+                           const char *label) {
+    return snake(g, 1, x, NULL, NULL, t, c, y, ctx, &state, label);
 }
 
 vox_status vx_gop_dwconv(vx_gpu *g, vx_gbind x, int64_t t_out, int64_t c, vx_gbind w, int64_t k, int64_t dil,

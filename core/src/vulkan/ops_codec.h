@@ -63,6 +63,14 @@ vox_status vx_gop_codec_rvq(vx_gpu *g, vx_gbind codes, vx_gbind cb, int64_t n, i
 /* vx_snake_beta over x [t][c] (y may alias x). */
 vox_status vx_gop_snake(vx_gpu *g, vx_gbind x, vx_gbind alpha, vx_gbind inv_beta, int64_t t, int64_t c, vx_gbind y,
                         const char *label);
+/* A causal convolution's input y = [ctx rows of carried context; t new rows] ([.][c], the context
+ * rows already in y, copied from state): vx_gop_snake of x into y's new rows (or x copied there), and
+ * the new carried context, state = y's last ctx rows, in the same dispatch (ctx > 0; state must not
+ * overlap y). The same bits as the snake (copy) and a copy of y's last rows after it. */
+vox_status vx_gop_snake_ctx(vx_gpu *g, vx_gbind x, vx_gbind alpha, vx_gbind inv_beta, int64_t t, int64_t c,
+                            vx_gbind y, int64_t ctx, vx_gbind state, const char *label);
+vox_status vx_gop_copy_ctx(vx_gpu *g, vx_gbind x, int64_t t, int64_t c, vx_gbind y, int64_t ctx, vx_gbind state,
+                           const char *label);
 /* vx_depthwise_conv: x [t_out + (k-1) dil][c] -> y [t_out][c]; w [c][k]. */
 vox_status vx_gop_dwconv(vx_gpu *g, vx_gbind x, int64_t t_out, int64_t c, vx_gbind w, int64_t k, int64_t dil,
                          vx_gbind b, vx_gbind y, const char *label);
