@@ -25,6 +25,7 @@ layout(push_constant) uniform Push {
     uint x_base, w_base, b_base, s_base, r_base, y_base;
     uint y_stride, r_stride;   // floats between rows of y0 / res
     uint seg1, seg2, y_base1, y_base2, y_stride1, y_stride2;
+    uint ncol;                 // codec_gemv_common.glsl: output columns per workgroup
 } p;
 #include "codec_snake.glsl"
 #include "codec_gelu.glsl"

@@ -96,12 +96,14 @@ static void run_conv(vx_gpu *g, const vx_gconv *base, int kernel, int64_t m0, in
 /* Causal convolutions (im2col + vx_linear on the CPU): taps, dilation, bias, the epilogue's layer scale
  * and residual, the SnakeBeta / GELU that follow; sizes across the 64 x 64 tiles, the 16-deep K steps
  * and the 256-long K chunks. Each on the tiled GEMM unsplit and split (bit-identical: the same order)
- * and on the small-M kernel; the last row computed alone gives the same bits as inside all M rows. */
+ * and on the small-M kernel; the last row computed alone gives the same bits as inside all M rows (for
+ * the last case also 1 against 4 columns a small-M workgroup). */
 static void test_conv(vx_gpu *g) {
     static const int64_t cases[][5] = {/* M, cin, cout, taps, dil */
                                        {37, 24, 40, 7, 3}, {1, 16, 16, 7, 9}, {130, 8, 70, 7, 1},
                                        {65, 33, 1, 7, 1},  {20, 96, 64, 1, 1}, {3, 12, 130, 3, 1},
-                                       {5, 96, 80, 7, 1},  {70, 300, 24, 1, 1}, {16, 40, 33, 7, 9}};
+                                       {5, 96, 80, 7, 1},  {70, 300, 24, 1, 1}, {16, 40, 33, 7, 9},
+                                       {16, 800, 1030, 1, 1}};   /* the small-M kernel's 4 columns a workgroup */
     const int nc = (int)(sizeof cases / sizeof *cases);
     for (int c = 0; c < nc; c++) {
         const int64_t M = cases[c][0], cin = cases[c][1], cout = cases[c][2], k = cases[c][3], dil = cases[c][4];

@@ -59,12 +59,12 @@ static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, con
                                   : c->w_dtype == VOX_DTYPE_F16 ? VX_SH_CODEC_GEMM_F16 : VX_SH_CODEC_GEMM);
     struct {
         uint32_t M, N, K, cin, taps, dil, flags, x_base, w_base, b_base, s_base, r_base, y_base, y_stride, r_stride;
-        uint32_t seg1, seg2, y_base1, y_base2, y_stride1, y_stride2;
+        uint32_t seg1, seg2, y_base1, y_base2, y_stride1, y_stride2, ncol;
     } push = {(uint32_t)c->M, (uint32_t)c->N, (uint32_t)c->K, (uint32_t)c->cin, (uint32_t)c->taps, (uint32_t)c->dil,
               (bias ? 1u : 0u) | (scale ? 2u : 0u) | (res ? 4u : 0u) | (c->w_kn ? 8u : 0u) |
                   (c->act == VX_CODEC_ACT_SNAKE ? 16u : 0u) | (c->act == VX_CODEC_ACT_GELU ? 32u : 0u),
               0, 0, 0, 0, 0, 0, (uint32_t)(y_stride > 0 ? y_stride : c->N), (uint32_t)c->N,
-              UINT32_MAX, UINT32_MAX, 0, 0, 0, 0};
+              UINT32_MAX, UINT32_MAX, 0, 0, 0, 0, 1};
     vx_gbind b[8] = {vx_gop_whole(g, x, &push.x_base), vx_gop_whole(g, w, &push.w_base), {0}, {0}, {0},
                      vx_gop_whole(g, ys[0], &push.y_base), {0}, {0}};
     if (c->w_dtype != VOX_DTYPE_F32) {   /* 16-bit weights: the offset in elements, from a 4-byte word */
@@ -92,9 +92,14 @@ static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, con
             push.y_stride2 = (uint32_t)c->N - push.seg2;
         }
     }
-    if (c->gemv) {   /* a workgroup per output column (folded into y beyond 65535) and 16 rows */
+    if (c->gemv) {   /* a workgroup per ncol output columns (folded into y beyond 65535) and 16 rows */
+        /* 4 columns a workgroup when its rows of x (up to 16 x K) would not stay in L1 for every workgroup
+           and 4 still leave 256 or more workgroups (the ConvNeXt MLP): x read from L2 a quarter as often.
+           The sums are the same either way. */
+        const int64_t rows = c->M < 16 ? c->M : 16;
+        push.ncol = rows * c->K * 4 > 48 * 1024 && c->N >= 1024 ? 4 : 1;
         uint32_t gx, gy;
-        vx_gop_row_grid((uint64_t)c->N, &gx, &gy);
+        vx_gop_row_grid((uint64_t)((c->N + push.ncol - 1) / push.ncol), &gx, &gy);
         return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, (uint32_t)((c->M + 15) / 16), label);
     }
     const int64_t st = split_tiles();
