@@ -36,15 +36,17 @@ void main() {
         for (uint i = 0; i < NX; i++)
             if (i < nx) {
                 float xv = x[xo + i * rs];
-                for (uint c = 0; c < NC; c++) acc[c][i] = fma(xv, wv[c], acc[c][i]);
+                for (uint c = 0; c < NC; c++)
+                    if (c < nc) acc[c][i] = fma(xv, wv[c], acc[c][i]);
             }
     }
     for (uint c = 0; c < nc; c++) {   // one column's fixed tree at a time
         for (uint i = 0; i < NX; i++) red[i][t] = acc[c][i];
         barrier();
         for (uint s = WG / 2; s > 0; s >>= 1) {
-            if (t < s)
-                for (uint i = 0; i < NX; i++) red[i][t] = red[i][t] + red[i][t + s];
+            if (t < s)   // only the rows this workgroup has
+                for (uint i = 0; i < NX; i++)
+                    if (i < nx) red[i][t] = red[i][t] + red[i][t + s];
             barrier();
         }
         if (t < nx) codec_store(m0 + t, n0 + c, red[t][0]);
