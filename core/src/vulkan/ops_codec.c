@@ -16,11 +16,12 @@ static vox_status grid_dispatch(vx_gpu *g, int shader, const vx_gbind *b, int nb
     return vx_gpu_dispatch(g, shader, b, nb, push, ps, gx, gy, 1, label);
 }
 
-/* The tile count below which a tiled GEMM splits its K chunks over workgroups (VX_CODEC_SPLIT_TILES, or
- * VOX_VK_CODEC_SPLIT_TILES; 0: never split). The bits do not depend on it: only the speed. */
-static int64_t split_tiles(void) {
+/* The tile count below which a tiled GEMM splits its K chunks over workgroups: VOX_VK_CODEC_SPLIT_TILES
+ * (0: never), else VX_CODEC_SPLIT_TILES, or 0 on a CPU renderer (lavapipe gains nothing from more
+ * workgroups and pays for the partial sums: 2.4x slower convolutions). The bits do not depend on it. */
+static int64_t split_tiles(const vx_gpu *g) {
     const char *e = getenv("VOX_VK_CODEC_SPLIT_TILES");
-    return e && *e ? atoll(e) : VX_CODEC_SPLIT_TILES;
+    return e && *e ? atoll(e) : vx_gpu_info(g)->software ? 0 : VX_CODEC_SPLIT_TILES;
 }
 
 int vx_codec_f16_exact(vox_dtype dt, const void *w, int64_t n) {
@@ -102,7 +103,7 @@ static vox_status gemm(vx_gpu *g, const vx_gconv *c, vx_gbind x, vx_gbind w, con
         vx_gop_row_grid((uint64_t)((c->N + push.ncol - 1) / push.ncol), &gx, &gy);
         return vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, (uint32_t)((c->M + 15) / 16), label);
     }
-    const int64_t st = split_tiles();
+    const int64_t st = split_tiles(g);
     const uint64_t part_bytes = (uint64_t)chunks * (uint64_t)c->M * (uint64_t)c->N * 4;
     if (chunks > 1 && tiles_m * tiles_n < st && c->scratch && part_bytes <= c->scratch->size &&
         part_bytes <= vx_gpu_max_range(g) && chunks <= 65535) {

@@ -20,8 +20,8 @@
  * ops below compute them. y rows y_stride floats apart (0: N); res rows likewise N apart.
  * Two kernels, each with its own fixed order of summation (depending on K only, never on M):
  *   gemv = 0  the tiled GEMM (64 x 64 tiles), K in chunks of 256 added in order; when the tiles are
- *             too few to fill the device (fewer than VX_CODEC_SPLIT_TILES, or VOX_VK_CODEC_SPLIT_TILES;
- *             0: never) and `scratch` holds chunks x M x N floats, the chunks run in separate
+ *             too few to fill the device (fewer than VX_CODEC_SPLIT_TILES, none on a CPU renderer, or
+ *             VOX_VK_CODEC_SPLIT_TILES; 0: never) and `scratch` holds chunks x M x N floats, the chunks run in separate
  *             workgroups and a second pass adds them: the same bits either way.
  *             With f16/bf16 weights exact in float16 (coopmat = 1: the caller checked; bf16 below 65536
  *             in magnitude) on a device with cooperative matrices (vx_gpu_coopmat, unless
