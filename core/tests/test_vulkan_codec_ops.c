@@ -425,6 +425,9 @@ static void test_profile(vx_gpu *g) {
 }
 
 int main(void) {
+    /* the decoder's cooperative-matrix products are opt-in for engines; this test always runs them
+     * on a device that has cooperative matrices */
+    setenv("VOX_VK_CODEC_COOPMAT", "1", 1);
     const char *v = getenv("VOX_TEST_VERBOSE");
     verbose = v ? atoi(v) : 0;
     v = getenv("VOX_TEST_ROWS");

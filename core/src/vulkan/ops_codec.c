@@ -33,9 +33,13 @@ int vx_codec_f16_exact(vox_dtype dt, const void *w, int64_t n) {
     return 1;
 }
 
-int vx_codec_gemm_coopmat(vx_gpu *g, const vx_gconv *c) {
+int vx_codec_coopmat_enabled(void) {
     const char *e = getenv("VOX_VK_CODEC_COOPMAT");
-    return !c->gemv && c->coopmat && vx_gpu_coopmat(g) && !(e && !strcmp(e, "0")) &&
+    return e && !strcmp(e, "1");
+}
+
+int vx_codec_gemm_coopmat(vx_gpu *g, const vx_gconv *c) {
+    return !c->gemv && c->coopmat && vx_gpu_coopmat(g) && vx_codec_coopmat_enabled() &&
            (c->w_dtype == VOX_DTYPE_F16 || c->w_dtype == VOX_DTYPE_BF16);
 }
 

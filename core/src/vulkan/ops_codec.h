@@ -44,6 +44,10 @@ typedef struct vx_gconv {
     const vx_gbuf *scratch;      /* split-K partial sums (NULL: never split) */
     int coopmat;                 /* the 16-bit weight is exact in float16 (see above) */
 } vx_gconv;
+/* Whether the decoder's 16-bit products may run on cooperative matrices: opt-in (VOX_VK_CODEC_COOPMAT=1)
+ * until the path has passed the conformance suite on a device that has them (its op test forces it on
+ * there); without it the tiled GEMM runs, and the codec pipelines for it are not built. */
+int vx_codec_coopmat_enabled(void);
 /* Whether the tiled GEMM of these weights runs on cooperative matrices on g (the test of gemm()). */
 int vx_codec_gemm_coopmat(vx_gpu *g, const vx_gconv *c);
 /* Whether a bf16 / f16 weight of n values is exact in float16 (f16: always; bf16: below 65536). */

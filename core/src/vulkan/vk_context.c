@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "ops_codec.h"
 #include "shaders.h"
 #include "vk_internal.h"
 
@@ -99,6 +100,10 @@ int vx_gpu_gemv_max_rows(const vx_gpu *g) { return g->gemv_max_rows; }
 static int coopmat_shader(int shader) {
     return shader == VX_SH_GEMM_CM_F16 || shader == VX_SH_GEMM_CM_BF16 || shader == VX_SH_CODEC_GEMM_CM_F16 ||
            shader == VX_SH_CODEC_GEMM_CM_BF16;
+}
+
+static int codec_coopmat_shader(int shader) {
+    return shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
 }
 
 static int find_queue(const vx_vk_fns *fi, VkPhysicalDevice pd, uint32_t *fam) {
@@ -518,7 +523,8 @@ vox_status vx_gpu_prepare(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);
     vox_status st = VOX_OK;
     for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
-        if (!coopmat_shader(i) || g->coopmat) st = pipeline(g, i);
+        if (!coopmat_shader(i) || (g->coopmat && (!codec_coopmat_shader(i) || vx_codec_coopmat_enabled())))
+            st = pipeline(g, i);
     pthread_mutex_unlock(&g->lock);
     return st;
 }
