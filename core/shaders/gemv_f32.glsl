@@ -1,22 +1,5 @@
 // GEMV with f32 weights [rows][cols] (row-major, as stored in the .tmod); x and y float32.
 // (The body of gemv_f32.comp and of its prologue variants gemv_f32_norm / _silu.comp.)
-#define YB 2
-#include "gemv_common.glsl"
 layout(std430, binding = 0) readonly buffer W { float w[]; };
-layout(std430, binding = 1) readonly buffer X { float x[]; };
-float xload(uint i) { return x[i]; }
-#include "gemv_prologue.glsl"
-
-void main() {
-    uint r = gemv_row();
-    gemv_prologue();
-    uint nx = gemv_nx(), wo = r * p.cols, xo = p.x_base + gemv_i0() * p.x_stride;
-    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
-    for (uint k = gemv_lane(); k < gemv_len(r, p.cols); k += WG) {
-        uint e = wo + k;
-        float wv = w[e];
-        for (uint j = 0; j < NX; j++)
-            if (j < nx) acc[j] += wv * xin(j, k, x[xo + j * p.x_stride + k]);
-    }
-    gemv_finish(acc, r);
-}
+float wload(uint e) { return w[e]; }
+#include "gemv_rows.glsl"
