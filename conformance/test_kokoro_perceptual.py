@@ -138,18 +138,22 @@ def packed_math(prec: dict) -> str | None:
     return None if m == "f32" else "int8" if m.startswith("int8") else "bf16"
 
 
-@pytest.fixture(scope="module")
-def engine_f32(kit):
-    """The f32 generator whatever the CPU (VOX_KOKORO_GEN=f32 at load)."""
+def engine_with_math(kit, math: str):
+    """An engine of the kit's model loaded with VOX_KOKORO_GEN=math (the variable is read at load only)."""
     import vox
 
     mp = pytest.MonkeyPatch()
-    mp.setenv("VOX_KOKORO_GEN", "f32")
+    mp.setenv("VOX_KOKORO_GEN", math)
     try:
-        eng = vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2")))
+        return vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2")))
     finally:
         mp.undo()
-    with eng:
+
+
+@pytest.fixture(scope="module")
+def engine_f32(kit):
+    """The f32 generator whatever the CPU (VOX_KOKORO_GEN=f32 at load)."""
+    with engine_with_math(kit, "f32") as eng:
         assert eng.info["precision"]["generator_math"] == "f32"
         yield eng
 
@@ -213,15 +217,7 @@ def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32
 def test_bf16_generator_spectrum_matches_official(kit, native_raw_f32, official_audio, record):
     """VOX_KOKORO_GEN=bf16 (the default on CPUs with AVX512-BF16 but no AVX512-VNNI), held to the f32
     spectral limits; on a CPU without AVX512-BF16 the f32 path, bit for bit."""
-    import vox
-
-    mp = pytest.MonkeyPatch()
-    mp.setenv("VOX_KOKORO_GEN", "bf16")
-    try:
-        eng = vox.Engine(kit["tmod"], threads=int(os.environ.get("VOX_TEST_THREADS", "2")))
-    finally:
-        mp.undo()
-    with eng:
+    with engine_with_math(kit, "bf16") as eng:
         packed_spectrum_rows(kit, eng, native_raw_f32, official_audio, record, "bf16")
 
 
