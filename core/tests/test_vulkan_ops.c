@@ -186,26 +186,6 @@ static void test_coopmat(vx_gpu *g) {
 }
 
 /* ------------------------------------------------------------------------------ other ops */
-/* A tensor placed 3 floats into its buffer (the ops must honour offsets that are not aligned to
- * minStorageBufferOffsetAlignment). */
-#define PAD 3
-typedef struct gt {
-    vx_gbuf buf;
-    int64_t n;
-} gt;
-static vx_gbind T(const gt *x) { return (vx_gbind){&x->buf, PAD * 4, (uint64_t)x->n * 4}; }
-static gt put(vx_gpu *g, const float *x, int64_t n) {
-    gt r;
-    vx_gpu_alloc(g, (uint64_t)(n + PAD) * 4, 0, &r.buf);
-    r.n = n;
-    if (x) vx_gpu_upload(g, &r.buf, PAD * 4, x, (uint64_t)n * 4);
-    return r;
-}
-static void get(vx_gpu *g, gt *t, float *out) {
-    vox_status st = vx_gpu_download(g, &t->buf, PAD * 4, out, (uint64_t)t->n * 4);
-    CHECK(st == VOX_OK, "download: %s", vox_last_error());
-}
-static void drop(vx_gpu *g, gt *t) { vx_gpu_release(g, &t->buf); }
 
 static void report(const char *row, const char *what, double err) {
     double tol = tolerance_row(row, "max");
@@ -1013,14 +993,10 @@ int main(void) {
     verbose = v ? atoi(v) : 0;
     v = getenv("VOX_TEST_ROWS");
     rows_out = v && !strcmp(v, "1");
-    int dev = test_device();
-    if (dev < 0) return 77;
-    vx_pool_opts po = {.n_threads = 1};
-    if (vx_pool_create(&po, &pool) != VOX_OK) return 1;
+    int dev;
     vx_gpu *g = NULL;
-    vox_status st = vx_gpu_create(dev, &g);
-    CHECK(st == VOX_OK, "vx_gpu_create(%d): %s", dev, vox_last_error());
-    if (st != VOX_OK) return 1;
+    int opened = open_test_gpu(&dev, &pool, &g);
+    if (opened) return opened;
     const vx_vk_device_info *info = vx_gpu_info(g);
     device_name = info->name;
     printf("device %d: %s (%s), subgroup %u, storage range %llu, cooperative matrices %s (f16 shapes: %s)\n", dev,

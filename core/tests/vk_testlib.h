@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cpu/dispatch.h"
 #include "kernels.h"
 #include "vulkan/vk.h"
@@ -97,4 +98,39 @@ static void free_w(wmat *w) {
     free(w->scales);
 }
 
+
+/* A device tensor placed PAD floats into its buffer (the ops must honour offsets that are not aligned
+ * to minStorageBufferOffsetAlignment): T binds it, TO a view from float `off` on. */
+#define PAD 3
+typedef struct gt {
+    vx_gbuf buf;
+    int64_t n;
+} gt;
+static inline vx_gbind T(const gt *x) { return (vx_gbind){&x->buf, PAD * 4, (uint64_t)x->n * 4}; }
+static inline vx_gbind TO(const gt *x, int64_t off) { return (vx_gbind){&x->buf, (uint64_t)(PAD + off) * 4, 0}; }
+static inline gt put(vx_gpu *g, const void *x, int64_t n) {
+    gt r;
+    vx_gpu_alloc(g, (uint64_t)(n + PAD) * 4, 0, &r.buf);
+    r.n = n;
+    if (x) vx_gpu_upload(g, &r.buf, PAD * 4, x, (uint64_t)n * 4);
+    return r;
+}
+static inline void get(vx_gpu *g, gt *t, float *out) {
+    vox_status st = vx_gpu_download(g, &t->buf, PAD * 4, out, (uint64_t)t->n * 4);
+    CHECK(st == VOX_OK, "download: %s", vox_last_error());
+}
+static inline void drop(vx_gpu *g, gt *t) { vx_gpu_release(g, &t->buf); }
+
+
+/* The device under test (test_device) and a one-thread pool for the CPU side: 0; 77 when there is no
+ * device (ctest's skip code); 1 when either cannot be made. */
+static inline int open_test_gpu(int *dev, vx_pool **pool, vx_gpu **g) {
+    *dev = test_device();
+    if (*dev < 0) return 77;
+    vx_pool_opts po = {.n_threads = 1};
+    if (vx_pool_create(&po, pool) != VOX_OK) return 1;
+    vox_status st = vx_gpu_create(*dev, g);
+    CHECK(st == VOX_OK, "vx_gpu_create(%d): %s", *dev, vox_last_error());
+    return st == VOX_OK ? 0 : 1;
+}
 #endif

@@ -138,6 +138,14 @@ struct q3_codec {
 /* The vocoder's receptive field in latent frames (q3_stream_prime decodes only that many frames' audio). */
 int64_t q3_codec_vocoder_frames(const q3_codec *codec);
 
+/* The vocoder's work buffers (floats) for sub-chunks of up to k frames, shared by the CPU stream and
+ * the GPU decoder: the upsampled signal, an activation with its causal context, two scratch buffers
+ * (tmp2 also holds a transposed convolution's taps) and the CPU's im2col tile (col). */
+typedef struct q3_voc_sizes {
+    int64_t sig, act, tmp, tmp2, col;
+} q3_voc_sizes;
+q3_voc_sizes q3_vocoder_sizes(const q3_codec *c, int64_t k);
+
 /* Start over: the state of a fresh stream (zeros, position 0); keeps the scratch buffers. */
 void q3_stream_reset(q3_stream *s);
 /* Frames consumed so far (the RoPE position of the next frame). */

@@ -311,13 +311,11 @@ int64_t q3_stream_position(const q3_stream *s) { return s->pos; }
 
 const q3_codec *q3_stream_codec(const q3_stream *s) { return s->c; }
 
-/* Vocoder scratch for sub-chunks of up to k frames. */
-static vox_status ensure_vocoder(q3_stream *s, int64_t k) {
-    if (k <= s->voc_cap) return VOX_OK;
-    const q3_codec *c = s->c;
+q3_voc_sizes q3_vocoder_sizes(const q3_codec *c, int64_t k) {
     const int64_t L = c->latent;
     int64_t sig = k * L, act = 0, tmp = 0, tmp2 = 0, col = 0, t = k;
     for (int64_t i = 0; i < c->n_up; i++) {
+        tmp2 = imax(tmp2, t * L * c->up_ratio[i]); /* the transposed conv's taps */
         t *= c->up_ratio[i];
         sig = imax(sig, t * L);
         act = imax(act, (6 + t) * L);
@@ -342,8 +340,15 @@ static vox_status ensure_vocoder(q3_stream *s, int64_t k) {
     act = imax(act, (6 + t) * last);
     tmp = imax(tmp, t);
     col = imax(col, imin(t, col_tile(7 * last)) * 7 * last);
+    return (q3_voc_sizes){sig, act, tmp, tmp2, col};
+}
+
+/* Vocoder scratch for sub-chunks of up to k frames. */
+static vox_status ensure_vocoder(q3_stream *s, int64_t k) {
+    if (k <= s->voc_cap) return VOX_OK;
+    const q3_voc_sizes z = q3_vocoder_sizes(s->c, k);
     float *p[5] = {0};
-    const int64_t n[5] = {sig, act, tmp, tmp2, col};
+    const int64_t n[5] = {z.sig, z.act, z.tmp, z.tmp2, z.col};
     for (int i = 0; i < 5; i++) {
         p[i] = malloc((size_t)n[i] * sizeof(float));
         if (!p[i]) {

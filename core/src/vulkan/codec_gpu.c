@@ -332,31 +332,10 @@ vox_status vx_codec_gstream_create(vx_codec_gpu *q, size_t lat_n, size_t voc_n, 
     s->final_ctx = o, o += r16(6 * (c->decoder_dim >> c->n_blocks));
     if (st == VOX_OK && (size_t)o != lat_n + voc_n)
         st = vox_set_error(VOX_ERR_INTERNAL, "codec GPU stream: state layout differs from the CPU's");
-    /* work buffers for SUB frames (sizes as codec_stream.c's, the vocoder's for SUB frames) */
+    /* work buffers for SUB frames (the vocoder's: q3_vocoder_sizes, as the CPU stream's) */
     const int64_t S = SUB, half = cbd / 2, H = c->hidden, qd = c->n_heads * c->head_dim, I = c->intermediate;
-    int64_t sig = S * L, act = 0, tmp = 0, tmp2 = 0, t = S;
-    for (int64_t i = 0; i < c->n_up; i++) {
-        tmp2 = imax(tmp2, t * L * c->up_ratio[i]);   /* the transposed conv's taps */
-        t *= c->up_ratio[i];
-        sig = imax(sig, t * L);
-        act = imax(act, (6 + t) * L);
-        tmp = imax(tmp, t * L);
-        tmp2 = imax(tmp2, t * 4 * L);
-    }
-    act = imax(act, (6 + t) * L);
-    sig = imax(sig, t * c->decoder_dim);
-    for (int64_t b = 0; b < c->n_blocks; b++) {
-        const int64_t cin = c->decoder_dim >> b, cout = cin / 2, r = c->rate[b];
-        tmp = imax(tmp, t * cin);
-        tmp2 = imax(tmp2, t * cout * 2 * r);
-        t *= r;
-        sig = imax(sig, t * cout);
-        act = imax(act, (6 * DIL[Q3_CODEC_UNITS - 1] + t) * cout);
-        tmp = imax(tmp, t * cout);
-    }
-    const int64_t last = c->decoder_dim >> c->n_blocks;
-    act = imax(act, (6 + t) * last);
-    tmp = imax(tmp, t);
+    const q3_voc_sizes z = q3_vocoder_sizes(c, S);
+    const int64_t sig = z.sig, act = z.act, tmp = z.tmp, tmp2 = z.tmp2;
     /* split-K partials: a few times the largest activation, at most PART_FLOATS (a GEMM whose partials do
        not fit runs unsplit: the same bits, only slower) */
     const int64_t part = imin(PART_FLOATS, 8 * imax(imax(sig, act), imax(tmp, tmp2)));

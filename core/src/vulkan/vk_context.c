@@ -161,24 +161,15 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     dci.pQueueCreateInfos = &qci;
     /* cooperative matrices (the prefill GEMM on tensor cores): their extensions and features */
     const char *cm_ext[] = {"VK_KHR_cooperative_matrix", "VK_KHR_vulkan_memory_model", "VK_KHR_shader_float16_int8"};
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
-    VkPhysicalDeviceVulkanMemoryModelFeatures mm;
-    VkPhysicalDeviceShaderFloat16Int8Features f16;
-    memset(&cm, 0, sizeof cm);
-    memset(&mm, 0, sizeof mm);
-    memset(&f16, 0, sizeof f16);
+    vx_vk_cm_features cf;
+    vx_vk_cm_features_chain(&cf);
     const char *cme = getenv("VOX_VK_COOPMAT");
     g->coopmat = g->info.coopmat && !(cme && !strcmp(cme, "0"));
     if (g->coopmat) {
-        cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
-        cm.cooperativeMatrix = 1;
-        cm.pNext = &mm;
-        mm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
-        mm.vulkanMemoryModel = 1;
-        mm.pNext = &f16;
-        f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
-        f16.shaderFloat16 = 1;
-        dci.pNext = &cm;
+        cf.cm.cooperativeMatrix = 1;
+        cf.mm.vulkanMemoryModel = 1;
+        cf.f16.shaderFloat16 = 1;
+        dci.pNext = &cf.cm;
         dci.enabledExtensionCount = 3;
         dci.ppEnabledExtensionNames = cm_ext;
     }

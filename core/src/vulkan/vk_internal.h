@@ -10,4 +10,14 @@
 const vx_vk_fns *vx_vk_instance(VkInstance *inst, VkPhysicalDevice *pd, int index);
 int vx_vk_device_has_ext(VkPhysicalDevice pd, const char *name);
 
+/* The feature structs cooperative matrices need, zeroed and chained cm -> mm -> f16: the device listing
+ * queries them (vkGetPhysicalDeviceFeatures2), the context sets them to 1 for vkCreateDevice. The
+ * chain points into the struct itself: fill it where it stays. */
+typedef struct vx_vk_cm_features {
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm;
+    VkPhysicalDeviceShaderFloat16Int8Features f16;
+} vx_vk_cm_features;
+void vx_vk_cm_features_chain(vx_vk_cm_features *f);
+
 #endif

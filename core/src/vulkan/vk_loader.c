@@ -8,6 +8,15 @@
 
 #include "vk_internal.h"
 
+void vx_vk_cm_features_chain(vx_vk_cm_features *f) {
+    memset(f, 0, sizeof *f);
+    f->cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+    f->mm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
+    f->f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    f->cm.pNext = &f->mm;
+    f->mm.pNext = &f->f16;
+}
+
 static vx_vk_fns fns;
 static VkInstance instance;
 static VkPhysicalDevice *phys;
@@ -90,23 +99,14 @@ static void coopmat_of(VkPhysicalDevice pd, const VkPhysicalDeviceSubgroupProper
             if (c->MSize == 16 && c->NSize == 16 && c->KSize == 16) shape = 1;
         }
     free(cp);
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
-    VkPhysicalDeviceVulkanMemoryModelFeatures mm;
-    VkPhysicalDeviceShaderFloat16Int8Features f16;
-    memset(&cm, 0, sizeof cm);
-    memset(&mm, 0, sizeof mm);
-    memset(&f16, 0, sizeof f16);
-    cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
-    mm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
-    f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
-    cm.pNext = &mm;
-    mm.pNext = &f16;
+    vx_vk_cm_features cf;
+    vx_vk_cm_features_chain(&cf);
     VkPhysicalDeviceFeatures2 f2;
     memset(&f2, 0, sizeof f2);
     f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    f2.pNext = &cm;
+    f2.pNext = &cf.cm;
     fns.vkGetPhysicalDeviceFeatures2(pd, &f2);
-    d->coopmat = shape && cm.cooperativeMatrix && mm.vulkanMemoryModel && f16.shaderFloat16 &&
+    d->coopmat = shape && cf.cm.cooperativeMatrix && cf.mm.vulkanMemoryModel && cf.f16.shaderFloat16 &&
                  vx_vk_device_has_ext(pd, "VK_KHR_vulkan_memory_model") &&
                  vx_vk_device_has_ext(pd, "VK_KHR_shader_float16_int8") &&
                  (sg->supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sg->supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT);
