@@ -5,11 +5,15 @@
 // One workgroup of 256 per (query, head), one pass over the keys in tiles of 256 with an online
 // softmax (running maximum m, running sum l, output rescaled by exp(m_old - m_new) per tile), so no
 // score row goes through memory and a decode step (one query, a few hundred keys) is a single tile:
-//   1. invocation t scores key tile + t (a dot product in index order with q from shared memory);
-//      fixed trees give the tile's maximum and, after p = exp(s - m), its sum;
+//   1. the scores, 32 keys at a time: KL = 8 invocations per key, invocation r of a key sums
+//      q[i] k[i] over i = r, r + 8, ... (adjacent invocations read adjacent elements, and each issues
+//      d / 8 independent loads instead of one invocation walking a whole row); then the key's first
+//      invocation adds the 8 partial sums in a fixed tree; fixed trees give the tile's maximum and,
+//      after p = exp(s - m), its sum;
 //   2. the output: NG = WG / d groups of d invocations; group g, element e accumulates p_j v[j][e]
-//      over the tile's keys g, g + NG, ... in order; at the end the NG partial sums of an element
-//      are added in group order.
+//      over the tile's keys g, g + NG, ... in four interleaved partial sums (independent loads in
+//      flight) added in a fixed order; at the end the NG partial sums of an element are added in
+//      group order.
 // Every sum has a fixed order that depends only on the shapes: a device gives the same result for
 // the same inputs (subgroup size plays no part).
 #define WG 256
@@ -39,7 +43,8 @@ layout(std430, binding = 7) readonly buffer S { float sinb[]; };
 shared float kn[NR_MAX * WG];   // the new keys of this KV head, normalized and rotated
 #endif
 shared float qs[WG];    // the query row, scaled
-shared float ps[WG];    // the tile's probabilities
+shared float ps[WG];    // the tile's scores, then its probabilities
+#define KL 8            // invocations per key in the scores
 shared float red[WG];
 
 float tree(float val, bool is_max) {
@@ -106,31 +111,50 @@ void main() {
     bool out_lane = g < ng;
     float m = -1.0 / 0.0, l = 0.0, acc = 0.0;
     for (uint tile = j0; tile < j1; tile += WG) {
-        uint j = tile + t;
-        float s = -1.0 / 0.0;
-        if (j < j1) {
-            uint ko = p.k_base + (j * p.hkv + kh) * p.d;
-            s = 0.0;
+        uint n = min(uint(WG), j1 - tile);
+        for (uint base = 0; base < n; base += WG / KL) {   // 1. the scores of keys base .. base + 31
+            uint jj = base + t / KL, r = t % KL, j = tile + jj;
+            float part = 0.0;
+            if (jj < n) {
 #ifdef ATT_NORM_ROPE
-            if (j >= pos0)   // a new key: from shared memory (the cache row is being written)
-                for (uint i = 0; i < p.d; i++) s += qs[i] * kn[(j - pos0) * WG + i];
-            else
+                if (j >= pos0)   // a new key: from shared memory (the cache row is being written)
+                    for (uint i = r; i < p.d; i += KL) part += qs[i] * kn[(j - pos0) * WG + i];
+                else
 #endif
-                for (uint i = 0; i < p.d; i++) s += qs[i] * k[ko + i];
-            s *= p.scale;
+                {
+                    uint ko = p.k_base + (j * p.hkv + kh) * p.d;
+                    for (uint i = r; i < p.d; i += KL) part += qs[i] * k[ko + i];
+                }
+            }
+            red[t] = part;
+            barrier();
+            if (r == 0 && jj < n)
+                ps[jj] = (((red[t] + red[t + 1]) + (red[t + 2] + red[t + 3])) +
+                          ((red[t + 4] + red[t + 5]) + (red[t + 6] + red[t + 7]))) * p.scale;
+            barrier();
         }
+        float s = t < n ? ps[t] : -1.0 / 0.0;
         float mn = max(m, tree(s, true));
-        float pj = j < j1 ? exp(s - mn) : 0.0;
+        float pj = t < n ? exp(s - mn) : 0.0;
         ps[t] = pj;
         float tile_sum = tree(pj, false);   // its barriers also publish ps
         float alpha = exp(m - mn);          // 0 on the first tile (m = -inf)
         l = l * alpha + tile_sum;
         m = mn;
-        if (out_lane) {
-            uint n = min(uint(WG), j1 - tile);
-            float a = 0.0;
-            for (uint jj = g; jj < n; jj += ng) a += ps[jj] * v[p.v_base + ((tile + jj) * p.hkv + kh) * p.d + e];
-            acc = acc * alpha + a;
+        if (out_lane) {   // 2. four partial sums over keys g, g + ng, ...: key g + ng (4 c + u) goes to a[u]
+            float a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+            uint vo = p.v_base + (tile * p.hkv + kh) * p.d + e, vs = p.hkv * p.d;
+            uint jj = g;
+            for (; jj + 3 * ng < n; jj += 4 * ng) {
+                a0 += ps[jj] * v[vo + jj * vs];
+                a1 += ps[jj + ng] * v[vo + (jj + ng) * vs];
+                a2 += ps[jj + 2 * ng] * v[vo + (jj + 2 * ng) * vs];
+                a3 += ps[jj + 3 * ng] * v[vo + (jj + 3 * ng) * vs];
+            }
+            if (jj < n) a0 += ps[jj] * v[vo + jj * vs];
+            if (jj + ng < n) a1 += ps[jj + ng] * v[vo + (jj + ng) * vs];
+            if (jj + 2 * ng < n) a2 += ps[jj + 2 * ng] * v[vo + (jj + 2 * ng) * vs];
+            acc = acc * alpha + ((a0 + a1) + (a2 + a3));
         }
         barrier();   // ps is rewritten by the next tile
     }
