@@ -12,24 +12,17 @@ void main() {
     uint r = gemv_row();
     gemv_prologue();
     uint nx = gemv_nx(), n4 = p.cols / 4, xs = p.x_stride / 4;
-    uint xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
-    float acc[NX * RPS];
-    for (uint i = 0; i < NX * RPS; i++) acc[i] = 0.0;
+    uint wo = r * n4, xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
+    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
     for (uint k = gemv_lane(); k < gemv_len(r, n4); k += WG) {
-        vec4 xb[NX];   // this chunk of the x rows, for the segment's RPS output rows
+        vec4 a = w[wo + k];
         for (uint j = 0; j < NX; j++)
-            if (j < nx) xb[j] = xin4(j, 4 * k, x[xo + j * xs + k]);
-        for (uint q = 0; q < RPS; q++)
-            if (r + q < p.rows) {
-                vec4 a = w[(r + q) * n4 + k];
-                for (uint j = 0; j < NX; j++)
-                    if (j < nx) {
-                        uint i = q * NX + j;
-                        acc[i] += a.x * xb[j].x;
-                        acc[i] += a.y * xb[j].y;
-                        acc[i] += a.z * xb[j].z;
-                        acc[i] += a.w * xb[j].w;
-                    }
+            if (j < nx) {
+                vec4 b = xin4(j, 4 * k, x[xo + j * xs + k]);
+                acc[j] += a.x * b.x;
+                acc[j] += a.y * b.y;
+                acc[j] += a.z * b.z;
+                acc[j] += a.w * b.w;
             }
     }
     gemv_finish(acc, r);

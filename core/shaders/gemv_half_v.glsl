@@ -12,32 +12,22 @@ void main() {
     uint r = gemv_row();
     gemv_prologue();
     uint nx = gemv_nx(), n8 = p.cols / 8, xs = p.x_stride / 4;
-    uint xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
-    float acc[NX * RPS];
-    for (uint i = 0; i < NX * RPS; i++) acc[i] = 0.0;
+    uint wo = r * n8, xo = (p.x_base + gemv_i0() * p.x_stride) / 4;
+    float acc[NX] = float[NX](0.0, 0.0, 0.0, 0.0);
     for (uint k = gemv_lane(); k < gemv_len(r, n8); k += WG) {
-        vec4 x0[NX], x1[NX];   // this chunk of the x rows, for the segment's RPS output rows
+        uvec4 q = w[wo + k];
+        vec2 a = widen(q.x), b = widen(q.y), c = widen(q.z), d = widen(q.w);
         for (uint j = 0; j < NX; j++)
             if (j < nx) {
-                x0[j] = xin4(j, 8 * k, x[xo + j * xs + 2 * k]);
-                x1[j] = xin4(j, 8 * k + 4, x[xo + j * xs + 2 * k + 1]);
-            }
-        for (uint q = 0; q < RPS; q++)
-            if (r + q < p.rows) {
-                uvec4 wq = w[(r + q) * n8 + k];
-                vec2 a = widen(wq.x), b = widen(wq.y), c = widen(wq.z), d = widen(wq.w);
-                for (uint j = 0; j < NX; j++)
-                    if (j < nx) {
-                        uint i = q * NX + j;
-                        acc[i] += a.x * x0[j].x;
-                        acc[i] += a.y * x0[j].y;
-                        acc[i] += b.x * x0[j].z;
-                        acc[i] += b.y * x0[j].w;
-                        acc[i] += c.x * x1[j].x;
-                        acc[i] += c.y * x1[j].y;
-                        acc[i] += d.x * x1[j].z;
-                        acc[i] += d.y * x1[j].w;
-                    }
+                vec4 x0 = xin4(j, 8 * k, x[xo + j * xs + 2 * k]), x1 = xin4(j, 8 * k + 4, x[xo + j * xs + 2 * k + 1]);
+                acc[j] += a.x * x0.x;
+                acc[j] += a.y * x0.y;
+                acc[j] += b.x * x0.z;
+                acc[j] += b.y * x0.w;
+                acc[j] += c.x * x1.x;
+                acc[j] += c.y * x1.y;
+                acc[j] += d.x * x1.z;
+                acc[j] += d.y * x1.w;
             }
     }
     gemv_finish(acc, r);

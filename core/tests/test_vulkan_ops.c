@@ -976,80 +976,6 @@ static void test_fused_norm_rope(vx_gpu *g) {
     }
 }
 
-/* ------------------------------------------------------------------------------ wide GEMVs */
-/* One GEMV (with prologue pk) of w on x in context g; y = the outputs. */
-static void gemv_on(vx_gpu *g, const vx_mat *w, const float *x, const float *aux, const float *bias, int64_t n,
-                    vx_gpro_kind pk, float *y) {
-    const int64_t rows = w->rows, cols = w->cols, na = pk == VX_PRO_SILU_MUL ? n * cols : cols;
-    vx_gmat gm;
-    CHECK(vx_gmat_upload(g, w, &gm) == VOX_OK, "upload: %s", vox_last_error());
-    vx_gbuf bx, ba, bb, by;
-    vx_gpu_alloc(g, (uint64_t)(n * cols) * 4, 0, &bx);
-    vx_gpu_alloc(g, (uint64_t)na * 4, 0, &ba);
-    vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bb);
-    vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
-    vx_gpu_upload(g, &bx, 0, x, (uint64_t)(n * cols) * 4);
-    vx_gpu_upload(g, &ba, 0, aux, (uint64_t)na * 4);
-    if (bias) vx_gpu_upload(g, &bb, 0, bias, (uint64_t)rows * 4);
-    vx_gbind bbind = whole(&bb);
-    vx_gpro pro = {pk, whole(&ba), 1e-6f};
-    vx_gpu_begin(g);
-    vox_status st = pk == VX_PRO_NONE
-                  ? vx_gop_linear(g, &gm, bias ? &bbind : NULL, whole(&bx), whole(&bx), whole(&bx), n, whole(&by), 0, 0, "test")
-                  : vx_gop_linear_pro(g, &gm, bias ? &bbind : NULL, &pro, whole(&bx), n, whole(&by), 0, 0, "test");
-    vox_status sub = vx_gpu_submit(g);
-    CHECK(st == VOX_OK && sub == VOX_OK, "gemv: %s", vox_last_error());
-    vx_gpu_download(g, &by, 0, y, (uint64_t)(n * rows) * 4);
-    vx_gpu_release(g, &bx), vx_gpu_release(g, &ba), vx_gpu_release(g, &bb), vx_gpu_release(g, &by);
-    vx_gmat_free(g, &gm);
-}
-
-/* The wide GEMVs (4 rows a segment, gemv_*v_r4.comp; VOX_VK_GEMV_WIDE=1: every matrix) give the same bits
- * as the 1-row-a-segment ones (VOX_VK_GEMV_WIDE=0): f32/f16/bf16, with and without the RMSNorm / SiLU
- * prologue and bias, row counts that are not multiples of 16, 1 to 5 x rows. */
-static void test_wide(int dev) {
-    vx_gpu *gw = NULL, *gn = NULL;
-    setenv("VOX_VK_GEMV_WIDE", "1", 1);
-    vox_status s1 = vx_gpu_create(dev, &gw);
-    setenv("VOX_VK_GEMV_WIDE", "0", 1);
-    vox_status s2 = vx_gpu_create(dev, &gn);
-    unsetenv("VOX_VK_GEMV_WIDE");
-    CHECK(s1 == VOX_OK && s2 == VOX_OK, "wide GEMV contexts: %s", vox_last_error());
-    if (s1 == VOX_OK && s2 == VOX_OK) {
-        CHECK(vx_gpu_gemv_wide_rows(gn) == 0, "VOX_VK_GEMV_WIDE=0 not applied");
-        if (!vx_gpu_gemv_wide_rows(gw)) {
-            printf("wide GEMV: not used on this device (%u bytes of shared memory a workgroup)\n",
-                   vx_gpu_info(gw)->max_shared_memory);
-        } else {
-            static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16};
-            static const int64_t shapes[][2] = {{67, 96}, {130, 2048}, {33, 64}, {16, 256}, {1, 1024}};
-            int cases = 0, same = 0;
-            for (int d = 0; d < 3; d++)
-                for (int sh = 0; sh < 5; sh++)
-                    for (int64_t n = 1; n <= 5; n += 2)
-                        for (int pk = VX_PRO_NONE; pk <= VX_PRO_SILU_MUL; pk++) {
-                            const int64_t rows = shapes[sh][0], cols = shapes[sh][1];
-                            wmat w = make_w(dts[d], rows, cols);
-                            float *x = fvec(n * cols, -2, 2);
-                            float *aux = pk == VX_PRO_SILU_MUL ? fvec(n * cols, -2, 2) : fvec(cols, 0.5f, 1.5f);
-                            float *bias = (n + sh) % 2 ? fvec(rows, -1, 1) : NULL;
-                            float *a = malloc(sizeof(float) * (size_t)(n * rows)), *b = malloc(sizeof(float) * (size_t)(n * rows));
-                            gemv_on(gw, &w.m, x, aux, bias, n, (vx_gpro_kind)pk, a);
-                            gemv_on(gn, &w.m, x, aux, bias, n, (vx_gpro_kind)pk, b);
-                            int ok = !memcmp(a, b, sizeof(float) * (size_t)(n * rows));
-                            CHECK(ok, "wide GEMV %s %lldx%lld n=%lld prologue %d: differs from the narrow one",
-                                  dt_name(dts[d]), (long long)rows, (long long)cols, (long long)n, pk);
-                            cases++, same += ok;
-                            free_w(&w);
-                            free(x), free(aux), free(bias), free(a), free(b);
-                        }
-            if (verbose) printf("wide       %d of %d cases bit-identical to the narrow GEMV\n", same, cases);
-        }
-    }
-    vx_gpu_free(gw);
-    vx_gpu_free(gn);
-}
-
 /* Timestamps: VOX_PROFILE=gpu sums every dispatch under its label. */
 static void test_profile(vx_gpu *g) {
     if (vx_gpu_info(g)->timestamp_period_ns <= 0) {
@@ -1059,14 +985,11 @@ static void test_profile(vx_gpu *g) {
     vx_gpu_set_profile(g, 1);
     int parts;
     int before;
-    /* the f32 64 x 256 matrix takes the wide GEMV when VOX_VK_GEMV_WIDE says so */
-    const char *name = vx_gpu_gemv_wide_rows(g) && vx_gpu_gemv_wide_rows(g) <= 64 ? "test/linear/gemv_f32v_r4"
-                                                                                    : "test/linear/gemv_f32v";
-    vx_gpu_profile_ms(g, name, &before);
+    vx_gpu_profile_ms(g, "test/linear/gemv_f32v", &before);
     linear_case(g, VOX_DTYPE_F32, 64, 256, 1, 0, &parts);
     linear_case(g, VOX_DTYPE_Q8, 64, 256, 1, 0, &parts);
     int count;
-    double ms = vx_gpu_profile_ms(g, name, &count);
+    double ms = vx_gpu_profile_ms(g, "test/linear/gemv_f32v", &count);
     int qcount, q8count;
     vx_gpu_profile_ms(g, "test/quantize_q8", &qcount);
     vx_gpu_profile_ms(g, "test/linear/gemv_q8", &q8count);
@@ -1107,7 +1030,6 @@ int main(void) {
     test_profile(g);
     test_barriers(g);
     test_split(dev);
-    test_wide(dev);
     vx_gpu_free(g);
     vx_pool_free(pool);
     printf("%s\n", fails ? "FAILED" : "ok");

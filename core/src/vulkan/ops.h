@@ -59,8 +59,7 @@ vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n
  * rows, only on which of the two computed it. */
 /* With cooperative matrices (vx_gpu_coopmat) the GEMM of f16/bf16 weights is gemm_cm_*.comp instead:
  * 64 x rows by 32 weight rows a workgroup, x split into two float16 (hi + lo), float32 accumulation. */
-#define VX_GEMV_RPW 4        /* 64-invocation segments per GEMV workgroup (RPW in gemv_common.glsl) */
-#define VX_GEMV_RPS_WIDE 4   /* output rows per segment of the wide GEMVs (RPS in gemv_*v_r4.comp) */
+#define VX_GEMV_RPW 4   /* output rows per GEMV workgroup (RPW in gemv_common.glsl) */
 #define VX_GEMM_CM_TM 64
 #define VX_GEMM_CM_TN 32
 #define VX_GEMM_TM 64

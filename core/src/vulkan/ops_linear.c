@@ -214,18 +214,12 @@ int vx_gop_linear_pro_ok(const vx_gpu *g, const vx_gmat *w, int64_t n) {
     return float_dtype(w->dtype) && n >= 1 && n <= vx_gpu_gemv_max_rows(g);
 }
 
-/* The GEMV shader of a float dtype: [scalar, 16-byte loads, 16-byte loads and 4 rows a segment]
- * [no prologue, RMSNorm, SiLU-gate] */
-static const int gemv_float_shaders[3][3][3] = {
-    {{VX_SH_GEMV_F32, VX_SH_GEMV_F32_NORM, VX_SH_GEMV_F32_SILU},
-     {VX_SH_GEMV_F32V, VX_SH_GEMV_F32V_NORM, VX_SH_GEMV_F32V_SILU},
-     {VX_SH_GEMV_F32V_R4, VX_SH_GEMV_F32V_NORM_R4, VX_SH_GEMV_F32V_SILU_R4}},
-    {{VX_SH_GEMV_F16, VX_SH_GEMV_F16_NORM, VX_SH_GEMV_F16_SILU},
-     {VX_SH_GEMV_F16V, VX_SH_GEMV_F16V_NORM, VX_SH_GEMV_F16V_SILU},
-     {VX_SH_GEMV_F16V_R4, VX_SH_GEMV_F16V_NORM_R4, VX_SH_GEMV_F16V_SILU_R4}},
+/* The GEMV shader of a float dtype: [scalar, 16-byte loads][no prologue, RMSNorm, SiLU-gate] */
+static const int gemv_float_shaders[3][2][3] = {
+    {{VX_SH_GEMV_F32, VX_SH_GEMV_F32_NORM, VX_SH_GEMV_F32_SILU}, {VX_SH_GEMV_F32V, VX_SH_GEMV_F32V_NORM, VX_SH_GEMV_F32V_SILU}},
+    {{VX_SH_GEMV_F16, VX_SH_GEMV_F16_NORM, VX_SH_GEMV_F16_SILU}, {VX_SH_GEMV_F16V, VX_SH_GEMV_F16V_NORM, VX_SH_GEMV_F16V_SILU}},
     {{VX_SH_GEMV_BF16, VX_SH_GEMV_BF16_NORM, VX_SH_GEMV_BF16_SILU},
-     {VX_SH_GEMV_BF16V, VX_SH_GEMV_BF16V_NORM, VX_SH_GEMV_BF16V_SILU},
-     {VX_SH_GEMV_BF16V_R4, VX_SH_GEMV_BF16V_NORM_R4, VX_SH_GEMV_BF16V_SILU_R4}},
+     {VX_SH_GEMV_BF16V, VX_SH_GEMV_BF16V_NORM, VX_SH_GEMV_BF16V_SILU}},
 };
 
 /* One GEMV over the parts of w, output rows routed to up to 3 outputs (segments); pro: a prologue
@@ -244,14 +238,9 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
     uint32_t xb0;
     vx_gbind xw = vx_gop_whole(g, x, &xb0);
     int shader = w->dtype == VOX_DTYPE_Q8 ? VX_SH_GEMV_Q8 : VX_SH_GEMV_Q4;
-    int64_t rows_wg = VX_GEMV_RPW;   /* output rows a GEMV workgroup */
     if (!q) {
         int di = w->dtype == VOX_DTYPE_F32 ? 0 : w->dtype == VOX_DTYPE_F16 ? 1 : 2;
         int vec = xb0 % 4 == 0 && w->cols % (w->dtype == VOX_DTYPE_F32 ? 4 : 8) == 0;
-        if (vec && vx_gpu_gemv_wide_rows(g) && w->rows >= vx_gpu_gemv_wide_rows(g)) {
-            vec = 2;
-            rows_wg = VX_GEMV_RPW * VX_GEMV_RPS_WIDE;
-        }
         shader = gemv_float_shaders[di][vec][pk];
     }
     if (tiled)
@@ -292,7 +281,7 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         push.rows = (uint32_t)p->rows;
         push.y_offset = (uint32_t)p->row0;
         uint32_t gx, gy, z = gz;
-        vx_gop_row_grid((uint64_t)((p->rows + rows_wg - 1) / rows_wg), &gx, &gy);   /* GEMV: rows_wg rows a workgroup */
+        vx_gop_row_grid((uint64_t)(p->rows + VX_GEMV_RPW - 1) / VX_GEMV_RPW, &gx, &gy);   /* GEMV: RPW rows a workgroup */
         if (tiled) {   /* tiles of tn weight rows by tm x rows */
             gx = (uint32_t)((p->rows + tn - 1) / tn);
             gy = (uint32_t)((n + tm - 1) / tm);

@@ -96,13 +96,6 @@ int vx_gpu_coopmat(const vx_gpu *g);
  * from about 32 rows (q8 from about 48, f32 breaks even at 64). */
 #define VX_GEMV_MAX_ROWS 32
 int vx_gpu_gemv_max_rows(const vx_gpu *g);
-/* The GEMVs with 16-byte loads take 4 output rows per 64-invocation segment (gemv_*v_r4.comp: an x chunk
- * loaded once serves 4 weight rows, and the RMSNorm prologue runs once per 16 rows instead of 4) for
- * matrices of at least this many rows (enough workgroups to fill a large GPU): VX_GEMV_WIDE_ROWS, or
- * VOX_VK_GEMV_WIDE (0: never, 1: always, N: from N rows); never on devices with less than 32 KiB of
- * shared memory a workgroup (the wide variants use 16 KiB for their sums). The bits are the same. */
-#define VX_GEMV_WIDE_ROWS 4096
-int vx_gpu_gemv_wide_rows(const vx_gpu *g);
 
 /* Builds every shader's pipeline now (they are otherwise built on first use), so that the first
  * synthesis does not pay for it: the engine calls it at load. */

@@ -81,7 +81,6 @@ struct vx_gpu {
     uint64_t max_range, allocated;
     int coopmat;                 /* created with cooperative matrices (vx_gpu_coopmat) */
     int gemv_max_rows;
-    int gemv_wide_rows;          /* vx_gpu_gemv_wide_rows; 0: the wide GEMVs are not used (nor built) */
 };
 
 static vox_status vk_fail(VkResult r, const char *what) {
@@ -95,13 +94,6 @@ uint64_t vx_gpu_max_range(const vx_gpu *g) { return g->max_range; }
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g) { return g->allocated; }
 int vx_gpu_coopmat(const vx_gpu *g) { return g->coopmat; }
 int vx_gpu_gemv_max_rows(const vx_gpu *g) { return g->gemv_max_rows; }
-int vx_gpu_gemv_wide_rows(const vx_gpu *g) { return g->gemv_wide_rows; }
-
-static int wide_gemv_shader(int shader) {
-    return shader == VX_SH_GEMV_F32V_R4 || shader == VX_SH_GEMV_F32V_NORM_R4 || shader == VX_SH_GEMV_F32V_SILU_R4 ||
-           shader == VX_SH_GEMV_F16V_R4 || shader == VX_SH_GEMV_F16V_NORM_R4 || shader == VX_SH_GEMV_F16V_SILU_R4 ||
-           shader == VX_SH_GEMV_BF16V_R4 || shader == VX_SH_GEMV_BF16V_NORM_R4 || shader == VX_SH_GEMV_BF16V_SILU_R4;
-}
 
 /* The cooperative-matrix shaders: built only on devices created with them; their workgroup is 4
  * subgroups (specialization constant 0, gemm_cm.glsl, codec_gemm_cm.glsl). */
@@ -262,9 +254,6 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     g->gemv_max_rows = VX_GEMV_MAX_ROWS;
     const char *gm = getenv("VOX_VK_GEMV_MAX_ROWS");
     if (gm && atoi(gm) >= 4) g->gemv_max_rows = atoi(gm);
-    g->gemv_wide_rows = g->info.max_shared_memory >= 32768 ? VX_GEMV_WIDE_ROWS : 0;
-    const char *gw = getenv("VOX_VK_GEMV_WIDE");
-    if (gw && *gw && g->gemv_wide_rows) g->gemv_wide_rows = atoi(gw) > 0 ? atoi(gw) : 0;
     const char *prof = getenv("VOX_PROFILE");
     if (prof && !strcmp(prof, "gpu")) vx_gpu_set_profile(g, 1);
     const char *bar = getenv("VOX_VK_BARRIERS");
@@ -525,8 +514,7 @@ vox_status vx_gpu_prepare(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);
     vox_status st = VOX_OK;
     for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
-        if ((!coopmat_shader(i) || (g->coopmat && (!codec_coopmat_shader(i) || vx_codec_coopmat_enabled()))) &&
-            (!wide_gemv_shader(i) || g->gemv_wide_rows))
+        if (!coopmat_shader(i) || (g->coopmat && (!codec_coopmat_shader(i) || vx_codec_coopmat_enabled())))
             st = pipeline(g, i);
     pthread_mutex_unlock(&g->lock);
     return st;
