@@ -105,6 +105,8 @@ void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int
 #if defined(__x86_64__) || defined(_M_X64)
 vox_status vx_conv1d_i8w_avx512(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out,
                                 int64_t dil, float *y);
+size_t vx_conv1d_i8w_work_size_avx512(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments);
+vox_status vx_conv1d_i8w_ex_avx512(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a);
 #endif
 
 vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
@@ -113,5 +115,22 @@ vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, cons
     if (w->data) return vx_conv1d_i8w_avx512(pool, w, bias, x, n_out, dil, y); /* packed only where supported */
 #endif
     (void)pool, (void)bias, (void)x, (void)n_out, (void)dil, (void)y;
+    return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products are not available on this CPU");
+}
+
+size_t vx_conv1d_i8w_work_size(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments) {
+#if defined(__x86_64__) || defined(_M_X64)
+    return vx_conv1d_i8w_work_size_avx512(w, t_in, pad, dil, moments);
+#else
+    (void)w, (void)t_in, (void)pad, (void)dil, (void)moments;
+    return 0;
+#endif
+}
+
+vox_status vx_conv1d_i8w_ex(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (w->data) return vx_conv1d_i8w_ex_avx512(pool, w, bias, a);
+#endif
+    (void)pool, (void)bias, (void)a;
     return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products are not available on this CPU");
 }

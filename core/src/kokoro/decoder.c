@@ -87,43 +87,61 @@ static void ew(vx_pool *pool, int op, float *y, float *z, const float *a, int64_
     vx_pool_for(pool, n, 16384, ew_ranges, &j);
 }
 
-/* Sum of the three resblocks of a stage applied to the same input, divided by 3, in place on x (the
- * last block runs on x itself, its input's last use: one activation buffer less at the peak). */
+/* Sum of the three resblocks of a stage applied to the same input, divided by 3, in place on x. The
+ * first two write their results into sum and a (reading x), the last runs on x itself; x's moments,
+ * the first AdaIN's statistics of all three, are taken once. sum and a: [t][c] each. */
 static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const float *s, float *x, int64_t t,
-                            int64_t c, const atomic_int *cancel) {
-    const size_t bytes = (size_t)(t * c) * sizeof(float);
-    float *sum = malloc(bytes), *a = malloc(bytes);
+                            int64_t c, const atomic_int *cancel, float *sum, float *a, kk_work *w) {
+    double *mom = malloc((size_t)(2 * c) * sizeof *mom);
     vox_status st = VOX_OK;
-    if (!a || !sum) {
-        st = oom();
-        goto done;
-    }
-    ew(pool, EW_COPY2, sum, a, x, t * c, 0.0f);
-    if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3], s, sum, t)) != VOX_OK ||
-        (st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 1], s, a, t)) != VOX_OK)
+    if (!mom) return oom();
+    kk_moments(pool, x, t, c, mom, mom + c);
+    if ((st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3], s, x, sum, t, mom, mom + c, w)) != VOX_OK ||
+        (st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3 + 1], s, x, a, t, mom, mom + c, w)) != VOX_OK)
         goto done;
     ew(pool, EW_ADD, sum, NULL, a, t * c, 0.0f);
-    free(a);
-    a = NULL;
     if (cancel && atomic_load(cancel)) {
         st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
         goto done;
     }
-    if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 2], s, x, t)) != VOX_OK) goto done;
+    if ((st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3 + 2], s, x, x, t, mom, mom + c, w)) != VOX_OK) goto done;
     ew(pool, EW_ADD_THIRD, x, NULL, sum, t * c, 0.0f); /* x = (sum + x) / 3 */
 done:
-    free(a);
-    free(sum);
+    free(mom);
     return st;
+}
+
+/* Scratch of the int8 convolutions of a stage's blocks: the largest any of them needs. */
+static size_t stage_q_size(const kk_model *m, int stage, int64_t t) {
+    size_t need = 0;
+    for (int r = 0; r < 4; r++) {
+        const kk_snakeblk *b = r < 3 ? &m->resblocks[stage * 3 + r] : &m->noise_res[stage];
+        for (int i = 0; i < 3; i++) {
+            if (!b->convs1[i].iw.data) continue;
+            size_t n1 = vx_conv1d_i8w_work_size(&b->convs1[i].iw, t, b->dil[i] * (b->k - 1), b->dil[i], 1);
+            size_t n2 = vx_conv1d_i8w_work_size(&b->convs2[i].iw, t, b->k - 1, 1, 1);
+            need = n1 > need ? n1 : need;
+            need = n2 > need ? n2 : need;
+        }
+    }
+    return need;
 }
 
 vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int64_t t, const float *s,
                         const float *f0_curve, const kk_forward_opts *opts, float **spec_out, int64_t *n_spec_frames) {
     const int64_t post = m->n_fft + 2, hf = t * 60 + 1;
     vox_status st = VOX_OK;
+    /* the stages' work buffers, sized for the larger of the two (stage 1: hf rows of 128 channels) and
+     * reused block after block, so their pages are touched once per span */
+    const int64_t act = hf * 128 > t * 10 * 256 ? hf * 128 : (t * 10 + 10) * 256;
+    size_t qn = stage_q_size(m, 0, t * 10), q1 = stage_q_size(m, 1, hf);
+    kk_work w = {.r_cap = act, .q_size = qn > q1 ? qn : q1};
+    float *sum = malloc((size_t)act * sizeof *sum), *acc = malloc((size_t)act * sizeof *acc);
+    w.r = malloc((size_t)act * sizeof *w.r);
+    w.q = w.q_size ? malloc(w.q_size) : NULL;
     float *har = malloc((size_t)(hf * post) * sizeof *har);
     float *x = malloc((size_t)(t * 512) * sizeof *x), *src = NULL, *up = NULL;
-    if (!har || !x) {
+    if (!har || !x || !sum || !acc || !w.r || (w.q_size && !w.q)) {
         st = oom();
         goto done;
     }
@@ -146,7 +164,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
         }
         if ((st = kk_conv1d(pool, &m->noise_convs[i], har, hf, 1, m->noise_stride[i], m->noise_pad[i],
                             m->noise_pad[i], src, &ts)) != VOX_OK ||
-            (st = kk_snakeblk_run(pool, &m->noise_res[i], s, src, ts)) != VOX_OK)
+            (st = kk_snakeblk_run_ex(pool, &m->noise_res[i], s, src, src, ts, NULL, NULL, &w)) != VOX_OK)
             goto done;
         float *dst = i == 1 ? up + co : up; /* stage 1: room for the reflection pad (1, 0) */
         if ((st = kk_convt1d(pool, &m->ups[i], x, t, 0, dst, &tu)) != VOX_OK) goto done;
@@ -167,7 +185,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
         up = NULL;
         t = tu;
         c = co;
-        if ((st = resblocks(m, pool, i, s, x, t, c, opts->cancel)) != VOX_OK) goto done;
+        if ((st = resblocks(m, pool, i, s, x, t, c, opts->cancel, sum, acc, &w)) != VOX_OK) goto done;
         if (opts->cancel && atomic_load(opts->cancel)) {
             st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
             goto done;
@@ -187,6 +205,6 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
     *spec_out = spec;
     *n_spec_frames = tp;
 done:
-    free(har), free(x), free(src), free(up);
+    free(har), free(x), free(src), free(up), free(sum), free(acc), free(w.r), free(w.q);
     return st;
 }

@@ -174,6 +174,19 @@ typedef struct adain_job {
     int64_t t, c;
 } adain_job;
 
+/* mul/add of channels [c0, c0 + nb) from their moments (m2: sum of squared deviations over t rows) */
+static void adain_coeffs(const adain_job *j, int64_t c0, int64_t nb, const double *mean, const double *m2) {
+    const int64_t c = j->c;
+    for (int64_t k = 0; k < nb; k++) {
+        int64_t ch = c0 + k;
+        float rstd = (float)(1.0 / sqrt(m2[k] / (double)j->t + 1e-5));
+        float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
+        float g = 1.0f + j->h[ch], be = j->h[c + ch];
+        j->mul[ch] = g * rstd * w;
+        j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
+    }
+}
+
 static void adain_stats(void *ctx, int64_t begin, int64_t end) {
     adain_job *j = ctx;
     const int64_t c = j->c, c0 = begin * 16, c1 = end * 16 < c ? end * 16 : c;
@@ -181,14 +194,7 @@ static void adain_stats(void *ctx, int64_t begin, int64_t end) {
     for (int64_t b = c0; b < c1; b += 64) {
         int64_t nb = c1 - b < 64 ? c1 - b : 64;
         vx_channel_moments(j->x, j->t, c, b, b + nb, mean, var);
-        for (int64_t k = 0; k < nb; k++) {
-            int64_t ch = b + k;
-            float rstd = (float)(1.0 / sqrt(var[k] / (double)j->t + 1e-5));
-            float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
-            float g = 1.0f + j->h[ch], be = j->h[c + ch];
-            j->mul[ch] = g * rstd * w;
-            j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
-        }
+        adain_coeffs(j, b, nb, mean, var);
     }
 }
 
@@ -199,17 +205,26 @@ static void adain_apply(void *ctx, int64_t begin, int64_t end) {
         for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
 }
 
-/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each). */
-static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
-                            float *add) {
+/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each); mean/m2 ([c] each): x's
+ * moments when already known (from the convolution that produced x), NULL to compute them here. */
+static vox_status adain_map_m(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t,
+                              const double *mean, const double *m2, float *mul, float *add) {
     const int64_t c = a->c;
     float *h = malloc((size_t)(2 * c) * sizeof *h);
     if (!h) return oom();
     vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
     adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
-    vx_pool_for(pool, (c + 15) / 16, 4, adain_stats, &j);
+    if (mean)
+        adain_coeffs(&j, 0, c, mean, m2);
+    else
+        vx_pool_for(pool, (c + 15) / 16, 4, adain_stats, &j);
     free(h);
     return VOX_OK;
+}
+
+static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
+                            float *add) {
+    return adain_map_m(pool, a, s, x, t, NULL, NULL, mul, add);
 }
 
 vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
@@ -334,7 +349,52 @@ done:
 /* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times; each
  * AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x. */
 vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x, int64_t t) {
+    return kk_snakeblk_run_ex(pool, b, s, x, x, t, NULL, NULL, NULL);
+}
+
+/* The int8 path: each convolution quantizes its mapped input rows itself, adds the residual in its
+ * epilogue and returns its output's moments for the next AdaIN, so the block makes no pass of its own
+ * over the activations. */
+static vox_status snakeblk_i8(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
+                              int64_t t, const double *in_mean, const double *in_m2, kk_work *w) {
     const int64_t c = b->adain1[0].c, k = b->k;
+    vox_status st = VOX_OK;
+    float *ma = malloc((size_t)(2 * c) * sizeof *ma);
+    double *mom = malloc((size_t)(4 * c) * sizeof *mom); /* [mean | m2] of r, then of x */
+    float *r = w && w->r_cap >= t * c ? w->r : malloc((size_t)(t * c) * sizeof *r);
+    if (!ma || !mom || !r) {
+        st = oom();
+        goto done;
+    }
+    const double *xm = in_mean, *xm2 = in_m2;
+    for (int i = 0; i < 3; i++) {
+        const int64_t p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
+        const vx_i8_pre pre1 = {ma, ma + c, b->alpha1[i], b->inv_alpha1[i]}, pre2 = {ma, ma + c, b->alpha2[i], b->inv_alpha2[i]};
+        const float *src = i == 0 ? x_in : x;
+        const vx_i8_conv c1 = {.x = src, .t_in = t, .pad_l = p1, .pad_r = p1, .dil = b->dil[i], .pre = &pre1, .y = r,
+                               .mean = mom, .m2 = mom + c, .work = w ? w->q : NULL, .work_size = w ? w->q_size : 0};
+        const vx_i8_conv c2 = {.x = r, .t_in = t, .pad_l = p2, .pad_r = p2, .dil = 1, .pre = &pre2, .res = src, .y = x,
+                               .mean = i < 2 ? mom + 2 * c : NULL, .m2 = mom + 3 * c,
+                               .work = w ? w->q : NULL, .work_size = w ? w->q_size : 0};
+        if ((st = adain_map_m(pool, &b->adain1[i], s, src, t, xm, xm2, ma, ma + c)) != VOX_OK ||
+            (st = vx_conv1d_i8w_ex(pool, &b->convs1[i].iw, b->convs1[i].b, &c1)) != VOX_OK ||
+            (st = adain_map_m(pool, &b->adain2[i], s, r, t, mom, mom + c, ma, ma + c)) != VOX_OK ||
+            (st = vx_conv1d_i8w_ex(pool, &b->convs2[i].iw, b->convs2[i].b, &c2)) != VOX_OK)
+            goto done;
+        xm = mom + 2 * c, xm2 = mom + 3 * c;
+    }
+done:
+    if (!(w && r == w->r)) free(r);
+    free(ma);
+    free(mom);
+    return st;
+}
+
+vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
+                              int64_t t, const double *in_mean, const double *in_m2, kk_work *w) {
+    const int64_t c = b->adain1[0].c, k = b->k;
+    if (b->convs1[0].iw.data && t > 0) return snakeblk_i8(pool, b, s, x_in, x, t, in_mean, in_m2, w);
+    if (x_in != x) memcpy(x, x_in, (size_t)(t * c) * sizeof *x);
     float *r = malloc((size_t)(t * c) * sizeof *r), *ma = malloc((size_t)(2 * c) * sizeof *ma);
     vox_status st = VOX_OK;
     if (!r || !ma) {
@@ -354,4 +414,22 @@ done:
     free(r);
     free(ma);
     return st;
+}
+
+/* The moments of x [t][c] per channel (vx_channel_moments, channel blocks over the pool). */
+typedef struct mom_job {
+    const float *x;
+    int64_t t, c;
+    double *mean, *m2;
+} mom_job;
+
+static void mom_blocks(void *ctx, int64_t begin, int64_t end) {
+    const mom_job *j = ctx;
+    const int64_t c0 = begin * 16, c1 = end * 16 < j->c ? end * 16 : j->c;
+    vx_channel_moments(j->x, j->t, j->c, c0, c1, j->mean + c0, j->m2 + c0);
+}
+
+void kk_moments(vx_pool *pool, const float *x, int64_t t, int64_t c, double *mean, double *m2) {
+    mom_job j = {.x = x, .t = t, .c = c, .mean = mean, .m2 = m2};
+    vx_pool_for(pool, (c + 15) / 16, 4, mom_blocks, &j);
 }
