@@ -124,41 +124,70 @@ vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_
 }
 
 /* ConvTranspose1d: out[o] = b + sum over (t, j) with o = t * stride - pad + j of x[t] . w[:, :, j].
- * Dense: one GEMM gives every (t, c_out, j) product, then overlap-add in t order (the same order for
- * any tiling). Depthwise (groups == channels): direct. */
+ * Dense: one GEMM per tile of input rows gives every (t, c_out, j) product, then overlap-add split
+ * over output rows, each adding its contributions in t order (the same order for any tiling or
+ * split). Depthwise (groups == channels): direct. */
+typedef struct convt_job {
+    const kk_convt *c;
+    const float *prod; /* [nt][co * k]: the products of input rows t0 .. t0 + nt */
+    float *y;
+    int64_t t0, nt, to;
+} convt_job;
+
+static void convt_bias_rows(void *ctx, int64_t begin, int64_t end) {
+    const convt_job *j = ctx;
+    const int64_t co = j->c->c_out;
+    for (int64_t o = begin; o < end; o++)
+        for (int64_t ch = 0; ch < co; ch++) j->y[o * co + ch] = j->c->b ? j->c->b[ch] : 0.0f;
+}
+
+/* output rows o0 + [begin, end) take the tile's contributions, t ascending */
+static void convt_add_rows(void *ctx, int64_t begin, int64_t end) {
+    const convt_job *j = ctx;
+    const int64_t k = j->c->k, s = j->c->stride, p = j->c->pad, co = j->c->c_out;
+    const int64_t o0 = j->t0 * s - p;
+    for (int64_t oo = begin; oo < end; oo++) {
+        const int64_t o = o0 + oo;
+        if (o < 0 || o >= j->to) continue;
+        /* t with 0 <= o - t s + p < k, inside the tile */
+        int64_t t_lo = o + p - (k - 1) <= 0 ? 0 : (o + p - (k - 1) + s - 1) / s, t_hi = (o + p) / s;
+        if (t_lo < j->t0) t_lo = j->t0;
+        if (t_hi > j->t0 + j->nt - 1) t_hi = j->t0 + j->nt - 1;
+        float *yr = j->y + o * co;
+        for (int64_t t = t_lo; t <= t_hi; t++) {
+            const float *pr = j->prod + (t - j->t0) * co * k + (o + p - t * s);
+            for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k];
+        }
+    }
+}
+
 vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t t_in, int64_t out_pad, float *y,
                       int64_t *t_out) {
     const int64_t k = c->k, s = c->stride, p = c->pad, co = c->c_out;
     const int64_t to = (t_in - 1) * s - 2 * p + k + out_pad;
     *t_out = to;
-    for (int64_t o = 0; o < to; o++)
-        for (int64_t ch = 0; ch < co; ch++) y[o * co + ch] = c->b ? c->b[ch] : 0.0f;
+    convt_job j = {.c = c, .y = y, .to = to};
+    vx_pool_for(pool, to, 64, convt_bias_rows, &j);
     if (c->groups == c->c_in && c->groups == co) {
         for (int64_t t = 0; t < t_in; t++)
-            for (int64_t j = 0; j < k; j++) {
-                int64_t o = t * s - p + j;
+            for (int64_t jj = 0; jj < k; jj++) {
+                int64_t o = t * s - p + jj;
                 if (o < 0 || o >= to) continue;
                 const float *xr = x + t * co;
                 float *yr = y + o * co;
-                for (int64_t ch = 0; ch < co; ch++) yr[ch] += xr[ch] * c->w[ch * k + j];
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += xr[ch] * c->w[ch * k + jj];
             }
         return VOX_OK;
     }
-    int64_t tile = t_in < 64 ? t_in : 64;
+    int64_t tile = t_in < 256 ? t_in : 256;
     float *prod = malloc((size_t)(tile * co * k) * sizeof *prod);
     if (!prod) return oom();
+    j.prod = prod;
     for (int64_t t0 = 0; t0 < t_in; t0 += tile) {
         int64_t nt = t_in - t0 < tile ? t_in - t0 : tile;
         vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
-        for (int64_t t = 0; t < nt; t++) {
-            const float *pr = prod + t * co * k;
-            for (int64_t j = 0; j < k; j++) {
-                int64_t o = (t0 + t) * s - p + j;
-                if (o < 0 || o >= to) continue;
-                float *yr = y + o * co;
-                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k + j];
-            }
-        }
+        j.t0 = t0, j.nt = nt;
+        vx_pool_for(pool, (nt - 1) * s + k, 16, convt_add_rows, &j); /* the rows this tile reaches */
     }
     free(prod);
     return VOX_OK;
