@@ -13,9 +13,9 @@
 #define KK_SINE_AMP 0.1f
 #define KK_NOISE_STD 0.003f
 #define KK_VOICED_THRESHOLD 10.0f
-/* Philox stream of the source noise (reference/kokoro/source.py): counter (sample, harmonic,
- * KK_STREAM_SOURCE_NOISE, span), key = the seed. */
-#define KK_STREAM_SOURCE_NOISE 2u
+/* Philox stream of the source noise (reference/kokoro/source.py): counter (sample, 0,
+ * KK_STREAM_SOURCE_NOISE, span), key = the seed: one normal per sample for the merged excitation. */
+#define KK_STREAM_SOURCE_NOISE 3u
 
 void vox_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 
@@ -25,8 +25,8 @@ static double u53(uint32_t hi, uint32_t lo) {
 
 /* A standard normal: Box-Muller on u1 = 1 - u53(words 0, 1) (in (0, 1]: the log is finite) and
  * u2 = u53(words 2, 3), in double, rounded to float once. */
-static float normal_at(uint64_t seed, uint32_t sample, uint32_t harmonic, uint32_t span) {
-    const uint32_t ctr[4] = {sample, harmonic, KK_STREAM_SOURCE_NOISE, span};
+static float normal_at(uint64_t seed, uint32_t sample, uint32_t span) {
+    const uint32_t ctr[4] = {sample, 0, KK_STREAM_SOURCE_NOISE, span};
     const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint32_t r[4];
     vox_philox4x32_10(ctr, key, r);
@@ -38,6 +38,7 @@ typedef struct src_job {
     const kk_model *m;
     const kk_forward_opts *opts;
     const float *f0_curve, *phase;
+    float noise_gain; /* sqrt(sum of the merge weights squared) */
     int64_t t2;
     float *src;
 } src_job;
@@ -62,11 +63,11 @@ static void source_samples(void *ctx, int64_t begin, int64_t end) {
         float acc = q->m->l_linear_b[0];
         for (int64_t h = 0; h < KK_HARMONICS; h++) {
             float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
-            float sw = sinf(ph) * KK_SINE_AMP;
-            float noise = opts->noise ? namp * normal_at(opts->seed, (uint32_t)j, (uint32_t)h, opts->span) : 0.0f;
-            sw = sw * uv + noise;
-            acc += lw[h] * sw;
+            acc += lw[h] * (sinf(ph) * KK_SINE_AMP * uv);
         }
+        /* The official code adds N(0, namp^2) to each harmonic before the Linear(9, 1): a sum of
+         * independent normals, i.e. one normal of std namp * |lw| after the merge, drawn once here. */
+        if (opts->noise) acc += namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
         q->src[j] = tanhf(acc);
     }
 }
@@ -119,7 +120,10 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
     }
     /* linear upsampling of the phase by 300 (align_corners False), sines, voicing, noise, merge: every
      * sample on its own (ranges of samples in parallel, the same bits for any split) */
-    src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .t2 = t2, .src = src};
+    double g2 = 0.0;
+    for (int64_t h = 0; h < KK_HARMONICS; h++) g2 += (double)m->l_linear_w[h] * (double)m->l_linear_w[h];
+    src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .noise_gain = (float)sqrt(g2), .t2 = t2,
+                  .src = src};
     vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
     /* STFT: reflect-padded frames times the windowed DFT basis, one GEMM */
     for (int64_t f = 0; f < frames; f++)
