@@ -126,12 +126,15 @@ vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, cons
 /* The fused form of vx_conv1d_i8w that the generator's residual blocks run: the caller's unpadded signal,
  * zero padding, a per-channel map applied to each input row as it is quantized, an optional residual
  * added in the epilogue and optional output moments, so no pass of its own reads or writes the
- * activation for any of them. Every element gets the same bits as the unfused sequence (map, pad,
- * vx_conv1d_i8w, add). */
+ * activation for any of them. Every element gets the same bits as the unfused sequence
+ * (vx_i8_map_model, pad, vx_conv1d_i8w, add). */
 #define VX_I8_MAX_CIN 1024
 typedef struct vx_i8_pre {  /* v = x * mul + add (two roundings); with alpha: v + inv_alpha * sin(v * alpha)^2 */
     const float *mul, *add, *alpha, *inv_alpha; /* [c_in] each; alpha NULL: no Snake */
 } vx_i8_pre;
+/* The map's scalar statement (tests): y [t][c] gets the bits the fused convolution quantizes. Its
+ * sin^2 is a polynomial good to ~1e-8 absolute (the rows are rounded to 8 bits next), not libm's. */
+void vx_i8_map_model(const float *x, int64_t t, int64_t c, const vx_i8_pre *pre, float *y);
 typedef struct vx_i8_conv {
     const float *x;        /* [t_in][c_in] */
     int64_t t_in, pad_l, pad_r, dil;

@@ -1196,8 +1196,9 @@ static void test_conv1d_i8w(void) {
 
 /* vx_conv1d_i8w_ex (the generator's fused form): zero padding, the per-channel map (affine, Snake) of
  * each input row, the residual added in the epilogue and the output moments give the same bits as the
- * unfused sequence (mapped rows padded by hand, the scalar model, then + res) for any thread count, in
- * place too; the moments match a double computation of y's and do not depend on the thread count. */
+ * unfused sequence (the map's scalar model, rows padded by hand, the scalar convolution model, then
+ * + res) for any thread count, in place too; the map is within 1e-6 of Snake computed in double; the
+ * moments match a double computation of y's and do not depend on the thread count. */
 static void test_conv1d_i8w_ex(void) {
     const vx_cpu_info *ci = vx_cpu();
     if (ci->path != VX_PATH_AVX512 || !ci->avx512vnni) return;
@@ -1213,9 +1214,17 @@ static void test_conv1d_i8w_ex(void) {
         vx_i8w pk;
         CHECK(vx_i8w_pack_conv(&m, c, k, &pk) == VOX_OK, "i8w ex pack: %s", vox_last_error());
         float *xp = calloc((size_t)(n_in * c), sizeof(float)), *ym = malloc(sizeof(float) * (size_t)(t * co));
+        const vx_i8_pre pre = {mul, add, alpha, inv};
+        vx_i8_map_model(x, t, c, &pre, xp + pad * c);
+        /* the map's own accuracy: Snake within 1e-6 of a double computation (the rows are 8-bit next) */
+        double map_err = 0.0;
         for (int64_t r = 0; r < t; r++)
-            for (int64_t i = 0; i < c; i++) xp[(r + pad) * c + i] = x[r * c + i] * mul[i] + add[i];
-        vx_snake_beta(xp + pad * c, alpha, inv, t, c, xp + pad * c);
+            for (int64_t i = 0; i < c; i++) {
+                double v = (double)(x[r * c + i] * mul[i] + add[i]), sv = sin(v * alpha[i]);
+                double e = fabs(xp[(r + pad) * c + i] - (v + sv * sv / alpha[i])) / (fabs(v) + 1.0 / alpha[i]);
+                map_err = e > map_err ? e : map_err;
+            }
+        CHECK(map_err < 1e-6, "i8w ex c%lld: Snake map error %.3g", (long long)c, map_err);
         vx_conv1d_i8w_model(&pk, bias, xp, t, dil, ym);
         for (int64_t i = 0; i < t * co; i++) ym[i] = res[i] + ym[i];
         double *mm = calloc((size_t)(2 * co), sizeof(double));
@@ -1224,7 +1233,6 @@ static void test_conv1d_i8w_ex(void) {
             mm[r] /= (double)t;
             for (int64_t i = 0; i < t; i++) mm[co + r] += (ym[i * co + r] - mm[r]) * (ym[i * co + r] - mm[r]);
         }
-        const vx_i8_pre pre = {mul, add, alpha, inv};
         float *y[4];
         double *mo[4];
         for (int th = 1; th <= 3; th++) {

@@ -12,6 +12,7 @@
  * f = fma(zero_x, wsum, f) (f kept in y between taps, which is exact); at the last tap
  * y = fma(f, scale_w, bias). vx_conv1d_i8w_model in i8w.c is the scalar statement of it. */
 #include <immintrin.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,6 @@
 #include "../kernels.h"
 #define VX_SIMD_WIDTH 16
 #include "cpu/simd.h"
-#include "cpu/simd_math.h"
 
 #define IW_NR 64  /* output channels per group: four 16-lane accumulators per x row */
 #define IW_MR 6   /* x rows per register tile (24 accumulators) */
@@ -111,6 +111,43 @@ typedef struct iw_job {
     int64_t gsplit; /* each block of IW_TASK rows is split over this many ranges of weight groups */
 } iw_job;
 
+/* sin(x)^2 for Snake (vx_i8_sin_sq_model in i8w.c is its scalar statement): x = q pi/2 + r with
+ * |r| <= pi/4 (pi/2 in three float parts), then sin^2 x = sin^2 r for even q and 1 - sin^2 r for odd q,
+ * sin^2 r = u (1 - u/3 + 2u^2/45 - u^3/315 + 2u^4/14175 - 2u^5/467775), u = r^2 (truncation < 3.2e-9).
+ * One polynomial instead of sin's and cos's: the row is rounded to 8 bits right after, so a few ulps
+ * are far below what the quantization keeps. |x| > 65536 or NaN: libm sinf, squared. */
+static inline vf iw_sin_sq(vf x) {
+    const vf two_over_pi = v_set1(0.636619772367581343f);
+    const vf p1 = v_set1(1.57079637050628662109375f), p2 = v_set1(-4.37113900018624283e-8f),
+             p3 = v_set1(-1.71512451000597940e-15f);
+    vf q = v_round(v_mul(x, two_over_pi));
+    vf r = v_fnma(q, p1, x);
+    r = v_fnma(q, p2, r);
+    r = v_fnma(q, p3, r);
+    vf u = v_mul(r, r);
+    vf p = v_set1(-2.0f / 467775.0f);
+    p = v_fma(p, u, v_set1(2.0f / 14175.0f));
+    p = v_fma(p, u, v_set1(-1.0f / 315.0f));
+    p = v_fma(p, u, v_set1(2.0f / 45.0f));
+    p = v_fma(p, u, v_set1(-1.0f / 3.0f));
+    p = v_fma(p, u, v_set1(1.0f));
+    vf s2 = v_mul(p, u);
+    vm odd = vi_eq(vi_and(v_cvt_i(q), vi_set1(1)), vi_set1(1));
+    vf y = v_sel(odd, s2, v_sub(v_set1(1.0f), s2));
+    vm big = v_mor(v_gt(v_abs(x), v_set1(65536.0f)), v_isnan(x));
+    if (v_any(big)) {
+        float xs[16], ys[16];
+        v_store(xs, x), v_store(ys, y);
+        for (int i = 0; i < 16; i++)
+            if (xs[i] != xs[i] || fabsf(xs[i]) > 65536.0f) {
+                float sv = sinf(xs[i]);
+                ys[i] = sv * sv;
+            }
+        y = v_load(ys);
+    }
+    return y;
+}
+
 /* Input rows [begin, end) of the padded signal: the map (affine, then Snake) applied as each row is
  * gathered, then the row quantized with its own range. Padding rows stay zero (torch pads the mapped
  * signal): codes 0, scale 0, zero point 0. */
@@ -131,21 +168,18 @@ static void iw_quantize(void *ctx, int64_t begin, int64_t end) {
         const float *x = a->x + src * c;
         int64_t i = 0;
         if (pre) { /* y = x * mul + add (two roundings, as the reference), then y + sin(y alpha)^2 / alpha */
-            for (; i + 16 <= c; i += 16) {
-                vf v = v_add(v_mul(v_load(x + i), v_load(pre->mul + i)), v_load(pre->add + i));
-                if (pre->alpha) {
-                    vf s = v_sin(v_mul(v, v_load(pre->alpha + i)));
-                    v = v_add(v, v_mul(v_load(pre->inv_alpha + i), v_mul(s, s)));
+            if (pre->alpha)
+                for (; i + 16 <= c; i += 16) {
+                    vf v = v_add(v_mul(v_load(x + i), v_load(pre->mul + i)), v_load(pre->add + i));
+                    v = v_add(v, v_mul(v_load(pre->inv_alpha + i), iw_sin_sq(v_mul(v, v_load(pre->alpha + i)))));
+                    v_store(row + i, v);
                 }
-                v_store(row + i, v);
-            }
-            for (; i < c; i++) { /* c % 16 != 0: the rest through the same vector code, one lane */
-                vf v = v_add(v_mul(v_load_part(x + i, 1), v_load_part(pre->mul + i, 1)), v_load_part(pre->add + i, 1));
-                if (pre->alpha) {
-                    vf s = v_sin(v_mul(v, v_load_part(pre->alpha + i, 1)));
-                    v = v_add(v, v_mul(v_load_part(pre->inv_alpha + i, 1), v_mul(s, s)));
-                }
-                v_store_part(row + i, v, 1);
+            for (; i < c; i += 16) { /* no Snake, or the last vector partial when c % 16 != 0 */
+                const int64_t m = c - i < 16 ? c - i : 16;
+                vf v = v_add(v_mul(v_load_part(x + i, m), v_load_part(pre->mul + i, m)), v_load_part(pre->add + i, m));
+                if (pre->alpha)
+                    v = v_add(v, v_mul(v_load_part(pre->inv_alpha + i, m), iw_sin_sq(v_mul(v, v_load_part(pre->alpha + i, m)))));
+                v_store_part(row + i, v, m);
             }
             x = row;
         }

@@ -80,6 +80,37 @@ void vx_i8_quantize_row(const float *x, int64_t c, uint8_t *q, float *scale, flo
     *zero = lo;
 }
 
+/* The scalar statement of the fused convolution's Snake factor (conv_i8_avx512.c, iw_sin_sq): the same
+ * operations lane by lane, so the same bits. */
+static float sin_sq_model(float x) {
+    if (x != x || fabsf(x) > 65536.0f) {
+        float s = sinf(x);
+        return s * s;
+    }
+    const float q = nearbyintf(x * 0.636619772367581343f);
+    float r = fmaf(-q, 1.57079637050628662109375f, x);
+    r = fmaf(-q, -4.37113900018624283e-8f, r);
+    r = fmaf(-q, -1.71512451000597940e-15f, r);
+    const float u = r * r;
+    float p = -2.0f / 467775.0f;
+    p = fmaf(p, u, 2.0f / 14175.0f);
+    p = fmaf(p, u, -1.0f / 315.0f);
+    p = fmaf(p, u, 2.0f / 45.0f);
+    p = fmaf(p, u, -1.0f / 3.0f);
+    p = fmaf(p, u, 1.0f);
+    const float s2 = p * u;
+    return ((int32_t)q & 1) ? 1.0f - s2 : s2;
+}
+
+void vx_i8_map_model(const float *x, int64_t t, int64_t c, const vx_i8_pre *pre, float *y) {
+    for (int64_t r = 0; r < t; r++)
+        for (int64_t i = 0; i < c; i++) {
+            float v = x[r * c + i] * pre->mul[i] + pre->add[i];
+            if (pre->alpha) v = v + pre->inv_alpha[i] * sin_sq_model(v * pre->alpha[i]);
+            y[r * c + i] = v;
+        }
+}
+
 void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil, float *y) {
     const int64_t c = w->c_in, k = w->taps, rows = w->rows, n_in = n_out + dil * (k - 1), q4 = w->quads * 4;
     uint8_t *q = calloc((size_t)(n_in * q4), 1);
