@@ -179,13 +179,21 @@ vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t 
             }
         return VOX_OK;
     }
-    int64_t tile = t_in < 256 ? t_in : 256;
+    int64_t tile = t_in < 64 ? t_in : 64; /* the products of a tile stay in L2 for the overlap-add */
     float *prod = malloc((size_t)(tile * co * k) * sizeof *prod);
     if (!prod) return oom();
     j.prod = prod;
     for (int64_t t0 = 0; t0 < t_in; t0 += tile) {
         int64_t nt = t_in - t0 < tile ? t_in - t0 : tile;
-        vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
+        if (c->bw.data) {
+            vox_status st = vx_linear_bf16w(pool, &c->bw, NULL, x + t0 * c->c_in, nt, prod);
+            if (st != VOX_OK) {
+                free(prod);
+                return st;
+            }
+        } else {
+            vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
+        }
         j.t0 = t0, j.nt = nt;
         vx_pool_for(pool, (nt - 1) * s + k, 16, convt_add_rows, &j); /* the rows this tile reaches */
     }
