@@ -116,6 +116,18 @@ typedef struct iw_job {
  * sin^2 r = u (1 - u/3 + 2u^2/45 - u^3/315 + 2u^4/14175 - 2u^5/467775), u = r^2 (truncation < 3.2e-9).
  * One polynomial instead of sin's and cos's: the row is rounded to 8 bits right after, so a few ulps
  * are far below what the quantization keeps. |x| > 65536 or NaN: libm sinf, squared. */
+/* out of line and cold: the call would otherwise make the hot loop keep its constants on the stack */
+static __attribute__((noinline, cold)) vf iw_sin_sq_libm(vf x, vf y) {
+    float xs[16], ys[16];
+    v_store(xs, x), v_store(ys, y);
+    for (int i = 0; i < 16; i++)
+        if (xs[i] != xs[i] || fabsf(xs[i]) > 65536.0f) {
+            float sv = sinf(xs[i]);
+            ys[i] = sv * sv;
+        }
+    return v_load(ys);
+}
+
 static inline vf iw_sin_sq(vf x) {
     const vf two_over_pi = v_set1(0.636619772367581343f);
     const vf p1 = v_set1(1.57079637050628662109375f), p2 = v_set1(-4.37113900018624283e-8f),
@@ -135,17 +147,33 @@ static inline vf iw_sin_sq(vf x) {
     vm odd = vi_eq(vi_and(v_cvt_i(q), vi_set1(1)), vi_set1(1));
     vf y = v_sel(odd, s2, v_sub(v_set1(1.0f), s2));
     vm big = v_mor(v_gt(v_abs(x), v_set1(65536.0f)), v_isnan(x));
-    if (v_any(big)) {
-        float xs[16], ys[16];
-        v_store(xs, x), v_store(ys, y);
-        for (int i = 0; i < 16; i++)
-            if (xs[i] != xs[i] || fabsf(xs[i]) > 65536.0f) {
-                float sv = sinf(xs[i]);
-                ys[i] = sv * sv;
-            }
-        y = v_load(ys);
-    }
+    if (__builtin_expect(v_any(big), 0)) y = iw_sin_sq_libm(x, y);
     return y;
+}
+
+/* One input row through the map (y = x * mul + add, two roundings as the reference; then
+ * y + sin(y alpha)^2 / alpha) into out, with its minimum and maximum. */
+static inline void iw_map_row(const float *restrict x, const vx_i8_pre *pre, int64_t c, float *restrict out, float *lo_out,
+                              float *hi_out) {
+    const float *restrict mul = pre->mul, *restrict add = pre->add, *restrict al = pre->alpha, *restrict ia = pre->inv_alpha;
+    __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY);
+    int64_t i = 0;
+    if (al)
+        for (; i + 16 <= c; i += 16) {
+            vf v = v_add(v_mul(v_load(x + i), v_load(mul + i)), v_load(add + i));
+            v = v_add(v, v_mul(v_load(ia + i), iw_sin_sq(v_mul(v, v_load(al + i)))));
+            v_store(out + i, v);
+            lo = _mm512_min_ps(lo, v), hi = _mm512_max_ps(hi, v);
+        }
+    for (; i < c; i += 16) { /* no Snake, or the last vector partial when c % 16 != 0 */
+        const int64_t m = c - i < 16 ? c - i : 16;
+        const __mmask16 k = (__mmask16)((1u << m) - 1u);
+        vf v = v_add(v_mul(v_load_part(x + i, m), v_load_part(mul + i, m)), v_load_part(add + i, m));
+        if (al) v = v_add(v, v_mul(v_load_part(ia + i, m), iw_sin_sq(v_mul(v, v_load_part(al + i, m)))));
+        v_store_part(out + i, v, m);
+        lo = _mm512_mask_min_ps(lo, k, lo, v), hi = _mm512_mask_max_ps(hi, k, hi, v);
+    }
+    *lo_out = _mm512_reduce_min_ps(lo), *hi_out = _mm512_reduce_max_ps(hi);
 }
 
 /* Input rows [begin, end) of the padded signal: the map (affine, then Snake) applied as each row is
@@ -166,30 +194,21 @@ static void iw_quantize(void *ctx, int64_t begin, int64_t end) {
             continue;
         }
         const float *x = a->x + src * c;
-        int64_t i = 0;
-        if (pre) { /* y = x * mul + add (two roundings, as the reference), then y + sin(y alpha)^2 / alpha */
-            if (pre->alpha)
-                for (; i + 16 <= c; i += 16) {
-                    vf v = v_add(v_mul(v_load(x + i), v_load(pre->mul + i)), v_load(pre->add + i));
-                    v = v_add(v, v_mul(v_load(pre->inv_alpha + i), iw_sin_sq(v_mul(v, v_load(pre->alpha + i)))));
-                    v_store(row + i, v);
-                }
-            for (; i < c; i += 16) { /* no Snake, or the last vector partial when c % 16 != 0 */
-                const int64_t m = c - i < 16 ? c - i : 16;
-                vf v = v_add(v_mul(v_load_part(x + i, m), v_load_part(pre->mul + i, m)), v_load_part(pre->add + i, m));
-                if (pre->alpha)
-                    v = v_add(v, v_mul(v_load_part(pre->inv_alpha + i, m), iw_sin_sq(v_mul(v, v_load_part(pre->alpha + i, m)))));
-                v_store_part(row + i, v, m);
-            }
+        float l, h;
+        if (pre) {
+            iw_map_row(x, pre, c, row, &l, &h);
             x = row;
+        } else {
+            __m512 lo = _mm512_set1_ps(x[0]), hi = lo;
+            int64_t i = 0;
+            for (; i + 16 <= c; i += 16) {
+                __m512 v = _mm512_loadu_ps(x + i);
+                lo = _mm512_min_ps(lo, v), hi = _mm512_max_ps(hi, v);
+            }
+            l = _mm512_reduce_min_ps(lo), h = _mm512_reduce_max_ps(hi);
+            for (; i < c; i++) l = x[i] < l ? x[i] : l, h = x[i] > h ? x[i] : h;
         }
-        __m512 lo = _mm512_set1_ps(x[0]), hi = lo;
-        for (i = 0; i + 16 <= c; i += 16) {
-            __m512 v = _mm512_loadu_ps(x + i);
-            lo = _mm512_min_ps(lo, v), hi = _mm512_max_ps(hi, v);
-        }
-        float l = _mm512_reduce_min_ps(lo), h = _mm512_reduce_max_ps(hi);
-        for (; i < c; i++) l = x[i] < l ? x[i] : l, h = x[i] > h ? x[i] : h;
+        int64_t i;
         const float range = h - l, inv = range > 0.0f ? 255.0f / range : 0.0f;
         const __m512 vl = _mm512_set1_ps(l), vinv = _mm512_set1_ps(inv);
         for (i = 0; i + 16 <= c; i += 16) {
@@ -300,18 +319,25 @@ vox_status vx_conv1d_i8w_ex_avx512(vx_pool *pool, const vx_i8w *w, const float *
     vx_pool_for(pool, n_in, 16, iw_quantize, &j);
     vx_pool_for(pool, row_tasks * gsplit, 1, iw_tasks, &j);
     vx_fp_restore(fp);
-    if (moments) /* the blocks' moments merged in block order (Chan et al.): the same bits for any split */
-        for (int64_t r = 0; r < w->rows; r++) {
-            double n = 0.0, mean = 0.0, m2 = 0.0;
-            for (int64_t b = 0; b < row_tasks; b++) {
-                const double nb = (double)((b + 1) * IW_TASK < n_out ? IW_TASK : n_out - b * IW_TASK);
-                const double mb = j.bmean[b * w->rows + r], d = mb - mean, nn = n + nb;
-                mean += d * (nb / nn);
-                m2 += j.bm2[b * w->rows + r] + d * d * (n * nb / nn);
-                n = nn;
+    if (moments) { /* the blocks' moments merged in block order (Chan et al.): the same bits for any split */
+        const int64_t rows = w->rows;
+        for (int64_t r = 0; r < rows; r += 8)
+            _mm512_storeu_pd(a->mean + r, _mm512_setzero_pd()), _mm512_storeu_pd(a->m2 + r, _mm512_setzero_pd());
+        double n = 0.0;
+        for (int64_t b = 0; b < row_tasks; b++) {
+            const double nb = (double)((b + 1) * IW_TASK < n_out ? IW_TASK : n_out - b * IW_TASK), nn = n + nb;
+            const __m512d f1 = _mm512_set1_pd(nb / nn), f2 = _mm512_set1_pd(n * nb / nn);
+            const double *pm = j.bmean + b * rows, *pq = j.bm2 + b * rows;
+            for (int64_t r = 0; r < rows; r += 8) {
+                __m512d mean = _mm512_loadu_pd(a->mean + r), m2 = _mm512_loadu_pd(a->m2 + r);
+                const __m512d d = _mm512_sub_pd(_mm512_loadu_pd(pm + r), mean);
+                mean = _mm512_add_pd(mean, _mm512_mul_pd(d, f1));
+                m2 = _mm512_add_pd(m2, _mm512_add_pd(_mm512_loadu_pd(pq + r), _mm512_mul_pd(_mm512_mul_pd(d, d), f2)));
+                _mm512_storeu_pd(a->mean + r, mean), _mm512_storeu_pd(a->m2 + r, m2);
             }
-            a->mean[r] = mean, a->m2[r] = m2;
+            n = nn;
         }
+    }
     free(owned);
     return VOX_OK;
 }
