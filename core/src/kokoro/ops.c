@@ -209,6 +209,8 @@ typedef struct adain_job {
     const float *x, *h, *nw, *nb;
     float *y, *mul, *add;
     int64_t t, c;
+    int lrelu;   /* then the leaky ReLU of the residual blocks */
+    float slope;
 } adain_job;
 
 /* mul/add of channels [c0, c0 + nb) from their moments (m2: sum of squared deviations over t rows) */
@@ -238,6 +240,14 @@ static void adain_stats(void *ctx, int64_t begin, int64_t end) {
 static void adain_apply(void *ctx, int64_t begin, int64_t end) {
     adain_job *j = ctx;
     const int64_t c = j->c;
+    if (j->lrelu) {
+        for (int64_t i = begin; i < end; i++)
+            for (int64_t ch = 0; ch < c; ch++) {
+                float v = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
+                j->y[i * c + ch] = v > 0.0f ? v : v * j->slope;
+            }
+        return;
+    }
     for (int64_t i = begin; i < end; i++)
         for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
 }
@@ -264,17 +274,22 @@ static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, co
     return adain_map_m(pool, a, s, x, t, NULL, NULL, mul, add);
 }
 
-vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+static vox_status adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, int lrelu,
+                            float slope, float *y) {
     const int64_t c = a->c;
     float *ma = malloc((size_t)(2 * c) * sizeof *ma);
     if (!ma) return oom();
     vox_status st = adain_map(pool, a, s, x, t, ma, ma + c);
     if (st == VOX_OK) {
-        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c};
+        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c, .lrelu = lrelu, .slope = slope};
         vx_pool_for(pool, t, 64, adain_apply, &j);
     }
     free(ma);
     return st;
+}
+
+vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+    return adain_run(pool, a, s, x, t, 0, 0.0f, y);
 }
 
 /* ------------------------------------------------------------------------------ LSTM */
@@ -325,6 +340,27 @@ vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t 
 }
 
 /* ------------------------------------------------------------------------------ residual blocks */
+/* The residual block's row-wise passes, split over the pool (each element on its own: any split). */
+typedef struct rb_job {
+    float *y;
+    const float *a, *b;
+    int64_t c;
+} rb_job;
+
+static void rb_upsample_rows(void *ctx, int64_t begin, int64_t end) { /* nearest 2x: y[2i] = y[2i + 1] = a[i] */
+    const rb_job *j = ctx;
+    for (int64_t i = begin; i < end; i++) {
+        memcpy(j->y + 2 * i * j->c, j->a + i * j->c, (size_t)j->c * sizeof *j->y);
+        memcpy(j->y + (2 * i + 1) * j->c, j->a + i * j->c, (size_t)j->c * sizeof *j->y);
+    }
+}
+
+static void rb_out_rows(void *ctx, int64_t begin, int64_t end) { /* y = (a + b) / sqrt(2) */
+    const rb_job *j = ctx;
+    const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */
+    for (int64_t i = begin * j->c; i < end * j->c; i++) j->y[i] = (j->a[i] + j->b[i]) * rs2;
+}
+
 /* AdainResBlk1d: (residual + shortcut) / sqrt(2), residual = conv2(lrelu(norm2(conv1(pool(lrelu(norm1 x))))))
  * and shortcut = conv1x1(upsample2x(x)). */
 vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t, float **y,
@@ -340,8 +376,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         goto done;
     }
     int64_t tt;
-    if ((st = kk_adain_run(pool, &b->norm1, s, x, t, a)) != VOX_OK) goto done;
-    kk_leaky_relu(a, t * ci, 0.2f);
+    if ((st = adain_run(pool, &b->norm1, s, x, t, 1, 0.2f, a)) != VOX_OK) goto done;
     const float *cin = a;
     if (b->upsample) {
         if ((st = kk_convt1d(pool, &b->pool, a, t, 1, u, &tt)) != VOX_OK) goto done;
@@ -354,24 +389,21 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         goto done;
     }
     a = r2;
-    if ((st = kk_adain_run(pool, &b->norm2, s, r, t2, a)) != VOX_OK) goto done;
-    kk_leaky_relu(a, t2 * co, 0.2f);
+    if ((st = adain_run(pool, &b->norm2, s, r, t2, 1, 0.2f, a)) != VOX_OK) goto done;
     if ((st = kk_conv1d(pool, &b->conv2, a, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
     /* shortcut: nearest 2x upsample, then the learned 1x1 conv */
     const float *sx = x;
     if (b->upsample) {
-        for (int64_t i = 0; i < t; i++) {
-            memcpy(u + 2 * i * ci, x + i * ci, (size_t)ci * sizeof *u);
-            memcpy(u + (2 * i + 1) * ci, x + i * ci, (size_t)ci * sizeof *u);
-        }
+        rb_job uj = {.y = u, .a = x, .c = ci};
+        vx_pool_for(pool, t, 16, rb_upsample_rows, &uj);
         sx = u;
     }
     if (b->sc.w.data) {
         if ((st = kk_conv1x1(pool, &b->sc, NULL, sx, t2, out)) != VOX_OK) goto done;
         sx = out;
     }
-    const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */
-    for (int64_t i = 0; i < t2 * co; i++) out[i] = (r[i] + sx[i]) * rs2;
+    rb_job oj = {.y = out, .a = r, .b = sx, .c = co};
+    vx_pool_for(pool, t2, 16, rb_out_rows, &oj);
     *y = out;
     out = NULL;
     *t_out = t2;
