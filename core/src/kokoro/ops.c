@@ -60,6 +60,52 @@ vox_status kk_conv1x1(vx_pool *pool, const kk_conv *c, const float *bias, const 
     return VOX_OK;
 }
 
+/* Long f32 convolutions (the generator's conv_post and first noise convolution: thousands of rows,
+ * few output channels): each task gathers, im2cols and multiplies its own 64-row tiles, so the column
+ * buffer stays in the task's cache instead of streaming ~60 MB through memory per call. vx_linear's
+ * result never depends on the number of rows: the same bits as the shared-tile path. */
+#define KK_CONV_TASK_ROWS 64
+
+typedef struct ctile_job {
+    const kk_conv *c;
+    const float *x;
+    const kk_pre *pre;
+    float *y;
+    int64_t t_in, to, dil, stride, pad_l;
+    atomic_int failed;
+} ctile_job;
+
+static void ctile_rows(void *ctx, int64_t begin, int64_t end) {
+    ctile_job *j = ctx;
+    const int64_t ci = j->c->c_in, k = j->c->k, co = j->c->c_out, T = KK_CONV_TASK_ROWS;
+    const int64_t span = (T - 1) * j->stride + j->dil * (k - 1) + 1;
+    float *xp = malloc((size_t)(span * ci) * sizeof *xp), *col = malloc((size_t)(T * ci * k) * sizeof *col);
+    if (!xp || !col) {
+        atomic_store(&j->failed, 1);
+        free(xp), free(col);
+        return;
+    }
+    for (int64_t ti = begin; ti < end; ti++) {
+        const int64_t t0 = ti * T, nt = j->to - t0 < T ? j->to - t0 : T;
+        const int64_t first = t0 * j->stride - j->pad_l, rows = (nt - 1) * j->stride + j->dil * (k - 1) + 1;
+        int64_t lo = first < 0 ? -first : 0, hi = first + rows > j->t_in ? j->t_in - first : rows;
+        if (hi < lo) hi = lo;
+        if (lo > 0) memset(xp, 0, (size_t)(lo * ci) * sizeof *xp);
+        if (hi > lo) {
+            if (j->pre) {
+                pre_job pj = {.pre = j->pre, .src = j->x + (first + lo) * ci, .dst = xp + lo * ci, .c = ci};
+                pre_rows(&pj, 0, hi - lo);
+            } else {
+                memcpy(xp + lo * ci, j->x + (first + lo) * ci, (size_t)((hi - lo) * ci) * sizeof *xp);
+            }
+        }
+        if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
+        vx_im2col(xp, rows, ci, k, j->dil, j->stride, nt, col);
+        vx_linear(NULL, &j->c->w, j->c->b, col, nt, j->y + t0 * co);
+    }
+    free(xp), free(col);
+}
+
 static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
                             int64_t pad_l, int64_t pad_r, const kk_pre *pre, int accumulate, float *y, int64_t *t_out) {
     const int64_t ci = c->c_in, k = c->k, co = c->c_out;
@@ -71,6 +117,13 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
         return kk_conv1x1(pool, c, c->b, x, t_in, y);
     /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
     const int i8 = c->iw.data && stride == 1, bf16 = !i8 && c->bw.data && stride == 1, direct = i8 || bf16;
+    if (!direct && !accumulate && to >= 16 * KK_CONV_TASK_ROWS) {
+        ctile_job j = {.c = c, .x = x, .pre = pre, .y = y, .t_in = t_in, .to = to, .dil = dil, .stride = stride,
+                       .pad_l = pad_l};
+        atomic_init(&j.failed, 0);
+        vx_pool_for(pool, (to + KK_CONV_TASK_ROWS - 1) / KK_CONV_TASK_ROWS, 1, ctile_rows, &j);
+        return atomic_load(&j.failed) ? oom() : VOX_OK;
+    }
     /* without a column buffer a tile costs only its input rows: larger tiles, fewer pool dispatches */
     const int64_t max_tile = direct ? 4 * KK_CONV_TILE : KK_CONV_TILE;
     int64_t tile = to < max_tile ? to : max_tile;
