@@ -316,8 +316,8 @@ vox_status vx_conv1d_i8w_ex_avx512(vx_pool *pool, const vx_i8w *w, const float *
                 .n_out = n_out, .gsplit = gsplit, .bmean = bm, .bm2 = bm ? bm + row_tasks * w->rows : NULL};
     memset(j.xz + n_in, 0, IW_MR * sizeof *xs);
     uint32_t fp = vx_fp_fast();
-    vx_pool_for(pool, n_in, 16, iw_quantize, &j);
-    vx_pool_for(pool, row_tasks * gsplit, 1, iw_tasks, &j);
+    vx_pool_for_chunks(pool, n_in, 16, 16, iw_quantize, &j);
+    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, iw_tasks, &j);
     vx_fp_restore(fp);
     if (moments) { /* the blocks' moments merged in block order (Chan et al.): the same bits for any split */
         const int64_t rows = w->rows;
