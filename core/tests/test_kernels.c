@@ -1210,6 +1210,8 @@ static void test_conv1d_i8w_ex(void) {
         float *mul = fvec(c, 0.2f, 2.0f), *add = fvec(c, -1.0f, 1.0f), *alpha = fvec(c, 0.1f, 3.0f);
         float *inv = malloc(sizeof(float) * (size_t)c), *res = fvec(t * co, -3.0f, 3.0f);
         for (int64_t i = 0; i < c; i++) inv[i] = 1.0f / alpha[i];
+        if (t > 5)
+            for (int64_t i = 0; i < c; i += 3) x[5 * c + i] = 3000.0f + (float)i; /* Snake arguments past 4096: libm */
         vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
         vx_i8w pk;
         CHECK(vx_i8w_pack_conv(&m, c, k, &pk) == VOX_OK, "i8w ex pack: %s", vox_last_error());
@@ -1249,9 +1251,10 @@ static void test_conv1d_i8w_ex(void) {
                   memcmp(mo[1], mo[3], sizeof(double) * (size_t)(2 * co)) == 0,
               "i8w ex c%lld k%lld: threads change the moments", (long long)c, (long long)k);
         for (int64_t r = 0; r < co; r++) {
-            CHECK(fabs(mo[1][r] - mm[r]) <= 1e-12 * (fabs(mm[r]) + sqrt(mm[co + r] / (double)t)) + 1e-300,
+            /* f32 sums within blocks of rows, merged in double: a few f32 roundings per block */
+            CHECK(fabs(mo[1][r] - mm[r]) <= 1e-6 * (fabs(mm[r]) + sqrt(mm[co + r] / (double)t)) + 1e-300,
                   "i8w ex mean[%lld] %.17g != %.17g", (long long)r, mo[1][r], mm[r]);
-            CHECK(fabs(mo[1][co + r] - mm[co + r]) <= 1e-11 * mm[co + r] + 1e-300, "i8w ex m2[%lld] %.17g != %.17g",
+            CHECK(fabs(mo[1][co + r] - mm[co + r]) <= 1e-5 * mm[co + r] + 1e-300, "i8w ex m2[%lld] %.17g != %.17g",
                   (long long)r, mo[1][co + r], mm[co + r]);
         }
         /* in place: res is y */

@@ -113,15 +113,16 @@ typedef struct iw_job {
 
 /* sin(x)^2 for Snake (vx_i8_sin_sq_model in i8w.c is its scalar statement): x = q pi/2 + r with
  * |r| <= pi/4 (pi/2 in three float parts), then sin^2 x = sin^2 r for even q and 1 - sin^2 r for odd q,
- * sin^2 r = u (1 - u/3 + 2u^2/45 - u^3/315 + 2u^4/14175 - 2u^5/467775), u = r^2 (truncation < 3.2e-9).
- * One polynomial instead of sin's and cos's: the row is rounded to 8 bits right after, so a few ulps
- * are far below what the quantization keeps. |x| > 65536 or NaN: libm sinf, squared. */
+ * sin^2 r = u (1 - u/3 + 2u^2/45 - u^3/315 + 2u^4/14175), u = r^2 (truncation < 2.5e-7; pi/2 in two
+ * float parts, good to ~1e-7 for |x| <= 4096). One polynomial instead of sin's and cos's: the row is
+ * rounded to 8 bits right after (steps of 1/255 of its range), so this is far below what the
+ * quantization keeps. |x| > 4096 or NaN: libm sinf, squared. */
 /* out of line and cold: the call would otherwise make the hot loop keep its constants on the stack */
 static __attribute__((noinline, cold)) vf iw_sin_sq_libm(vf x, vf y) {
     float xs[16], ys[16];
     v_store(xs, x), v_store(ys, y);
     for (int i = 0; i < 16; i++)
-        if (xs[i] != xs[i] || fabsf(xs[i]) > 65536.0f) {
+        if (xs[i] != xs[i] || fabsf(xs[i]) > 4096.0f) {
             float sv = sinf(xs[i]);
             ys[i] = sv * sv;
         }
@@ -130,24 +131,22 @@ static __attribute__((noinline, cold)) vf iw_sin_sq_libm(vf x, vf y) {
 
 static inline vf iw_sin_sq(vf x) {
     const vf two_over_pi = v_set1(0.636619772367581343f);
-    const vf p1 = v_set1(1.57079637050628662109375f), p2 = v_set1(-4.37113900018624283e-8f),
-             p3 = v_set1(-1.71512451000597940e-15f);
+    const vf p1 = v_set1(1.57079637050628662109375f), p2 = v_set1(-4.37113900018624283e-8f);
     vf q = v_round(v_mul(x, two_over_pi));
     vf r = v_fnma(q, p1, x);
     r = v_fnma(q, p2, r);
-    r = v_fnma(q, p3, r);
     vf u = v_mul(r, r);
-    vf p = v_set1(-2.0f / 467775.0f);
-    p = v_fma(p, u, v_set1(2.0f / 14175.0f));
+    vf p = v_set1(2.0f / 14175.0f);
     p = v_fma(p, u, v_set1(-1.0f / 315.0f));
     p = v_fma(p, u, v_set1(2.0f / 45.0f));
     p = v_fma(p, u, v_set1(-1.0f / 3.0f));
     p = v_fma(p, u, v_set1(1.0f));
     vf s2 = v_mul(p, u);
-    vm odd = vi_eq(vi_and(v_cvt_i(q), vi_set1(1)), vi_set1(1));
+    const __mmask16 odd = _mm512_test_epi32_mask(v_cvt_i(q), _mm512_set1_epi32(1));
     vf y = v_sel(odd, s2, v_sub(v_set1(1.0f), s2));
-    vm big = v_mor(v_gt(v_abs(x), v_set1(65536.0f)), v_isnan(x));
-    if (__builtin_expect(v_any(big), 0)) y = iw_sin_sq_libm(x, y);
+    /* |x| > 4096 (or NaN: the unordered compare is true): two-part pi/2 no longer exact enough */
+    const __mmask16 big = _mm512_cmp_ps_mask(v_abs(x), v_set1(4096.0f), _CMP_NLE_UQ);
+    if (__builtin_expect(big != 0, 0)) y = iw_sin_sq_libm(x, y);
     return y;
 }
 
@@ -229,18 +228,28 @@ static void iw_quantize(void *ctx, int64_t begin, int64_t end) {
 /* The moments of one block of y (rows [i0, i1), 64 channels), in double: the mean, then the sum of
  * squared deviations from it (two sweeps over rows still in cache). */
 static void iw_block_moments(const float *y, int64_t ldy, int64_t nr, double *mean, double *m2) {
-    __m512d s[8], q[8];
-    for (int v = 0; v < 8; v++) s[v] = _mm512_setzero_pd(), q[v] = _mm512_setzero_pd();
+    __m512 s[4], q[4], e[4];
+    for (int v = 0; v < 4; v++) s[v] = _mm512_setzero_ps(), q[v] = _mm512_setzero_ps(), e[v] = _mm512_setzero_ps();
     for (int64_t r = 0; r < nr; r++)
-        for (int v = 0; v < 8; v++) s[v] = _mm512_add_pd(s[v], _mm512_cvtps_pd(_mm256_loadu_ps(y + r * ldy + v * 8)));
-    const __m512d inv_n = _mm512_set1_pd(1.0 / (double)nr);
-    for (int v = 0; v < 8; v++) s[v] = _mm512_mul_pd(s[v], inv_n);
+        for (int v = 0; v < 4; v++) s[v] = _mm512_add_ps(s[v], _mm512_loadu_ps(y + r * ldy + v * 16));
+    const __m512 inv_n = _mm512_set1_ps(1.0f / (float)nr);
+    for (int v = 0; v < 4; v++) s[v] = _mm512_mul_ps(s[v], inv_n);
     for (int64_t r = 0; r < nr; r++)
-        for (int v = 0; v < 8; v++) {
-            __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(y + r * ldy + v * 8)), s[v]);
-            q[v] = _mm512_add_pd(q[v], _mm512_mul_pd(d, d));
+        for (int v = 0; v < 4; v++) {
+            const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(y + r * ldy + v * 16), s[v]);
+            e[v] = _mm512_add_ps(e[v], d);
+            q[v] = _mm512_fmadd_ps(d, d, q[v]);
         }
-    for (int v = 0; v < 8; v++) _mm512_storeu_pd(mean + v * 8, s[v]), _mm512_storeu_pd(m2 + v * 8, q[v]);
+    /* in double: the f32 mean corrected by the deviations' sum e, and sum d^2 - e^2 / n about it */
+    const __m512d inv_nd = _mm512_set1_pd(1.0 / (double)nr);
+    for (int v = 0; v < 4; v++)
+        for (int h = 0; h < 2; h++) {
+            const __m512d sm = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(s[v], 1) : _mm512_castps512_ps256(s[v]));
+            const __m512d ed = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(e[v], 1) : _mm512_castps512_ps256(e[v]));
+            const __m512d qd = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(q[v], 1) : _mm512_castps512_ps256(q[v]));
+            _mm512_storeu_pd(mean + v * 16 + h * 8, _mm512_add_pd(sm, _mm512_mul_pd(ed, inv_nd)));
+            _mm512_storeu_pd(m2 + v * 16 + h * 8, _mm512_sub_pd(qd, _mm512_mul_pd(_mm512_mul_pd(ed, ed), inv_nd)));
+        }
 }
 
 static void iw_tasks(void *ctx, int64_t t0, int64_t t1) {

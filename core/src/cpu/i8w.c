@@ -83,17 +83,15 @@ void vx_i8_quantize_row(const float *x, int64_t c, uint8_t *q, float *scale, flo
 /* The scalar statement of the fused convolution's Snake factor (conv_i8_avx512.c, iw_sin_sq): the same
  * operations lane by lane, so the same bits. */
 static float sin_sq_model(float x) {
-    if (x != x || fabsf(x) > 65536.0f) {
+    if (x != x || fabsf(x) > 4096.0f) {
         float s = sinf(x);
         return s * s;
     }
     const float q = nearbyintf(x * 0.636619772367581343f);
     float r = fmaf(-q, 1.57079637050628662109375f, x);
     r = fmaf(-q, -4.37113900018624283e-8f, r);
-    r = fmaf(-q, -1.71512451000597940e-15f, r);
     const float u = r * r;
-    float p = -2.0f / 467775.0f;
-    p = fmaf(p, u, 2.0f / 14175.0f);
+    float p = 2.0f / 14175.0f;
     p = fmaf(p, u, -1.0f / 315.0f);
     p = fmaf(p, u, 2.0f / 45.0f);
     p = fmaf(p, u, -1.0f / 3.0f);
