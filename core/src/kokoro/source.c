@@ -39,9 +39,14 @@ typedef struct src_job {
     const kk_forward_opts *opts;
     const float *f0_curve, *phase;
     float noise_gain; /* sqrt(sum of the merge weights squared) */
+    int simd;         /* the AVX-512 loop (source_avx512.c) */
     int64_t t2;
     float *src;
 } src_job;
+
+void kk_source_samples_avx512(const float *f0_curve, const float *phase, int64_t t2, const float *lw, float lb,
+                              float sine_amp, float voiced_threshold, int64_t hop, int add_noise, int64_t begin,
+                              int64_t end, float *src);
 
 static void source_samples(void *ctx, int64_t begin, int64_t end) {
     const src_job *q = ctx;
@@ -49,6 +54,19 @@ static void source_samples(void *ctx, int64_t begin, int64_t end) {
     const float *f0_curve = q->f0_curve, *phase = q->phase, *lw = q->m->l_linear_w;
     const int64_t t2 = q->t2;
     const float scale = (float)(1.0 / 300.0), noise_unvoiced = KK_SINE_AMP / 3.0f;
+    if (q->simd) { /* the noise term first (scalar normals), then the vector loop adds the rest to it */
+        if (opts->noise)
+            for (int64_t j = begin; j < end; j++) {
+                float uv = f0_curve[j / KK_HOP] > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
+                float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
+                q->src[j] = namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
+            }
+#if defined(__x86_64__) || defined(_M_X64)
+        kk_source_samples_avx512(f0_curve, phase, t2, lw, q->m->l_linear_b[0], KK_SINE_AMP, KK_VOICED_THRESHOLD, KK_HOP,
+                                 opts->noise, begin, end, q->src);
+#endif
+        return;
+    }
     for (int64_t j = begin; j < end; j++) {
         /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
          * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
@@ -123,7 +141,7 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
     double g2 = 0.0;
     for (int64_t h = 0; h < KK_HARMONICS; h++) g2 += (double)m->l_linear_w[h] * (double)m->l_linear_w[h];
     src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .noise_gain = (float)sqrt(g2), .t2 = t2,
-                  .src = src};
+                  .src = src, .simd = vx_cpu()->path == VX_PATH_AVX512};
     vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
     /* STFT: reflect-padded frames times the windowed DFT basis, one GEMM */
     for (int64_t f = 0; f < frames; f++)
