@@ -346,7 +346,6 @@ vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const 
 }
 
 /* ------------------------------------------------------------------------------ LSTM */
-static inline float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 
 typedef struct lstm_job {
     const kk_lstm *l;
@@ -370,11 +369,16 @@ static void lstm_dir(void *ctx, int64_t begin, int64_t end) {
             vx_linear(NULL, &j->l->w_hh[d], j->l->b_hh[d], h, 1, g);
             const float *gt = gx + t * 4 * H;
             float *yt = j->y + t * 2 * H + d * H;
+            /* the gates through the vectorized sigmoid and tanh (a few ulps from libm's, as torch's
+             * own vectorized ones are): per step they cost as much as the recurrent matvec in libm */
+            for (int64_t u = 0; u < 4 * H; u++) g[u] = gt[u] + g[u];
+            vx_sigmoid(g, 2 * H, g);              /* input, forget */
+            vx_tanh(g + 2 * H, H, g + 2 * H);     /* cell candidate */
+            vx_sigmoid(g + 3 * H, H, g + 3 * H);  /* output */
+            for (int64_t u = 0; u < H; u++) c[u] = g[H + u] * c[u] + g[u] * g[2 * H + u];
+            vx_tanh(c, H, g);
             for (int64_t u = 0; u < H; u++) {
-                float ig = sigm(gt[u] + g[u]), fg = sigm(gt[H + u] + g[H + u]);
-                float cg = tanhf(gt[2 * H + u] + g[2 * H + u]), og = sigm(gt[3 * H + u] + g[3 * H + u]);
-                c[u] = fg * c[u] + ig * cg;
-                h[u] = og * tanhf(c[u]);
+                h[u] = g[3 * H + u] * g[u];
                 yt[u] = h[u];
             }
         }
