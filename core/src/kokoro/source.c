@@ -90,21 +90,38 @@ static void source_samples(void *ctx, int64_t begin, int64_t end) {
     }
 }
 
-typedef struct polar_job {
-    const float *ri;
+/* The source's STFT, frames [begin, end) per task: the reflect-padded frames gathered, times the
+ * windowed DFT basis (vx_linear: the same bits for any number of rows), then magnitude and phase,
+ * all in the task's cache. */
+#define KK_STFT_TASK 64
+typedef struct stft_job {
+    const float *src;
+    const vx_mat *basis;
     float *har;
-    int64_t bins;
-} polar_job;
+    int64_t n, nfft, hop, pad, bins;
+} stft_job;
 
-static void polar_rows(void *ctx, int64_t begin, int64_t end) {
-    const polar_job *q = ctx;
-    const int64_t bins = q->bins;
-    for (int64_t f = begin; f < end; f++)
-        for (int64_t k = 0; k < bins; k++) {
-            float re = q->ri[f * 2 * bins + k], im = q->ri[f * 2 * bins + bins + k];
-            q->har[f * 2 * bins + k] = hypotf(re, im);
-            q->har[f * 2 * bins + bins + k] = atan2f(im, re);
-        }
+static void stft_frames(void *ctx, int64_t begin, int64_t end) {
+    const stft_job *q = ctx;
+    const int64_t nfft = q->nfft, bins = q->bins, N = q->n;
+    float fr[KK_STFT_TASK * 32], ri[KK_STFT_TASK * 34]; /* n_fft <= 32: checked at load (kk_harmonic_source) */
+    for (int64_t f0 = begin; f0 < end; f0 += KK_STFT_TASK) {
+        const int64_t nf = end - f0 < KK_STFT_TASK ? end - f0 : KK_STFT_TASK;
+        for (int64_t f = 0; f < nf; f++)
+            for (int64_t i = 0; i < nfft; i++) {
+                int64_t p = (f0 + f) * q->hop + i - q->pad;
+                if (p < 0) p = -p;
+                if (p >= N) p = 2 * (N - 1) - p;
+                fr[f * nfft + i] = q->src[p];
+            }
+        vx_linear(NULL, q->basis, NULL, fr, nf, ri);
+        for (int64_t f = 0; f < nf; f++)
+            for (int64_t k = 0; k < bins; k++) {
+                float re = ri[f * 2 * bins + k], im = ri[f * 2 * bins + bins + k];
+                q->har[(f0 + f) * 2 * bins + k] = hypotf(re, im);
+                q->har[(f0 + f) * 2 * bins + bins + k] = atan2f(im, re);
+            }
+    }
 }
 
 /* har_source [t2 * 300] from the F0 curve [t2]; then its STFT (center, reflect padding) as
@@ -113,12 +130,11 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
                               const kk_forward_opts *opts, float *har) {
     const int64_t N = t2 * KK_HOP, nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
     const int64_t frames = N / hop + 1;
+    if (nfft > 32) return vox_set_error(VOX_ERR_UNSUPPORTED, "kokoro source: n_fft %lld > 32", (long long)nfft);
     float *src = malloc((size_t)N * sizeof *src);
     float *phase = malloc((size_t)(t2 * KK_HARMONICS) * sizeof *phase);
-    float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
-    float *ri = malloc((size_t)(frames * 2 * bins) * sizeof *ri);
-    if (!src || !phase || !fr || !ri) {
-        free(src), free(phase), free(fr), free(ri);
+    if (!src || !phase) {
+        free(src), free(phase);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     }
     /* rad = (f0 * h / sr) % 1 at 24 kHz, linearly downsampled by 300: sample i reads the upsampled
@@ -143,20 +159,12 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
     src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .noise_gain = (float)sqrt(g2), .t2 = t2,
                   .src = src, .simd = vx_cpu()->path == VX_PATH_AVX512};
     vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
-    /* STFT: reflect-padded frames times the windowed DFT basis, one GEMM */
-    for (int64_t f = 0; f < frames; f++)
-        for (int64_t i = 0; i < nfft; i++) {
-            int64_t p = f * hop + i - pad;
-            if (p < 0) p = -p;
-            if (p >= N) p = 2 * (N - 1) - p;
-            fr[f * nfft + i] = src[p];
-        }
+    /* STFT: reflect-padded frames times the windowed DFT basis, then polar form, frame ranges in parallel */
     vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = 2 * bins, .cols = nfft, .data = m->stft_basis};
-    vx_linear(pool, &basis, NULL, fr, frames, ri);
-    polar_job pj = {.ri = ri, .har = har, .bins = bins};
-    vx_pool_for(pool, frames, 64, polar_rows, &pj);
+    stft_job fj = {.src = src, .basis = &basis, .har = har, .n = N, .nfft = nfft, .hop = hop, .pad = pad, .bins = bins};
+    vx_pool_for(pool, frames, KK_STFT_TASK, stft_frames, &fj);
     if (opts->tap) opts->tap(opts->tap_ctx, "har_source", src, N, 1);
-    free(src), free(phase), free(fr), free(ri);
+    free(src), free(phase);
     return VOX_OK;
 }
 
