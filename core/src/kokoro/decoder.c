@@ -70,12 +70,13 @@ static void ew_ranges(void *ctx, int64_t begin, int64_t end) {
     const int64_t n = end - begin;
     switch (j->op) {
     case EW_ADD: vx_add(j->y + begin, j->a + begin, n, j->y + begin); break; /* y += a */
-    case EW_SUM3_LRELU: /* y = lrelu(((z + a) + y) / 3): the three resblocks' mean, then the next leaky ReLU */
-        for (int64_t i = begin; i < end; i++) {
-            float v = ((j->z[i] + j->a[i]) + j->y[i]) / 3.0f;
-            j->y[i] = v > 0.0f ? v : v * j->slope;
-        }
+    case EW_SUM3_LRELU: { /* y = lrelu(((z + a) + y) / 3): the three resblocks' mean, then the next leaky ReLU */
+        const float *restrict z = j->z, *restrict a = j->a;
+        float *restrict y = j->y;
+        const float slope = j->slope;
+        for (int64_t i = begin; i < end; i++) y[i] = kk_lrelu(((z[i] + a[i]) + y[i]) / 3.0f, slope);
         break;
+    }
     default: kk_leaky_relu(j->y + begin, n, j->slope); break;
     }
 }

@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../json.h"
 #include "../kernels.h"
@@ -166,6 +167,20 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *x, int64_
 vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t frames, float *audio);
 vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_curve, int64_t t2,
                               const kk_forward_opts *opts, float *har /*[t2 * 60 + 1][n_fft + 2]*/);
+
+/* v > 0 ? v : v * slope as a bit select between both sides: with the default trapping-math, GCC
+ * vectorizes this but not the float ternary, which then branches (and mispredicts on half of the
+ * elements). The same bits, NaN included (it takes v * slope). */
+static inline float kk_lrelu(float v, float slope) {
+    const float n = v * slope;
+    uint32_t vb, nb;
+    memcpy(&vb, &v, sizeof vb);
+    memcpy(&nb, &n, sizeof nb);
+    const uint32_t pos = (uint32_t)0 - (uint32_t)(v > 0.0f), r = (vb & pos) | (nb & ~pos);
+    float out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
 
 /* Building blocks (ops.c). All buffers time-major. */
 void kk_leaky_relu(float *x, int64_t n, float slope);

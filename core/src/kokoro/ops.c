@@ -14,7 +14,7 @@
 static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 void kk_leaky_relu(float *x, int64_t n, float slope) {
-    for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : x[i] * slope;
+    for (int64_t i = 0; i < n; i++) x[i] = kk_lrelu(x[i], slope);
 }
 
 /* A per-channel map applied to a convolution's input rows as they are gathered (the AdaIN affine
@@ -290,19 +290,23 @@ static void adain_stats(void *ctx, int64_t begin, int64_t end) {
     }
 }
 
+/* Rows [begin, end): y = x * mul + add, then (lrelu) the leaky ReLU (kk_lrelu: vectorizes), the
+ * pointers in restrict locals. */
 static void adain_apply(void *ctx, int64_t begin, int64_t end) {
-    adain_job *j = ctx;
+    const adain_job *j = ctx;
     const int64_t c = j->c;
+    const float *restrict x = j->x, *restrict mul = j->mul, *restrict add = j->add;
+    float *restrict y = j->y;
+    const float slope = j->slope;
     if (j->lrelu) {
         for (int64_t i = begin; i < end; i++)
             for (int64_t ch = 0; ch < c; ch++) {
-                float v = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
-                j->y[i * c + ch] = v > 0.0f ? v : v * j->slope;
+                y[i * c + ch] = kk_lrelu(x[i * c + ch] * mul[ch] + add[ch], slope);
             }
         return;
     }
     for (int64_t i = begin; i < end; i++)
-        for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
+        for (int64_t ch = 0; ch < c; ch++) y[i * c + ch] = x[i * c + ch] * mul[ch] + add[ch];
 }
 
 /* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each); mean/m2 ([c] each): x's
