@@ -40,7 +40,7 @@ typedef struct kk_convt {   /* ConvTranspose1d, weight [c_in][c_out / groups][k]
     const float *w;
     const float *b;
     int64_t c_in, c_out, k, stride, pad, groups;
-    vx_bf16w bw;            /* bw.data set: W^T [c_out * k][c_in] packed for bf16 dot products (dense only) */
+    vx_bf16w bw;            /* bw.data set: W^T [k][c_out][c_in] (tap-major) packed for bf16 dot products (dense only) */
 } kk_convt;
 
 typedef struct kk_adain {   /* AdaIN1d: InstanceNorm1d (affine) modulated by fc(style) */

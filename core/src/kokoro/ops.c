@@ -206,10 +206,16 @@ static void convt_add_rows(void *ctx, int64_t begin, int64_t end) {
         int64_t t_lo = o + p - (k - 1) <= 0 ? 0 : (o + p - (k - 1) + s - 1) / s, t_hi = (o + p) / s;
         if (t_lo < j->t0) t_lo = j->t0;
         if (t_hi > j->t0 + j->nt - 1) t_hi = j->t0 + j->nt - 1;
-        float *yr = j->y + o * co;
+        float *restrict yr = j->y + o * co;
         for (int64_t t = t_lo; t <= t_hi; t++) {
-            const float *pr = j->prod + (t - j->t0) * co * k + (o + p - t * s);
-            for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k];
+            const int64_t tap = o + p - t * s;
+            if (j->c->bw.data) { /* tap-major products: the tap's channels contiguous */
+                const float *restrict pr = j->prod + (t - j->t0) * co * k + tap * co;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch];
+            } else {
+                const float *pr = j->prod + (t - j->t0) * co * k + tap;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k];
+            }
         }
     }
 }

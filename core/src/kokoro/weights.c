@@ -415,14 +415,16 @@ static vox_status pack_generator_bf16(kk_model *m) {
                 return st;
         }
     /* the generator's two upsampling ConvTranspose1d (~3.7 GFLOP of a short sentence in f32): their
-     * weight [c_in][c_out * k] transposed into rows of c_in, packed, the f32 pages dropped */
+     * weight [c_in][c_out][k] transposed into rows of c_in, tap-major (row j * c_out + o: a tap's
+     * products of all channels are contiguous for the overlap-add), packed, the f32 pages dropped */
     for (int i = 0; i < 2; i++) {
         kk_convt *u = &m->ups[i];
-        const int64_t rows = u->c_out * u->k, ci = u->c_in;
+        const int64_t rows = u->c_out * u->k, ci = u->c_in, co = u->c_out, k = u->k;
         float *t = malloc((size_t)(rows * ci) * sizeof *t);
         if (!t) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
         for (int64_t c = 0; c < ci; c++)
-            for (int64_t r = 0; r < rows; r++) t[r * ci + c] = u->w[c * rows + r];
+            for (int64_t o = 0; o < co; o++)
+                for (int64_t j = 0; j < k; j++) t[(j * co + o) * ci + c] = u->w[(c * co + o) * k + j];
         vx_mat tm = {.dtype = VOX_DTYPE_F32, .rows = rows, .cols = ci, .data = t};
         vox_status st = vx_bf16w_pack(&tm, &u->bw);
         free(t);
