@@ -310,7 +310,7 @@ def test_cancel(real):
     with vox.Engine(real) as eng:
         v = eng.speaker_voice("jf_alpha")
         with eng.session(v, phonemes=True) as s:
-            s.feed(TWO)
+            s.feed(" ".join([TWO] * 4))  # 8 spans, ~1 s of work on 2 cores: the cancel lands mid-run
             s.end()
             t = threading.Timer(0.3, s.cancel)
             t.start()

@@ -110,8 +110,13 @@ def test_style_row_is_chosen_by_phoneme_count():
 # ------------------------------------------------------------------------------ deterministic noise
 def test_philox_source_noise_is_specified_and_deterministic():
     """The source's random initial phases and Gaussian noise are functions of (seed, position): the
-    words of Philox4x32-10 at counter (position, harmonic, stream, 0), mapped as documented."""
+    words of Philox4x32-10 at counter (position, harmonic or 0, stream, span), mapped as documented."""
     from vox.reference.common.philox import philox4x32_10, seed_key
+
+    def normal(r):
+        u1 = 1 - ((int(r[0]) >> 5) * 67108864 + (int(r[1]) >> 6)) / 2.0 ** 53
+        u2 = ((int(r[2]) >> 5) * 67108864 + (int(r[3]) >> 6)) / 2.0 ** 53
+        return np.float32(np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2))
 
     seed = 12345
     ph = source.philox_phases(seed)
@@ -119,43 +124,53 @@ def test_philox_source_noise_is_specified_and_deterministic():
     r = philox4x32_10(np.array([0, 3, 1, 0], np.uint64), seed_key(seed))  # (position, harmonic, stream, span)
     u = ((int(r[0]) >> 5) * 67108864 + (int(r[1]) >> 6)) / 2.0 ** 53
     assert ph[3] == np.float32(u)
-    z = source.philox_normal(seed, 1000)
-    r = philox4x32_10(np.array([417, 5, 2, 0], np.uint64), seed_key(seed))
-    u1 = 1 - ((int(r[0]) >> 5) * 67108864 + (int(r[1]) >> 6)) / 2.0 ** 53
-    u2 = ((int(r[2]) >> 5) * 67108864 + (int(r[3]) >> 6)) / 2.0 ** 53
-    assert z[417, 5] == np.float32(np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2))
-    assert abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.02  # 9000 draws
-    assert np.array_equal(source.philox_normal(seed, 1000), z)
-    assert not np.array_equal(source.philox_normal(seed + 1, 1000), z)
+    z = source.philox_normal(seed, 90000)
+    assert z[417] == normal(philox4x32_10(np.array([417, 0, 3, 0], np.uint64), seed_key(seed)))
+    assert abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.02  # 90000 draws: 6 standard errors
+    assert np.array_equal(source.philox_normal(seed, 90000), z)
+    assert not np.array_equal(source.philox_normal(seed + 1, 90000), z)
     # a prefix is the same whatever the length asked for: position-keyed, not a stream
     assert np.array_equal(source.philox_normal(seed, 10), z[:10])
-    r = philox4x32_10(np.array([3, 1, 2, 5], np.uint64), seed_key(seed))  # span 5
-    u1 = 1 - ((int(r[0]) >> 5) * 67108864 + (int(r[1]) >> 6)) / 2.0 ** 53
-    u2 = ((int(r[2]) >> 5) * 67108864 + (int(r[3]) >> 6)) / 2.0 ** 53
-    assert source.philox_normal(seed, 4, span=5)[3, 1] == np.float32(np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2))
+    assert source.philox_normal(seed, 4, span=5)[3] == normal(philox4x32_10(np.array([3, 0, 3, 5], np.uint64),
+                                                                            seed_key(seed)))
+    # the merged noise: amp * |lw| * that normal, amp 0.003 voiced and 0.1/3 unvoiced
+    f0 = np.array([0.0, 180.0, 5.0, 300.0], np.float32)
+    lw = np.array([0.5, -1.0, 0.25, 0, 0, 0, 0, 0, 2.0], np.float32)
+    gain = np.float32(np.sqrt(0.25 + 1 + 0.0625 + 4))
+    amp = np.array([0.1 / 3, 0.003, 0.1 / 3, 0.003], np.float32)
+    assert np.allclose(source.merged_noise(f0, lw, seed=seed, span=5), amp * gain * source.philox_normal(seed, 4, span=5),
+                       rtol=1e-6, atol=0)
 
 
 def test_philox_noise_mode_matches_official_statistics(off):
-    """With noise="philox" the source has the official's structure: voiced samples carry sines plus
-    N(0, 0.003^2) noise, unvoiced samples N(0, (0.1/3)^2) noise, the fundamental starts at phase 0."""
+    """With noise="philox" the merged excitation carries the official's noise: the official adds
+    N(0, 0.003^2) (voiced) or N(0, (0.1/3)^2) (unvoiced) to each harmonic and sums them in the
+    Linear(9, 1); one normal of std amp * |lw| per sample has the same distribution. The sines are
+    those of the zero mode (the fundamental starts at phase 0; the others' initial phases are never
+    read by the downsampling)."""
     torch = off.import_official()
     f0 = np.concatenate([np.zeros(20), np.full(40, 180.0)]).astype(np.float32)
     f0s = np.repeat(f0, 300)
-    ours = source.sine_source(f0s, 300, noise="philox", seed=7)
-    clean = source.sine_source(f0s, 300, noise="zero")
-    noise = ours - clean
-    unv, voiced = noise[: 20 * 300], noise[20 * 300:]
-    assert abs(unv.std() - 0.1 / 3) < 0.002 and abs(voiced.std() - 0.003) < 0.0003
+    assert np.array_equal(source.sine_source(f0s, 300, noise="philox", seed=7), source.sine_source(f0s, 300, noise="zero"))
+    lw = np.array([0.3, -0.7, 0.5, 0.1, -0.2, 0.9, 0.05, -0.4, 0.6], np.float32)
+    gain = float(np.sqrt(np.sum(lw.astype(np.float64) ** 2)))
+    ours = source.merged_noise(f0s, lw, seed=7)
+    unv, voiced = ours[: 20 * 300], ours[20 * 300:]
+    assert abs(unv.std() / gain - 0.1 / 3) < 0.002 and abs(voiced.std() / gain - 0.003) < 0.0003
     import kokoro.istftnet as ist
 
     sg = ist.SineGen(24000, 300, 8, 0.1, 0.003, 10)
     torch.manual_seed(0)
     with torch.no_grad():
         official, _, _ = sg(torch.from_numpy(f0s)[None, :, None])
-    official_noise = official[0].numpy() - clean  # the official's own draws, on the same clean sines
+    clean = source.sine_source(f0s, 300, noise="zero")
+    official_noise = (official[0].numpy() - clean) @ lw  # the official's own draws, merged as l_linear does
     # (the initial phase of harmonics 2..9 differs in both: compare the unvoiced part, which is noise only)
     o_unv = official_noise[: 20 * 300]
-    assert abs(o_unv.std() - unv.std()) < 0.002
+    assert abs(o_unv.std() - unv.std()) < 0.002 * gain
+    # and the two have the same shape of distribution (Gaussian): matching quartiles
+    q = np.array([0.1, 0.25, 0.5, 0.75, 0.9])
+    assert np.allclose(np.quantile(o_unv, q), np.quantile(unv, q), atol=0.003 * gain)
 
 
 def test_seeded_synthesis_is_reproducible(real):

@@ -123,6 +123,31 @@ void vx_i8_quantize_row(const float *x, int64_t c, uint8_t *q, float *scale, flo
  * Error: 8-bit activations (~range / 510 per element) and 8-bit weights. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
                          float *y);
+/* The fused form of vx_conv1d_i8w that the generator's residual blocks run: the caller's unpadded signal,
+ * zero padding, a per-channel map applied to each input row as it is quantized, an optional residual
+ * added in the epilogue and optional output moments, so no pass of its own reads or writes the
+ * activation for any of them. Every element gets the same bits as the unfused sequence
+ * (vx_i8_map_model, pad, vx_conv1d_i8w, add). */
+#define VX_I8_MAX_CIN 1024
+typedef struct vx_i8_pre {  /* v = x * mul + add (two roundings); with alpha: v + inv_alpha * sin(v * alpha)^2 */
+    const float *mul, *add, *alpha, *inv_alpha; /* [c_in] each; alpha NULL: no Snake */
+} vx_i8_pre;
+/* The map's scalar statement (tests): y [t][c] gets the bits the fused convolution quantizes. Its
+ * sin^2 is a polynomial good to ~1e-8 absolute (the rows are rounded to 8 bits next), not libm's. */
+void vx_i8_map_model(const float *x, int64_t t, int64_t c, const vx_i8_pre *pre, float *y);
+typedef struct vx_i8_conv {
+    const float *x;        /* [t_in][c_in] */
+    int64_t t_in, pad_l, pad_r, dil;
+    const vx_i8_pre *pre;  /* NULL: x as it is */
+    const float *res;      /* NULL: y = conv; else y = res + conv (res may be y: in place) */
+    float *y;              /* [n_out][rows], n_out = t_in + pad_l + pad_r - dil (taps - 1) */
+    double *mean, *m2;     /* NULL, or [rows]: y's per-channel mean and sum of squared deviations, merged
+                            * from fixed blocks of rows in order (the same bits for any thread count) */
+    void *work;            /* NULL or work_size bytes of scratch (vx_conv1d_i8w_work_size), else allocated */
+    size_t work_size;
+} vx_i8_conv;
+size_t vx_conv1d_i8w_work_size(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments);
+vox_status vx_conv1d_i8w_ex(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a);
 /* Scalar model of vx_conv1d_i8w (tests). */
 void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil, float *y);
 

@@ -44,6 +44,10 @@ int32_t vx_pool_size(const vx_pool *pool);
  * (sessions of one engine can then proceed in parallel without waiting for each other). pool may be
  * NULL: everything runs on the caller. */
 void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *ctx);
+/* vx_pool_for with per_thread chunks per thread (vx_pool_for: 4). More, smaller chunks for jobs of
+ * many equal, independent tasks (the int8 convolution's row blocks): a thread that finishes first
+ * then waits for at most one small chunk of the other's. */
+void vx_pool_for_chunks(vx_pool *pool, int64_t n, int64_t grain, int per_thread, vx_range_fn fn, void *ctx);
 
 /* Set FTZ/DAZ on the current thread; returns the previous control state for vx_fp_restore. */
 uint32_t vx_fp_fast(void);

@@ -1194,6 +1194,80 @@ static void test_conv1d_i8w(void) {
     }
 }
 
+/* vx_conv1d_i8w_ex (the generator's fused form): zero padding, the per-channel map (affine, Snake) of
+ * each input row, the residual added in the epilogue and the output moments give the same bits as the
+ * unfused sequence (the map's scalar model, rows padded by hand, the scalar convolution model, then
+ * + res) for any thread count, in place too; the map is within 1e-6 of Snake computed in double; the
+ * moments match a double computation of y's and do not depend on the thread count. */
+static void test_conv1d_i8w_ex(void) {
+    const vx_cpu_info *ci = vx_cpu();
+    if (ci->path != VX_PATH_AVX512 || !ci->avx512vnni) return;
+    static const int64_t shapes[][5] = {{64, 40, 3, 1, 50}, {128, 130, 7, 3, 301}, {64, 256, 11, 5, 97}, {128, 128, 3, 1, 1}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], t = shapes[si][4];
+        const int64_t pad = dil * (k - 1) / 2, n_in = t + 2 * pad;
+        float *w = fvec(co * c * k, -1.0f, 1.0f), *x = fvec(t * c, -2.0f, 2.0f), *bias = fvec(co, -1.0f, 1.0f);
+        float *mul = fvec(c, 0.2f, 2.0f), *add = fvec(c, -1.0f, 1.0f), *alpha = fvec(c, 0.1f, 3.0f);
+        float *inv = malloc(sizeof(float) * (size_t)c), *res = fvec(t * co, -3.0f, 3.0f);
+        for (int64_t i = 0; i < c; i++) inv[i] = 1.0f / alpha[i];
+        if (t > 5)
+            for (int64_t i = 0; i < c; i += 3) x[5 * c + i] = 3000.0f + (float)i; /* Snake arguments past 4096: libm */
+        vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
+        vx_i8w pk;
+        CHECK(vx_i8w_pack_conv(&m, c, k, &pk) == VOX_OK, "i8w ex pack: %s", vox_last_error());
+        float *xp = calloc((size_t)(n_in * c), sizeof(float)), *ym = malloc(sizeof(float) * (size_t)(t * co));
+        const vx_i8_pre pre = {mul, add, alpha, inv};
+        vx_i8_map_model(x, t, c, &pre, xp + pad * c);
+        /* the map's own accuracy: Snake within 1e-6 of a double computation (the rows are 8-bit next) */
+        double map_err = 0.0;
+        for (int64_t r = 0; r < t; r++)
+            for (int64_t i = 0; i < c; i++) {
+                double v = (double)(x[r * c + i] * mul[i] + add[i]), sv = sin(v * alpha[i]);
+                double e = fabs(xp[(r + pad) * c + i] - (v + sv * sv / alpha[i])) / (fabs(v) + 1.0 / alpha[i]);
+                map_err = e > map_err ? e : map_err;
+            }
+        CHECK(map_err < 1e-6, "i8w ex c%lld: Snake map error %.3g", (long long)c, map_err);
+        vx_conv1d_i8w_model(&pk, bias, xp, t, dil, ym);
+        for (int64_t i = 0; i < t * co; i++) ym[i] = res[i] + ym[i];
+        double *mm = calloc((size_t)(2 * co), sizeof(double));
+        for (int64_t r = 0; r < co; r++) {
+            for (int64_t i = 0; i < t; i++) mm[r] += ym[i * co + r];
+            mm[r] /= (double)t;
+            for (int64_t i = 0; i < t; i++) mm[co + r] += (ym[i * co + r] - mm[r]) * (ym[i * co + r] - mm[r]);
+        }
+        float *y[4];
+        double *mo[4];
+        for (int th = 1; th <= 3; th++) {
+            y[th] = malloc(sizeof(float) * (size_t)(t * co));
+            mo[th] = malloc(sizeof(double) * (size_t)(2 * co));
+            const vx_i8_conv a = {.x = x, .t_in = t, .pad_l = pad, .pad_r = pad, .dil = dil, .pre = &pre, .res = res,
+                                  .y = y[th], .mean = mo[th], .m2 = mo[th] + co};
+            CHECK(vx_conv1d_i8w_ex(pools[th], &pk, bias, &a) == VOX_OK, "i8w ex: %s", vox_last_error());
+        }
+        CHECK(same_bits(y[1], ym, t * co), "i8w ex c%lld k%lld: != map, pad, scalar model, + res", (long long)c, (long long)k);
+        CHECK(same_bits(y[1], y[2], t * co) && same_bits(y[1], y[3], t * co), "i8w ex c%lld k%lld: threads change bits",
+              (long long)c, (long long)k);
+        CHECK(memcmp(mo[1], mo[2], sizeof(double) * (size_t)(2 * co)) == 0 &&
+                  memcmp(mo[1], mo[3], sizeof(double) * (size_t)(2 * co)) == 0,
+              "i8w ex c%lld k%lld: threads change the moments", (long long)c, (long long)k);
+        for (int64_t r = 0; r < co; r++) {
+            /* f32 sums within blocks of rows, merged in double: a few f32 roundings per block */
+            CHECK(fabs(mo[1][r] - mm[r]) <= 1e-6 * (fabs(mm[r]) + sqrt(mm[co + r] / (double)t)) + 1e-300,
+                  "i8w ex mean[%lld] %.17g != %.17g", (long long)r, mo[1][r], mm[r]);
+            CHECK(fabs(mo[1][co + r] - mm[co + r]) <= 1e-5 * mm[co + r] + 1e-300, "i8w ex m2[%lld] %.17g != %.17g",
+                  (long long)r, mo[1][co + r], mm[co + r]);
+        }
+        /* in place: res is y */
+        memcpy(y[2], res, sizeof(float) * (size_t)(t * co));
+        const vx_i8_conv ip = {.x = x, .t_in = t, .pad_l = pad, .pad_r = pad, .dil = dil, .pre = &pre, .res = y[2], .y = y[2]};
+        CHECK(vx_conv1d_i8w_ex(pools[2], &pk, bias, &ip) == VOX_OK, "i8w ex in place: %s", vox_last_error());
+        CHECK(same_bits(y[1], y[2], t * co), "i8w ex c%lld k%lld: in place != out of place", (long long)c, (long long)k);
+        for (int th = 1; th <= 3; th++) free(y[th]), free(mo[th]);
+        vx_i8w_free(&pk);
+        free(w), free(x), free(bias), free(mul), free(add), free(alpha), free(inv), free(res), free(xp), free(ym), free(mm);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
         printf("%d\n", (int)vx_cpu()->path);
@@ -1250,6 +1324,7 @@ int main(int argc, char **argv) {
     test_linear_bf16w();
     test_conv1d_bf16w();
     test_conv1d_i8w();
+    test_conv1d_i8w_ex();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;

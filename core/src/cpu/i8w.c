@@ -80,6 +80,35 @@ void vx_i8_quantize_row(const float *x, int64_t c, uint8_t *q, float *scale, flo
     *zero = lo;
 }
 
+/* The scalar statement of the fused convolution's Snake factor (conv_i8_avx512.c, iw_sin_sq): the same
+ * operations lane by lane, so the same bits. */
+static float sin_sq_model(float x) {
+    if (x != x || fabsf(x) > 4096.0f) {
+        float s = sinf(x);
+        return s * s;
+    }
+    const float q = nearbyintf(x * 0.636619772367581343f);
+    float r = fmaf(-q, 1.57079637050628662109375f, x);
+    r = fmaf(-q, -4.37113900018624283e-8f, r);
+    const float u = r * r;
+    float p = 2.0f / 14175.0f;
+    p = fmaf(p, u, -1.0f / 315.0f);
+    p = fmaf(p, u, 2.0f / 45.0f);
+    p = fmaf(p, u, -1.0f / 3.0f);
+    p = fmaf(p, u, 1.0f);
+    const float s2 = p * u;
+    return ((int32_t)q & 1) ? 1.0f - s2 : s2;
+}
+
+void vx_i8_map_model(const float *x, int64_t t, int64_t c, const vx_i8_pre *pre, float *y) {
+    for (int64_t r = 0; r < t; r++)
+        for (int64_t i = 0; i < c; i++) {
+            float v = x[r * c + i] * pre->mul[i] + pre->add[i];
+            if (pre->alpha) v = v + pre->inv_alpha[i] * sin_sq_model(v * pre->alpha[i]);
+            y[r * c + i] = v;
+        }
+}
+
 void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil, float *y) {
     const int64_t c = w->c_in, k = w->taps, rows = w->rows, n_in = n_out + dil * (k - 1), q4 = w->quads * 4;
     uint8_t *q = calloc((size_t)(n_in * q4), 1);
@@ -105,6 +134,8 @@ void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int
 #if defined(__x86_64__) || defined(_M_X64)
 vox_status vx_conv1d_i8w_avx512(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out,
                                 int64_t dil, float *y);
+size_t vx_conv1d_i8w_work_size_avx512(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments);
+vox_status vx_conv1d_i8w_ex_avx512(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a);
 #endif
 
 vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
@@ -113,5 +144,22 @@ vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, cons
     if (w->data) return vx_conv1d_i8w_avx512(pool, w, bias, x, n_out, dil, y); /* packed only where supported */
 #endif
     (void)pool, (void)bias, (void)x, (void)n_out, (void)dil, (void)y;
+    return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products are not available on this CPU");
+}
+
+size_t vx_conv1d_i8w_work_size(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments) {
+#if defined(__x86_64__) || defined(_M_X64)
+    return vx_conv1d_i8w_work_size_avx512(w, t_in, pad, dil, moments);
+#else
+    (void)w, (void)t_in, (void)pad, (void)dil, (void)moments;
+    return 0;
+#endif
+}
+
+vox_status vx_conv1d_i8w_ex(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (w->data) return vx_conv1d_i8w_ex_avx512(pool, w, bias, a);
+#endif
+    (void)pool, (void)bias, (void)a;
     return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products are not available on this CPU");
 }

@@ -118,14 +118,15 @@ vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float 
      * then the weight groups are split too. Every output is still one chain in the same order, so
      * the split never changes a bit. */
     const int64_t row_tasks = (n_out + BW_TASK - 1) / BW_TASK, groups = w->rows / BW_NR;
-    const int64_t want = 4 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    /* 16 tasks per thread, in as many chunks: the one that finishes first waits for a small task */
+    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
     int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
     if (gsplit > groups) gsplit = groups;
     bw_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n_in = n_in, .n_out = n_out, .dil = dil,
                 .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols, .gsplit = gsplit};
     uint32_t fp = vx_fp_fast();
     vx_pool_for(pool, n_in, 16, bw_round, &j);
-    vx_pool_for(pool, row_tasks * gsplit, 1, bw_tasks, &j);
+    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, bw_tasks, &j);
     vx_fp_restore(fp);
     free(xb);
     return VOX_OK;

@@ -430,7 +430,12 @@ void vx_pool_free(vx_pool *pool) {
 int32_t vx_pool_size(const vx_pool *pool) { return pool ? pool->n_threads : 1; }
 
 void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *ctx) {
+    vx_pool_for_chunks(pool, n, grain, 4, fn, ctx);
+}
+
+void vx_pool_for_chunks(vx_pool *pool, int64_t n, int64_t grain, int per_thread, vx_range_fn fn, void *ctx) {
     if (n <= 0) return;
+    if (per_thread < 1) per_thread = 1;
     if (grain < 1) grain = 1;
     uint32_t fp = vx_fp_fast();
     int64_t n_grains = (n + grain - 1) / grain;
@@ -441,7 +446,7 @@ void vx_pool_for(vx_pool *pool, int64_t n, int64_t grain, vx_range_fn fn, void *
     }
     /* A few chunks per thread: stealing evens out threads that were descheduled or started late,
      * while chunks stay large enough to stream weight rows efficiently. */
-    int64_t target = (int64_t)pool->n_threads * 4;
+    int64_t target = (int64_t)pool->n_threads * per_thread;
     int64_t per = (n_grains + target - 1) / target;
     pool->fn = fn;
     pool->ctx = ctx;

@@ -57,7 +57,7 @@ done:
 
 /* Elementwise passes over the generator's activations (tens of MB at 120x the frame rate) split
  * over the pool: each element on its own, so the same bits for any split. */
-enum { EW_ADD, EW_ADD_THIRD, EW_COPY2, EW_LRELU };
+enum { EW_ADD, EW_SUM3_LRELU, EW_LRELU };
 typedef struct ew_job {
     int op;
     float *y, *z;
@@ -70,14 +70,13 @@ static void ew_ranges(void *ctx, int64_t begin, int64_t end) {
     const int64_t n = end - begin;
     switch (j->op) {
     case EW_ADD: vx_add(j->y + begin, j->a + begin, n, j->y + begin); break; /* y += a */
-    case EW_ADD_THIRD: /* y = (a + y) / 3 */
-        vx_add(j->a + begin, j->y + begin, n, j->y + begin);
-        for (int64_t i = begin; i < end; i++) j->y[i] = j->y[i] / 3.0f;
+    case EW_SUM3_LRELU: { /* y = lrelu(((z + a) + y) / 3): the three resblocks' mean, then the next leaky ReLU */
+        const float *restrict z = j->z, *restrict a = j->a;
+        float *restrict y = j->y;
+        const float slope = j->slope;
+        for (int64_t i = begin; i < end; i++) y[i] = kk_lrelu(((z[i] + a[i]) + y[i]) / 3.0f, slope);
         break;
-    case EW_COPY2: /* y = z = a */
-        memcpy(j->y + begin, j->a + begin, (size_t)n * sizeof(float));
-        memcpy(j->z + begin, j->a + begin, (size_t)n * sizeof(float));
-        break;
+    }
     default: kk_leaky_relu(j->y + begin, n, j->slope); break;
     }
 }
@@ -87,43 +86,61 @@ static void ew(vx_pool *pool, int op, float *y, float *z, const float *a, int64_
     vx_pool_for(pool, n, 16384, ew_ranges, &j);
 }
 
-/* Sum of the three resblocks of a stage applied to the same input, divided by 3, in place on x (the
- * last block runs on x itself, its input's last use: one activation buffer less at the peak). */
+/* Sum of the three resblocks of a stage applied to the same input, divided by 3, in place on x, then
+ * the leaky ReLU (slope) that follows in the generator. The first two write their results into sum
+ * and a (reading x), the last runs on x itself; x's moments, the first AdaIN's statistics of all
+ * three, are taken once. sum and a: [t][c] each. */
 static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const float *s, float *x, int64_t t,
-                            int64_t c, const atomic_int *cancel) {
-    const size_t bytes = (size_t)(t * c) * sizeof(float);
-    float *sum = malloc(bytes), *a = malloc(bytes);
+                            int64_t c, float slope, const atomic_int *cancel, float *sum, float *a, kk_work *w) {
+    double *mom = malloc((size_t)(2 * c) * sizeof *mom);
     vox_status st = VOX_OK;
-    if (!a || !sum) {
-        st = oom();
+    if (!mom) return oom();
+    kk_moments(pool, x, t, c, mom, mom + c);
+    if ((st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3], s, x, sum, t, mom, mom + c, w)) != VOX_OK ||
+        (st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3 + 1], s, x, a, t, mom, mom + c, w)) != VOX_OK)
         goto done;
-    }
-    ew(pool, EW_COPY2, sum, a, x, t * c, 0.0f);
-    if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3], s, sum, t)) != VOX_OK ||
-        (st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 1], s, a, t)) != VOX_OK)
-        goto done;
-    ew(pool, EW_ADD, sum, NULL, a, t * c, 0.0f);
-    free(a);
-    a = NULL;
     if (cancel && atomic_load(cancel)) {
         st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
         goto done;
     }
-    if ((st = kk_snakeblk_run(pool, &m->resblocks[stage * 3 + 2], s, x, t)) != VOX_OK) goto done;
-    ew(pool, EW_ADD_THIRD, x, NULL, sum, t * c, 0.0f); /* x = (sum + x) / 3 */
+    if ((st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3 + 2], s, x, x, t, mom, mom + c, w)) != VOX_OK) goto done;
+    ew(pool, EW_SUM3_LRELU, x, sum, a, t * c, slope); /* x = lrelu(((sum + a) + x) / 3) */
 done:
-    free(a);
-    free(sum);
+    free(mom);
     return st;
+}
+
+/* Scratch of the int8 convolutions of a stage's blocks: the largest any of them needs. */
+static size_t stage_q_size(const kk_model *m, int stage, int64_t t) {
+    size_t need = 0;
+    for (int r = 0; r < 4; r++) {
+        const kk_snakeblk *b = r < 3 ? &m->resblocks[stage * 3 + r] : &m->noise_res[stage];
+        for (int i = 0; i < 3; i++) {
+            if (!b->convs1[i].iw.data) continue;
+            size_t n1 = vx_conv1d_i8w_work_size(&b->convs1[i].iw, t, b->dil[i] * (b->k - 1), b->dil[i], 1);
+            size_t n2 = vx_conv1d_i8w_work_size(&b->convs2[i].iw, t, b->k - 1, 1, 1);
+            need = n1 > need ? n1 : need;
+            need = n2 > need ? n2 : need;
+        }
+    }
+    return need;
 }
 
 vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int64_t t, const float *s,
                         const float *f0_curve, const kk_forward_opts *opts, float **spec_out, int64_t *n_spec_frames) {
     const int64_t post = m->n_fft + 2, hf = t * 60 + 1;
     vox_status st = VOX_OK;
+    /* the stages' work buffers, sized for the larger of the two (stage 1: hf rows of 128 channels) and
+     * reused block after block, so their pages are touched once per span */
+    const int64_t act = hf * 128 > t * 10 * 256 ? hf * 128 : (t * 10 + 10) * 256;
+    size_t qn = stage_q_size(m, 0, t * 10), q1 = stage_q_size(m, 1, hf);
+    kk_work w = {.r_cap = act, .q_size = qn > q1 ? qn : q1};
+    float *sum = malloc((size_t)act * sizeof *sum), *acc = malloc((size_t)act * sizeof *acc);
+    w.r = malloc((size_t)act * sizeof *w.r);
+    w.q = w.q_size ? malloc(w.q_size) : NULL;
     float *har = malloc((size_t)(hf * post) * sizeof *har);
-    float *x = malloc((size_t)(t * 512) * sizeof *x), *src = NULL, *up = NULL;
-    if (!har || !x) {
+    float *x = malloc((size_t)(t * 512) * sizeof *x), *up = NULL;
+    if (!har || !x || !sum || !acc || !w.r || (w.q_size && !w.q)) {
         st = oom();
         goto done;
     }
@@ -131,22 +148,23 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
     if ((st = kk_harmonic_source(m, pool, f0_curve, t, opts, har)) != VOX_OK) goto done;
     if (opts->tap) opts->tap(opts->tap_ctx, "har", har, hf, post);
     int64_t c = 512;
+    ew(pool, EW_LRELU, x, NULL, NULL, t * c, 0.1f); /* later leaky ReLUs ride on the resblocks' last pass */
     for (int i = 0; i < 2; i++) {
         const int64_t co = c / 2;
-        ew(pool, EW_LRELU, x, NULL, NULL, t * c, 0.1f);
         int64_t ts, tu;
-        /* the source branch: noise conv (stride 6 for stage 0, 1x1 for stage 1) and its resblock */
+        /* the source branch: noise conv (stride 6 for stage 0, 1x1 for stage 1) and its resblock, in
+         * the sum buffer (free until the resblocks, which come after the source is added) */
         int64_t t_src = i == 0 ? (hf + 2 * m->noise_pad[0] - m->noise_convs[0].k) / m->noise_stride[0] + 1 : hf;
-        src = malloc((size_t)(t_src * co) * sizeof *src);
+        float *src = sum;
         int64_t t_up = (t - 1) * m->ups[i].stride - 2 * m->ups[i].pad + m->ups[i].k;
         up = malloc((size_t)((t_up + 1) * co) * sizeof *up);
-        if (!src || !up) {
+        if (t_src * co > act || !up) {
             st = oom();
             goto done;
         }
         if ((st = kk_conv1d(pool, &m->noise_convs[i], har, hf, 1, m->noise_stride[i], m->noise_pad[i],
                             m->noise_pad[i], src, &ts)) != VOX_OK ||
-            (st = kk_snakeblk_run(pool, &m->noise_res[i], s, src, ts)) != VOX_OK)
+            (st = kk_snakeblk_run_ex(pool, &m->noise_res[i], s, src, src, ts, NULL, NULL, &w)) != VOX_OK)
             goto done;
         float *dst = i == 1 ? up + co : up; /* stage 1: room for the reflection pad (1, 0) */
         if ((st = kk_convt1d(pool, &m->ups[i], x, t, 0, dst, &tu)) != VOX_OK) goto done;
@@ -160,20 +178,18 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
             goto done;
         }
         ew(pool, EW_ADD, up, NULL, src, tu * co, 0.0f);
-        free(src);
-        src = NULL;
         free(x);
         x = up;
         up = NULL;
         t = tu;
         c = co;
-        if ((st = resblocks(m, pool, i, s, x, t, c, opts->cancel)) != VOX_OK) goto done;
+        if ((st = resblocks(m, pool, i, s, x, t, c, i == 0 ? 0.1f : 0.01f, opts->cancel, sum, acc, &w)) != VOX_OK)
+            goto done;
         if (opts->cancel && atomic_load(opts->cancel)) {
             st = vox_set_error(VOX_ERR_CANCELLED, "cancelled");
             goto done;
         }
     }
-    ew(pool, EW_LRELU, x, NULL, NULL, t * c, 0.01f);
     float *spec = malloc((size_t)(t * post) * sizeof *spec);
     if (!spec) {
         st = oom();
@@ -187,6 +203,6 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
     *spec_out = spec;
     *n_spec_frames = tp;
 done:
-    free(har), free(x), free(src), free(up);
+    free(har), free(x), free(up), free(sum), free(acc), free(w.r), free(w.q);
     return st;
 }

@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../json.h"
 #include "../kernels.h"
@@ -39,6 +40,7 @@ typedef struct kk_convt {   /* ConvTranspose1d, weight [c_in][c_out / groups][k]
     const float *w;
     const float *b;
     int64_t c_in, c_out, k, stride, pad, groups;
+    vx_bf16w bw;            /* bw.data set: W^T [k][c_out][c_in] (tap-major) packed for bf16 dot products (dense only) */
 } kk_convt;
 
 typedef struct kk_adain {   /* AdaIN1d: InstanceNorm1d (affine) modulated by fc(style) */
@@ -166,6 +168,20 @@ vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t
 vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_curve, int64_t t2,
                               const kk_forward_opts *opts, float *har /*[t2 * 60 + 1][n_fft + 2]*/);
 
+/* v > 0 ? v : v * slope as a bit select between both sides: with the default trapping-math, GCC
+ * vectorizes this but not the float ternary, which then branches (and mispredicts on half of the
+ * elements). The same bits, NaN included (it takes v * slope). */
+static inline float kk_lrelu(float v, float slope) {
+    const float n = v * slope;
+    uint32_t vb, nb;
+    memcpy(&vb, &v, sizeof vb);
+    memcpy(&nb, &n, sizeof nb);
+    const uint32_t pos = (uint32_t)0 - (uint32_t)(v > 0.0f), r = (vb & pos) | (nb & ~pos);
+    float out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+
 /* Building blocks (ops.c). All buffers time-major. */
 void kk_leaky_relu(float *x, int64_t n, float slope);
 vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
@@ -179,5 +195,18 @@ vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t 
 vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t,
                          float **y, int64_t *t_out);
 vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x /*in place*/, int64_t t);
+/* Scratch a generator stage reuses from block to block (NULL members or a NULL kk_work: allocated per call). */
+typedef struct kk_work {
+    float *r;        /* [r_cap floats]: the block's inner activation */
+    int64_t r_cap;
+    void *q;         /* q_size bytes: the int8 convolutions' scratch (vx_conv1d_i8w_work_size) */
+    size_t q_size;
+} kk_work;
+/* kk_snakeblk_run from x_in into x (x_in == x: in place; x_in is only read); in_mean/in_m2 ([c] each, or
+ * NULL): x_in's moments (kk_moments) when the caller has them. */
+vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
+                              int64_t t, const double *in_mean, const double *in_m2, kk_work *w);
+/* Per-channel mean and sum of squared deviations of x [t][c] (the statistics of AdaIN). */
+void kk_moments(vx_pool *pool, const float *x, int64_t t, int64_t c, double *mean, double *m2);
 
 #endif

@@ -14,7 +14,7 @@
 static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 void kk_leaky_relu(float *x, int64_t n, float slope) {
-    for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : x[i] * slope;
+    for (int64_t i = 0; i < n; i++) x[i] = kk_lrelu(x[i], slope);
 }
 
 /* A per-channel map applied to a convolution's input rows as they are gathered (the AdaIN affine
@@ -60,6 +60,52 @@ vox_status kk_conv1x1(vx_pool *pool, const kk_conv *c, const float *bias, const 
     return VOX_OK;
 }
 
+/* Long f32 convolutions (the generator's conv_post and first noise convolution: thousands of rows,
+ * few output channels): each task gathers, im2cols and multiplies its own 64-row tiles, so the column
+ * buffer stays in the task's cache instead of streaming ~60 MB through memory per call. vx_linear's
+ * result never depends on the number of rows: the same bits as the shared-tile path. */
+#define KK_CONV_TASK_ROWS 64
+
+typedef struct ctile_job {
+    const kk_conv *c;
+    const float *x;
+    const kk_pre *pre;
+    float *y;
+    int64_t t_in, to, dil, stride, pad_l;
+    atomic_int failed;
+} ctile_job;
+
+static void ctile_rows(void *ctx, int64_t begin, int64_t end) {
+    ctile_job *j = ctx;
+    const int64_t ci = j->c->c_in, k = j->c->k, co = j->c->c_out, T = KK_CONV_TASK_ROWS;
+    const int64_t span = (T - 1) * j->stride + j->dil * (k - 1) + 1;
+    float *xp = malloc((size_t)(span * ci) * sizeof *xp), *col = malloc((size_t)(T * ci * k) * sizeof *col);
+    if (!xp || !col) {
+        atomic_store(&j->failed, 1);
+        free(xp), free(col);
+        return;
+    }
+    for (int64_t ti = begin; ti < end; ti++) {
+        const int64_t t0 = ti * T, nt = j->to - t0 < T ? j->to - t0 : T;
+        const int64_t first = t0 * j->stride - j->pad_l, rows = (nt - 1) * j->stride + j->dil * (k - 1) + 1;
+        int64_t lo = first < 0 ? -first : 0, hi = first + rows > j->t_in ? j->t_in - first : rows;
+        if (hi < lo) hi = lo;
+        if (lo > 0) memset(xp, 0, (size_t)(lo * ci) * sizeof *xp);
+        if (hi > lo) {
+            if (j->pre) {
+                pre_job pj = {.pre = j->pre, .src = j->x + (first + lo) * ci, .dst = xp + lo * ci, .c = ci};
+                pre_rows(&pj, 0, hi - lo);
+            } else {
+                memcpy(xp + lo * ci, j->x + (first + lo) * ci, (size_t)((hi - lo) * ci) * sizeof *xp);
+            }
+        }
+        if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
+        vx_im2col(xp, rows, ci, k, j->dil, j->stride, nt, col);
+        vx_linear(NULL, &j->c->w, j->c->b, col, nt, j->y + t0 * co);
+    }
+    free(xp), free(col);
+}
+
 static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
                             int64_t pad_l, int64_t pad_r, const kk_pre *pre, int accumulate, float *y, int64_t *t_out) {
     const int64_t ci = c->c_in, k = c->k, co = c->c_out;
@@ -71,6 +117,13 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
         return kk_conv1x1(pool, c, c->b, x, t_in, y);
     /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
     const int i8 = c->iw.data && stride == 1, bf16 = !i8 && c->bw.data && stride == 1, direct = i8 || bf16;
+    if (!direct && !accumulate && to >= 16 * KK_CONV_TASK_ROWS) {
+        ctile_job j = {.c = c, .x = x, .pre = pre, .y = y, .t_in = t_in, .to = to, .dil = dil, .stride = stride,
+                       .pad_l = pad_l};
+        atomic_init(&j.failed, 0);
+        vx_pool_for(pool, (to + KK_CONV_TASK_ROWS - 1) / KK_CONV_TASK_ROWS, 1, ctile_rows, &j);
+        return atomic_load(&j.failed) ? oom() : VOX_OK;
+    }
     /* without a column buffer a tile costs only its input rows: larger tiles, fewer pool dispatches */
     const int64_t max_tile = direct ? 4 * KK_CONV_TILE : KK_CONV_TILE;
     int64_t tile = to < max_tile ? to : max_tile;
@@ -124,41 +177,84 @@ vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_
 }
 
 /* ConvTranspose1d: out[o] = b + sum over (t, j) with o = t * stride - pad + j of x[t] . w[:, :, j].
- * Dense: one GEMM gives every (t, c_out, j) product, then overlap-add in t order (the same order for
- * any tiling). Depthwise (groups == channels): direct. */
+ * Dense: one GEMM per tile of input rows gives every (t, c_out, j) product, then overlap-add split
+ * over output rows, each adding its contributions in t order (the same order for any tiling or
+ * split). Depthwise (groups == channels): direct. */
+typedef struct convt_job {
+    const kk_convt *c;
+    const float *prod; /* [nt][co * k]: the products of input rows t0 .. t0 + nt */
+    float *y;
+    int64_t t0, nt, to;
+} convt_job;
+
+static void convt_bias_rows(void *ctx, int64_t begin, int64_t end) {
+    const convt_job *j = ctx;
+    const int64_t co = j->c->c_out;
+    for (int64_t o = begin; o < end; o++)
+        for (int64_t ch = 0; ch < co; ch++) j->y[o * co + ch] = j->c->b ? j->c->b[ch] : 0.0f;
+}
+
+/* output rows o0 + [begin, end) take the tile's contributions, t ascending */
+static void convt_add_rows(void *ctx, int64_t begin, int64_t end) {
+    const convt_job *j = ctx;
+    const int64_t k = j->c->k, s = j->c->stride, p = j->c->pad, co = j->c->c_out;
+    const int64_t o0 = j->t0 * s - p;
+    for (int64_t oo = begin; oo < end; oo++) {
+        const int64_t o = o0 + oo;
+        if (o < 0 || o >= j->to) continue;
+        /* t with 0 <= o - t s + p < k, inside the tile */
+        int64_t t_lo = o + p - (k - 1) <= 0 ? 0 : (o + p - (k - 1) + s - 1) / s, t_hi = (o + p) / s;
+        if (t_lo < j->t0) t_lo = j->t0;
+        if (t_hi > j->t0 + j->nt - 1) t_hi = j->t0 + j->nt - 1;
+        float *restrict yr = j->y + o * co;
+        for (int64_t t = t_lo; t <= t_hi; t++) {
+            const int64_t tap = o + p - t * s;
+            if (j->c->bw.data) { /* tap-major products: the tap's channels contiguous */
+                const float *restrict pr = j->prod + (t - j->t0) * co * k + tap * co;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch];
+            } else {
+                const float *pr = j->prod + (t - j->t0) * co * k + tap;
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k];
+            }
+        }
+    }
+}
+
 vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t t_in, int64_t out_pad, float *y,
                       int64_t *t_out) {
     const int64_t k = c->k, s = c->stride, p = c->pad, co = c->c_out;
     const int64_t to = (t_in - 1) * s - 2 * p + k + out_pad;
     *t_out = to;
-    for (int64_t o = 0; o < to; o++)
-        for (int64_t ch = 0; ch < co; ch++) y[o * co + ch] = c->b ? c->b[ch] : 0.0f;
+    convt_job j = {.c = c, .y = y, .to = to};
+    vx_pool_for(pool, to, 64, convt_bias_rows, &j);
     if (c->groups == c->c_in && c->groups == co) {
         for (int64_t t = 0; t < t_in; t++)
-            for (int64_t j = 0; j < k; j++) {
-                int64_t o = t * s - p + j;
+            for (int64_t jj = 0; jj < k; jj++) {
+                int64_t o = t * s - p + jj;
                 if (o < 0 || o >= to) continue;
                 const float *xr = x + t * co;
                 float *yr = y + o * co;
-                for (int64_t ch = 0; ch < co; ch++) yr[ch] += xr[ch] * c->w[ch * k + j];
+                for (int64_t ch = 0; ch < co; ch++) yr[ch] += xr[ch] * c->w[ch * k + jj];
             }
         return VOX_OK;
     }
-    int64_t tile = t_in < 64 ? t_in : 64;
+    int64_t tile = t_in < 64 ? t_in : 64; /* the products of a tile stay in L2 for the overlap-add */
     float *prod = malloc((size_t)(tile * co * k) * sizeof *prod);
     if (!prod) return oom();
+    j.prod = prod;
     for (int64_t t0 = 0; t0 < t_in; t0 += tile) {
         int64_t nt = t_in - t0 < tile ? t_in - t0 : tile;
-        vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
-        for (int64_t t = 0; t < nt; t++) {
-            const float *pr = prod + t * co * k;
-            for (int64_t j = 0; j < k; j++) {
-                int64_t o = (t0 + t) * s - p + j;
-                if (o < 0 || o >= to) continue;
-                float *yr = y + o * co;
-                for (int64_t ch = 0; ch < co; ch++) yr[ch] += pr[ch * k + j];
+        if (c->bw.data) {
+            vox_status st = vx_linear_bf16w(pool, &c->bw, NULL, x + t0 * c->c_in, nt, prod);
+            if (st != VOX_OK) {
+                free(prod);
+                return st;
             }
+        } else {
+            vx_matmul_nn_f32(pool, c->w, c->c_in, co * k, x + t0 * c->c_in, nt, prod);
         }
+        j.t0 = t0, j.nt = nt;
+        vx_pool_for(pool, (nt - 1) * s + k, 16, convt_add_rows, &j); /* the rows this tile reaches */
     }
     free(prod);
     return VOX_OK;
@@ -172,7 +268,22 @@ typedef struct adain_job {
     const float *x, *h, *nw, *nb;
     float *y, *mul, *add;
     int64_t t, c;
+    int lrelu;   /* then the leaky ReLU of the residual blocks */
+    float slope;
 } adain_job;
+
+/* mul/add of channels [c0, c0 + nb) from their moments (m2: sum of squared deviations over t rows) */
+static void adain_coeffs(const adain_job *j, int64_t c0, int64_t nb, const double *mean, const double *m2) {
+    const int64_t c = j->c;
+    for (int64_t k = 0; k < nb; k++) {
+        int64_t ch = c0 + k;
+        float rstd = (float)(1.0 / sqrt(m2[k] / (double)j->t + 1e-5));
+        float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
+        float g = 1.0f + j->h[ch], be = j->h[c + ch];
+        j->mul[ch] = g * rstd * w;
+        j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
+    }
+}
 
 static void adain_stats(void *ctx, int64_t begin, int64_t end) {
     adain_job *j = ctx;
@@ -181,52 +292,70 @@ static void adain_stats(void *ctx, int64_t begin, int64_t end) {
     for (int64_t b = c0; b < c1; b += 64) {
         int64_t nb = c1 - b < 64 ? c1 - b : 64;
         vx_channel_moments(j->x, j->t, c, b, b + nb, mean, var);
-        for (int64_t k = 0; k < nb; k++) {
-            int64_t ch = b + k;
-            float rstd = (float)(1.0 / sqrt(var[k] / (double)j->t + 1e-5));
-            float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
-            float g = 1.0f + j->h[ch], be = j->h[c + ch];
-            j->mul[ch] = g * rstd * w;
-            j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
-        }
+        adain_coeffs(j, b, nb, mean, var);
     }
 }
 
+/* Rows [begin, end): y = x * mul + add, then (lrelu) the leaky ReLU (kk_lrelu: vectorizes), the
+ * pointers in restrict locals. */
 static void adain_apply(void *ctx, int64_t begin, int64_t end) {
-    adain_job *j = ctx;
+    const adain_job *j = ctx;
     const int64_t c = j->c;
+    const float *restrict x = j->x, *restrict mul = j->mul, *restrict add = j->add;
+    float *restrict y = j->y;
+    const float slope = j->slope;
+    if (j->lrelu) {
+        for (int64_t i = begin; i < end; i++)
+            for (int64_t ch = 0; ch < c; ch++) {
+                y[i * c + ch] = kk_lrelu(x[i * c + ch] * mul[ch] + add[ch], slope);
+            }
+        return;
+    }
     for (int64_t i = begin; i < end; i++)
-        for (int64_t ch = 0; ch < c; ch++) j->y[i * c + ch] = j->x[i * c + ch] * j->mul[ch] + j->add[ch];
+        for (int64_t ch = 0; ch < c; ch++) y[i * c + ch] = x[i * c + ch] * mul[ch] + add[ch];
 }
 
-/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each). */
-static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
-                            float *add) {
+/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each); mean/m2 ([c] each): x's
+ * moments when already known (from the convolution that produced x), NULL to compute them here. */
+static vox_status adain_map_m(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t,
+                              const double *mean, const double *m2, float *mul, float *add) {
     const int64_t c = a->c;
     float *h = malloc((size_t)(2 * c) * sizeof *h);
     if (!h) return oom();
     vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
     adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
-    vx_pool_for(pool, (c + 15) / 16, 4, adain_stats, &j);
+    if (mean)
+        adain_coeffs(&j, 0, c, mean, m2);
+    else
+        vx_pool_for(pool, (c + 15) / 16, 4, adain_stats, &j);
     free(h);
     return VOX_OK;
 }
 
-vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
+                            float *add) {
+    return adain_map_m(pool, a, s, x, t, NULL, NULL, mul, add);
+}
+
+static vox_status adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, int lrelu,
+                            float slope, float *y) {
     const int64_t c = a->c;
     float *ma = malloc((size_t)(2 * c) * sizeof *ma);
     if (!ma) return oom();
     vox_status st = adain_map(pool, a, s, x, t, ma, ma + c);
     if (st == VOX_OK) {
-        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c};
+        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c, .lrelu = lrelu, .slope = slope};
         vx_pool_for(pool, t, 64, adain_apply, &j);
     }
     free(ma);
     return st;
 }
 
+vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
+    return adain_run(pool, a, s, x, t, 0, 0.0f, y);
+}
+
 /* ------------------------------------------------------------------------------ LSTM */
-static inline float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 
 typedef struct lstm_job {
     const kk_lstm *l;
@@ -250,11 +379,16 @@ static void lstm_dir(void *ctx, int64_t begin, int64_t end) {
             vx_linear(NULL, &j->l->w_hh[d], j->l->b_hh[d], h, 1, g);
             const float *gt = gx + t * 4 * H;
             float *yt = j->y + t * 2 * H + d * H;
+            /* the gates through the vectorized sigmoid and tanh (a few ulps from libm's, as torch's
+             * own vectorized ones are): per step they cost as much as the recurrent matvec in libm */
+            for (int64_t u = 0; u < 4 * H; u++) g[u] = gt[u] + g[u];
+            vx_sigmoid(g, 2 * H, g);              /* input, forget */
+            vx_tanh(g + 2 * H, H, g + 2 * H);     /* cell candidate */
+            vx_sigmoid(g + 3 * H, H, g + 3 * H);  /* output */
+            for (int64_t u = 0; u < H; u++) c[u] = g[H + u] * c[u] + g[u] * g[2 * H + u];
+            vx_tanh(c, H, g);
             for (int64_t u = 0; u < H; u++) {
-                float ig = sigm(gt[u] + g[u]), fg = sigm(gt[H + u] + g[H + u]);
-                float cg = tanhf(gt[2 * H + u] + g[2 * H + u]), og = sigm(gt[3 * H + u] + g[3 * H + u]);
-                c[u] = fg * c[u] + ig * cg;
-                h[u] = og * tanhf(c[u]);
+                h[u] = g[3 * H + u] * g[u];
                 yt[u] = h[u];
             }
         }
@@ -273,6 +407,27 @@ vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t 
 }
 
 /* ------------------------------------------------------------------------------ residual blocks */
+/* The residual block's row-wise passes, split over the pool (each element on its own: any split). */
+typedef struct rb_job {
+    float *y;
+    const float *a, *b;
+    int64_t c;
+} rb_job;
+
+static void rb_upsample_rows(void *ctx, int64_t begin, int64_t end) { /* nearest 2x: y[2i] = y[2i + 1] = a[i] */
+    const rb_job *j = ctx;
+    for (int64_t i = begin; i < end; i++) {
+        memcpy(j->y + 2 * i * j->c, j->a + i * j->c, (size_t)j->c * sizeof *j->y);
+        memcpy(j->y + (2 * i + 1) * j->c, j->a + i * j->c, (size_t)j->c * sizeof *j->y);
+    }
+}
+
+static void rb_out_rows(void *ctx, int64_t begin, int64_t end) { /* y = (a + b) / sqrt(2) */
+    const rb_job *j = ctx;
+    const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */
+    for (int64_t i = begin * j->c; i < end * j->c; i++) j->y[i] = (j->a[i] + j->b[i]) * rs2;
+}
+
 /* AdainResBlk1d: (residual + shortcut) / sqrt(2), residual = conv2(lrelu(norm2(conv1(pool(lrelu(norm1 x))))))
  * and shortcut = conv1x1(upsample2x(x)). */
 vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t, float **y,
@@ -288,8 +443,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         goto done;
     }
     int64_t tt;
-    if ((st = kk_adain_run(pool, &b->norm1, s, x, t, a)) != VOX_OK) goto done;
-    kk_leaky_relu(a, t * ci, 0.2f);
+    if ((st = adain_run(pool, &b->norm1, s, x, t, 1, 0.2f, a)) != VOX_OK) goto done;
     const float *cin = a;
     if (b->upsample) {
         if ((st = kk_convt1d(pool, &b->pool, a, t, 1, u, &tt)) != VOX_OK) goto done;
@@ -302,24 +456,21 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         goto done;
     }
     a = r2;
-    if ((st = kk_adain_run(pool, &b->norm2, s, r, t2, a)) != VOX_OK) goto done;
-    kk_leaky_relu(a, t2 * co, 0.2f);
+    if ((st = adain_run(pool, &b->norm2, s, r, t2, 1, 0.2f, a)) != VOX_OK) goto done;
     if ((st = kk_conv1d(pool, &b->conv2, a, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
     /* shortcut: nearest 2x upsample, then the learned 1x1 conv */
     const float *sx = x;
     if (b->upsample) {
-        for (int64_t i = 0; i < t; i++) {
-            memcpy(u + 2 * i * ci, x + i * ci, (size_t)ci * sizeof *u);
-            memcpy(u + (2 * i + 1) * ci, x + i * ci, (size_t)ci * sizeof *u);
-        }
+        rb_job uj = {.y = u, .a = x, .c = ci};
+        vx_pool_for(pool, t, 16, rb_upsample_rows, &uj);
         sx = u;
     }
     if (b->sc.w.data) {
         if ((st = kk_conv1x1(pool, &b->sc, NULL, sx, t2, out)) != VOX_OK) goto done;
         sx = out;
     }
-    const float rs2 = 0.70710677f; /* torch.rsqrt(torch.tensor(2)) in float32 */
-    for (int64_t i = 0; i < t2 * co; i++) out[i] = (r[i] + sx[i]) * rs2;
+    rb_job oj = {.y = out, .a = r, .b = sx, .c = co};
+    vx_pool_for(pool, t2, 16, rb_out_rows, &oj);
     *y = out;
     out = NULL;
     *t_out = t2;
@@ -334,7 +485,52 @@ done:
 /* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times; each
  * AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x. */
 vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x, int64_t t) {
+    return kk_snakeblk_run_ex(pool, b, s, x, x, t, NULL, NULL, NULL);
+}
+
+/* The int8 path: each convolution quantizes its mapped input rows itself, adds the residual in its
+ * epilogue and returns its output's moments for the next AdaIN, so the block makes no pass of its own
+ * over the activations. */
+static vox_status snakeblk_i8(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
+                              int64_t t, const double *in_mean, const double *in_m2, kk_work *w) {
     const int64_t c = b->adain1[0].c, k = b->k;
+    vox_status st = VOX_OK;
+    float *ma = malloc((size_t)(2 * c) * sizeof *ma);
+    double *mom = malloc((size_t)(4 * c) * sizeof *mom); /* [mean | m2] of r, then of x */
+    float *r = w && w->r_cap >= t * c ? w->r : malloc((size_t)(t * c) * sizeof *r);
+    if (!ma || !mom || !r) {
+        st = oom();
+        goto done;
+    }
+    const double *xm = in_mean, *xm2 = in_m2;
+    for (int i = 0; i < 3; i++) {
+        const int64_t p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
+        const vx_i8_pre pre1 = {ma, ma + c, b->alpha1[i], b->inv_alpha1[i]}, pre2 = {ma, ma + c, b->alpha2[i], b->inv_alpha2[i]};
+        const float *src = i == 0 ? x_in : x;
+        const vx_i8_conv c1 = {.x = src, .t_in = t, .pad_l = p1, .pad_r = p1, .dil = b->dil[i], .pre = &pre1, .y = r,
+                               .mean = mom, .m2 = mom + c, .work = w ? w->q : NULL, .work_size = w ? w->q_size : 0};
+        const vx_i8_conv c2 = {.x = r, .t_in = t, .pad_l = p2, .pad_r = p2, .dil = 1, .pre = &pre2, .res = src, .y = x,
+                               .mean = i < 2 ? mom + 2 * c : NULL, .m2 = mom + 3 * c,
+                               .work = w ? w->q : NULL, .work_size = w ? w->q_size : 0};
+        if ((st = adain_map_m(pool, &b->adain1[i], s, src, t, xm, xm2, ma, ma + c)) != VOX_OK ||
+            (st = vx_conv1d_i8w_ex(pool, &b->convs1[i].iw, b->convs1[i].b, &c1)) != VOX_OK ||
+            (st = adain_map_m(pool, &b->adain2[i], s, r, t, mom, mom + c, ma, ma + c)) != VOX_OK ||
+            (st = vx_conv1d_i8w_ex(pool, &b->convs2[i].iw, b->convs2[i].b, &c2)) != VOX_OK)
+            goto done;
+        xm = mom + 2 * c, xm2 = mom + 3 * c;
+    }
+done:
+    if (!(w && r == w->r)) free(r);
+    free(ma);
+    free(mom);
+    return st;
+}
+
+vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
+                              int64_t t, const double *in_mean, const double *in_m2, kk_work *w) {
+    const int64_t c = b->adain1[0].c, k = b->k;
+    if (b->convs1[0].iw.data && t > 0) return snakeblk_i8(pool, b, s, x_in, x, t, in_mean, in_m2, w);
+    if (x_in != x) memcpy(x, x_in, (size_t)(t * c) * sizeof *x);
     float *r = malloc((size_t)(t * c) * sizeof *r), *ma = malloc((size_t)(2 * c) * sizeof *ma);
     vox_status st = VOX_OK;
     if (!r || !ma) {
@@ -354,4 +550,22 @@ done:
     free(r);
     free(ma);
     return st;
+}
+
+/* The moments of x [t][c] per channel (vx_channel_moments, channel blocks over the pool). */
+typedef struct mom_job {
+    const float *x;
+    int64_t t, c;
+    double *mean, *m2;
+} mom_job;
+
+static void mom_blocks(void *ctx, int64_t begin, int64_t end) {
+    const mom_job *j = ctx;
+    const int64_t c0 = begin * 16, c1 = end * 16 < j->c ? end * 16 : j->c;
+    vx_channel_moments(j->x, j->t, j->c, c0, c1, j->mean + c0, j->m2 + c0);
+}
+
+void kk_moments(vx_pool *pool, const float *x, int64_t t, int64_t c, double *mean, double *m2) {
+    mom_job j = {.x = x, .t = t, .c = c, .mean = mean, .m2 = m2};
+    vx_pool_for(pool, (c + 15) / 16, 4, mom_blocks, &j);
 }

@@ -13,9 +13,9 @@
 #define KK_SINE_AMP 0.1f
 #define KK_NOISE_STD 0.003f
 #define KK_VOICED_THRESHOLD 10.0f
-/* Philox stream of the source noise (reference/kokoro/source.py): counter (sample, harmonic,
- * KK_STREAM_SOURCE_NOISE, span), key = the seed. */
-#define KK_STREAM_SOURCE_NOISE 2u
+/* Philox stream of the source noise (reference/kokoro/source.py): counter (sample, 0,
+ * KK_STREAM_SOURCE_NOISE, span), key = the seed: one normal per sample for the merged excitation. */
+#define KK_STREAM_SOURCE_NOISE 3u
 
 void vox_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 
@@ -25,8 +25,8 @@ static double u53(uint32_t hi, uint32_t lo) {
 
 /* A standard normal: Box-Muller on u1 = 1 - u53(words 0, 1) (in (0, 1]: the log is finite) and
  * u2 = u53(words 2, 3), in double, rounded to float once. */
-static float normal_at(uint64_t seed, uint32_t sample, uint32_t harmonic, uint32_t span) {
-    const uint32_t ctr[4] = {sample, harmonic, KK_STREAM_SOURCE_NOISE, span};
+static float normal_at(uint64_t seed, uint32_t sample, uint32_t span) {
+    const uint32_t ctr[4] = {sample, 0, KK_STREAM_SOURCE_NOISE, span};
     const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint32_t r[4];
     vox_philox4x32_10(ctr, key, r);
@@ -38,9 +38,15 @@ typedef struct src_job {
     const kk_model *m;
     const kk_forward_opts *opts;
     const float *f0_curve, *phase;
+    float noise_gain; /* sqrt(sum of the merge weights squared) */
+    int simd;         /* the AVX-512 loop (source_avx512.c) */
     int64_t t2;
     float *src;
 } src_job;
+
+void kk_source_samples_avx512(const float *f0_curve, const float *phase, int64_t t2, const float *lw, float lb,
+                              float sine_amp, float voiced_threshold, int64_t hop, int add_noise, int64_t begin,
+                              int64_t end, float *src);
 
 static void source_samples(void *ctx, int64_t begin, int64_t end) {
     const src_job *q = ctx;
@@ -48,6 +54,19 @@ static void source_samples(void *ctx, int64_t begin, int64_t end) {
     const float *f0_curve = q->f0_curve, *phase = q->phase, *lw = q->m->l_linear_w;
     const int64_t t2 = q->t2;
     const float scale = (float)(1.0 / 300.0), noise_unvoiced = KK_SINE_AMP / 3.0f;
+    if (q->simd) { /* the noise term first (scalar normals), then the vector loop adds the rest to it */
+        if (opts->noise)
+            for (int64_t j = begin; j < end; j++) {
+                float uv = f0_curve[j / KK_HOP] > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
+                float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
+                q->src[j] = namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
+            }
+#if defined(__x86_64__) || defined(_M_X64)
+        kk_source_samples_avx512(f0_curve, phase, t2, lw, q->m->l_linear_b[0], KK_SINE_AMP, KK_VOICED_THRESHOLD, KK_HOP,
+                                 opts->noise, begin, end, q->src);
+#endif
+        return;
+    }
     for (int64_t j = begin; j < end; j++) {
         /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
          * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
@@ -62,30 +81,47 @@ static void source_samples(void *ctx, int64_t begin, int64_t end) {
         float acc = q->m->l_linear_b[0];
         for (int64_t h = 0; h < KK_HARMONICS; h++) {
             float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
-            float sw = sinf(ph) * KK_SINE_AMP;
-            float noise = opts->noise ? namp * normal_at(opts->seed, (uint32_t)j, (uint32_t)h, opts->span) : 0.0f;
-            sw = sw * uv + noise;
-            acc += lw[h] * sw;
+            acc += lw[h] * (sinf(ph) * KK_SINE_AMP * uv);
         }
+        /* The official code adds N(0, namp^2) to each harmonic before the Linear(9, 1): a sum of
+         * independent normals, i.e. one normal of std namp * |lw| after the merge, drawn once here. */
+        if (opts->noise) acc += namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
         q->src[j] = tanhf(acc);
     }
 }
 
-typedef struct polar_job {
-    const float *ri;
+/* The source's STFT, frames [begin, end) per task: the reflect-padded frames gathered, times the
+ * windowed DFT basis (vx_linear: the same bits for any number of rows), then magnitude and phase,
+ * all in the task's cache. */
+#define KK_STFT_TASK 64
+typedef struct stft_job {
+    const float *src;
+    const vx_mat *basis;
     float *har;
-    int64_t bins;
-} polar_job;
+    int64_t n, nfft, hop, pad, bins;
+} stft_job;
 
-static void polar_rows(void *ctx, int64_t begin, int64_t end) {
-    const polar_job *q = ctx;
-    const int64_t bins = q->bins;
-    for (int64_t f = begin; f < end; f++)
-        for (int64_t k = 0; k < bins; k++) {
-            float re = q->ri[f * 2 * bins + k], im = q->ri[f * 2 * bins + bins + k];
-            q->har[f * 2 * bins + k] = hypotf(re, im);
-            q->har[f * 2 * bins + bins + k] = atan2f(im, re);
-        }
+static void stft_frames(void *ctx, int64_t begin, int64_t end) {
+    const stft_job *q = ctx;
+    const int64_t nfft = q->nfft, bins = q->bins, N = q->n;
+    float fr[KK_STFT_TASK * 32], ri[KK_STFT_TASK * 34]; /* n_fft <= 32: checked at load (kk_harmonic_source) */
+    for (int64_t f0 = begin; f0 < end; f0 += KK_STFT_TASK) {
+        const int64_t nf = end - f0 < KK_STFT_TASK ? end - f0 : KK_STFT_TASK;
+        for (int64_t f = 0; f < nf; f++)
+            for (int64_t i = 0; i < nfft; i++) {
+                int64_t p = (f0 + f) * q->hop + i - q->pad;
+                if (p < 0) p = -p;
+                if (p >= N) p = 2 * (N - 1) - p;
+                fr[f * nfft + i] = q->src[p];
+            }
+        vx_linear(NULL, q->basis, NULL, fr, nf, ri);
+        for (int64_t f = 0; f < nf; f++)
+            for (int64_t k = 0; k < bins; k++) {
+                float re = ri[f * 2 * bins + k], im = ri[f * 2 * bins + bins + k];
+                q->har[(f0 + f) * 2 * bins + k] = hypotf(re, im);
+                q->har[(f0 + f) * 2 * bins + bins + k] = atan2f(im, re);
+            }
+    }
 }
 
 /* har_source [t2 * 300] from the F0 curve [t2]; then its STFT (center, reflect padding) as
@@ -94,12 +130,11 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
                               const kk_forward_opts *opts, float *har) {
     const int64_t N = t2 * KK_HOP, nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
     const int64_t frames = N / hop + 1;
+    if (nfft > 32) return vox_set_error(VOX_ERR_UNSUPPORTED, "kokoro source: n_fft %lld > 32", (long long)nfft);
     float *src = malloc((size_t)N * sizeof *src);
     float *phase = malloc((size_t)(t2 * KK_HARMONICS) * sizeof *phase);
-    float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
-    float *ri = malloc((size_t)(frames * 2 * bins) * sizeof *ri);
-    if (!src || !phase || !fr || !ri) {
-        free(src), free(phase), free(fr), free(ri);
+    if (!src || !phase) {
+        free(src), free(phase);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     }
     /* rad = (f0 * h / sr) % 1 at 24 kHz, linearly downsampled by 300: sample i reads the upsampled
@@ -119,22 +154,17 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
     }
     /* linear upsampling of the phase by 300 (align_corners False), sines, voicing, noise, merge: every
      * sample on its own (ranges of samples in parallel, the same bits for any split) */
-    src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .t2 = t2, .src = src};
+    double g2 = 0.0;
+    for (int64_t h = 0; h < KK_HARMONICS; h++) g2 += (double)m->l_linear_w[h] * (double)m->l_linear_w[h];
+    src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .noise_gain = (float)sqrt(g2), .t2 = t2,
+                  .src = src, .simd = vx_cpu()->path == VX_PATH_AVX512};
     vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
-    /* STFT: reflect-padded frames times the windowed DFT basis, one GEMM */
-    for (int64_t f = 0; f < frames; f++)
-        for (int64_t i = 0; i < nfft; i++) {
-            int64_t p = f * hop + i - pad;
-            if (p < 0) p = -p;
-            if (p >= N) p = 2 * (N - 1) - p;
-            fr[f * nfft + i] = src[p];
-        }
+    /* STFT: reflect-padded frames times the windowed DFT basis, then polar form, frame ranges in parallel */
     vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = 2 * bins, .cols = nfft, .data = m->stft_basis};
-    vx_linear(pool, &basis, NULL, fr, frames, ri);
-    polar_job pj = {.ri = ri, .har = har, .bins = bins};
-    vx_pool_for(pool, frames, 64, polar_rows, &pj);
+    stft_job fj = {.src = src, .basis = &basis, .har = har, .n = N, .nfft = nfft, .hop = hop, .pad = pad, .bins = bins};
+    vx_pool_for(pool, frames, KK_STFT_TASK, stft_frames, &fj);
     if (opts->tap) opts->tap(opts->tap_ctx, "har_source", src, N, 1);
-    free(src), free(phase), free(fr), free(ri);
+    free(src), free(phase);
     return VOX_OK;
 }
 

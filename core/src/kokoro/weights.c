@@ -414,6 +414,23 @@ static vox_status pack_generator_bf16(kk_model *m) {
             if ((st = pack_one(m, &blocks[b]->convs1[i])) != VOX_OK || (st = pack_one(m, &blocks[b]->convs2[i])) != VOX_OK)
                 return st;
         }
+    /* the generator's two upsampling ConvTranspose1d (~3.7 GFLOP of a short sentence in f32): their
+     * weight [c_in][c_out][k] transposed into rows of c_in, tap-major (row j * c_out + o: a tap's
+     * products of all channels are contiguous for the overlap-add), packed, the f32 pages dropped */
+    for (int i = 0; i < 2; i++) {
+        kk_convt *u = &m->ups[i];
+        const int64_t rows = u->c_out * u->k, ci = u->c_in, co = u->c_out, k = u->k;
+        float *t = malloc((size_t)(rows * ci) * sizeof *t);
+        if (!t) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        for (int64_t c = 0; c < ci; c++)
+            for (int64_t o = 0; o < co; o++)
+                for (int64_t j = 0; j < k; j++) t[(j * co + o) * ci + c] = u->w[(c * co + o) * k + j];
+        vx_mat tm = {.dtype = VOX_DTYPE_F32, .rows = rows, .cols = ci, .data = t};
+        vox_status st = vx_bf16w_pack(&tm, &u->bw);
+        free(t);
+        if (st != VOX_OK) return st;
+        vox_model_drop_pages(m->file, u->w, (size_t)(rows * ci) * sizeof *u->w);
+    }
     /* the decoder's AdainResBlk1d stack (encode, decode.0-3) before it: its 1024-channel convolutions
      * run at twice the frame rate, ~8% of a span's time in f32, and hold 126 MB of f32 weights */
     kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
@@ -437,6 +454,7 @@ static void free_packed(kk_model *m) {
     }
     kk_resblk *dec[5] = {&m->enc, &m->dec[0], &m->dec[1], &m->dec[2], &m->dec[3]};
     for (int b = 0; b < 5; b++) vx_bf16w_free(&dec[b]->conv1.bw), vx_bf16w_free(&dec[b]->conv2.bw), vx_bf16w_free(&dec[b]->sc.bw);
+    vx_bf16w_free(&m->ups[0].bw), vx_bf16w_free(&m->ups[1].bw);
     m->gen_bf16 = m->gen_int8 = 0;
 }
 
