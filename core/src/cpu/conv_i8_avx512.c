@@ -20,6 +20,7 @@
 #include "../kernels.h"
 #define VX_SIMD_WIDTH 16
 #include "cpu/simd.h"
+#include "cpu/simd_math.h"
 
 #define IW_NR 64  /* output channels per group: four 16-lane accumulators per x row */
 #define IW_MR 6   /* x rows per register tile (24 accumulators) */
@@ -130,11 +131,8 @@ static __attribute__((noinline, cold)) vf iw_sin_sq_libm(vf x, vf y) {
 }
 
 static inline vf iw_sin_sq(vf x) {
-    const vf two_over_pi = v_set1(0.636619772367581343f);
-    const vf p1 = v_set1(1.57079637050628662109375f), p2 = v_set1(-4.37113900018624283e-8f);
-    vf q = v_round(v_mul(x, two_over_pi));
-    vf r = v_fnma(q, p1, x);
-    r = v_fnma(q, p2, r);
+    vf q;
+    vf r = v_reduce_half_pi(x, &q);
     vf u = v_mul(r, r);
     vf p = v_set1(2.0f / 14175.0f);
     p = v_fma(p, u, v_set1(-1.0f / 315.0f));

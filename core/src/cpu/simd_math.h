@@ -93,14 +93,18 @@ V_INLINE vf v_sin_libm(vf x, vf y, vm big) {
     return v_load(ys);
 }
 
+/* The quadrant q = round(x 2/pi) and x - q pi/2 with pi/2 in two parts (enough for |x| <= 4096 where
+ * the result only needs float accuracy near 1; v_sin takes a third part off). */
+V_INLINE vf v_reduce_half_pi(vf x, vf *q) {
+    *q = v_round(v_mul(x, v_set1(0.636619772367581343f)));
+    vf r = v_fnma(*q, v_set1(1.57079637050628662109375f), x);
+    return v_fnma(*q, v_set1(-4.37113900018624283e-8f), r);
+}
+
 V_INLINE vf v_sin(vf x) {
-    const vf two_over_pi = v_set1(0.636619772367581343f);
-    const vf p1 = v_set1(1.57079637050628662109375f), p2 = v_set1(-4.37113900018624283e-8f),
-             p3 = v_set1(-1.71512451000597940e-15f);
-    vf q = v_round(v_mul(x, two_over_pi));
-    vf r = v_fnma(q, p1, x);
-    r = v_fnma(q, p2, r);
-    r = v_fnma(q, p3, r);
+    vf q;
+    vf r = v_reduce_half_pi(x, &q);
+    r = v_fnma(q, v_set1(-1.71512451000597940e-15f), r);
     vf r2 = v_mul(r, r);
     /* sin r = r + r^3 (-1/6 + r^2 (1/120 + r^2 (-1/5040 + r^2/362880))) */
     vf s = v_set1(1.0f / 362880.0f);
