@@ -12,22 +12,12 @@
 // the same chunk values whatever M, the tile or the split: the same bits split or not, for any M
 // (not the bits of the float32 GEMM). The workgroup's size is NSG times the subgroup size the host
 // passes (specialization constant 0); a device that runs it with other subgroups gets NaN outputs.
-#extension GL_KHR_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#define TM 64
-#define TN 32
-#define BK 64
-#define NSG 4
-#define LD (BK + 8)   // shared row stride (elements), padded against bank conflicts
+#include "cm_tile.glsl"
 #define PER 32        // outputs per invocation at most (TM * TN / the smallest workgroup, 4 x 16)
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 #include "codec_epilogue.glsl"
 
-shared float16_t xh[TM * LD], xl[TM * LD], wt[TN * LD];
-shared float outs[TM * TN], outl[TM * TN];
 
 void main() {
     uint lid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
@@ -64,11 +54,7 @@ void main() {
                     uint ci = gk / p.taps, j = gk - ci * p.taps;
                     v = x[p.x_base + (gm + j * p.dil) * p.cin + ci];
                 }
-                // hi: x cut to float16's 11 significant bits with a mask (a conversion round trip may be
-                // folded away by a compiler, and then lo would be 0); x - hi is exact
-                float h = uintBitsToFloat(floatBitsToUint(v) & 0xffffe000u);
-                xh[i * LD + k] = float16_t(h);
-                xl[i * LD + k] = float16_t((v - h) * 4096.0);
+                CM_SPLIT_X(i * LD + k, v)
             }
             for (uint e = lid; e < TN * BK; e += nt) {
                 // [N][K]: k fastest (contiguous); [K][N]: n fastest
@@ -78,26 +64,10 @@ void main() {
                 wt[j * LD + k] = float16_t(v);
             }
             barrier();
-            for (uint kk = 0; kk < BK; kk += 16) {
-                // one declarator per declaration: glslang 13 gives a second one an invalid matrix use
-                coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> ah;
-                coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> al;
-                coopMatLoad(ah, xh, sg * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutRowMajor);
-                coopMatLoad(al, xl, sg * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutRowMajor);
-                for (uint b = 0; b < TN / 16; b++) {
-                    // B = W^T (k x output): element (k, j) at wt[j * LD + k], column-major
-                    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> wb;
-                    coopMatLoad(wb, wt, b * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutColumnMajor);
-                    acc[b] = coopMatMulAdd(ah, wb, acc[b]);
-                    acl[b] = coopMatMulAdd(al, wb, acl[b]);
-                }
-            }
+            CM_MMA_STEP()
             barrier();
         }
-        for (uint b = 0; b < TN / 16; b++) {
-            coopMatStore(acc[b], outs, sg * 16 * TN + b * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
-            coopMatStore(acl[b], outl, sg * 16 * TN + b * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
-        }
+        CM_STORE_ACC()
         barrier();
         for (uint i = 0; i < PER; i++) {
             uint e = lid + i * nt;

@@ -11,15 +11,7 @@
 // any tile). The workgroup's size is NSG times the subgroup size the host passes (specialization
 // constant 0); a device that runs it with other subgroups gets NaN outputs, never silent garbage.
 #extension GL_GOOGLE_include_directive : require
-#extension GL_KHR_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#define TM 64
-#define TN 32
-#define BK 64
-#define NSG 4
-#define LD (BK + 8)   // shared row stride (elements), padded against bank conflicts
+#include "cm_tile.glsl"
 layout(local_size_x_id = 0) in;
 #define YB 2
 #include "linear_out.glsl"
@@ -27,8 +19,6 @@ layout(std430, binding = 1) readonly buffer X { float x[]; };
 
 float w_load(uint r, uint k);   // the weight at row r of this part, column k
 
-shared float16_t xh[TM * LD], xl[TM * LD], wt[TN * LD];
-shared float outs[TM * TN], outl[TM * TN];
 
 void main() {
     uint lid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
@@ -51,37 +41,17 @@ void main() {
         for (uint e = lid; e < TM * BK; e += nt) {
             uint i = e / BK, k = e % BK, xi = i0 + i, kk = k0 + k;
             float v = xi < p.n && kk < p.cols ? x[p.x_base + xi * p.x_stride + kk] : 0.0;
-            // hi: x cut to float16's 11 significant bits with a mask (a conversion round trip may be
-            // folded away by a compiler, and then lo would be 0); x - hi is exact
-            float h = uintBitsToFloat(floatBitsToUint(v) & 0xffffe000u);
-            xh[i * LD + k] = float16_t(h);
-            xl[i * LD + k] = float16_t((v - h) * 4096.0);
+            CM_SPLIT_X(i * LD + k, v)
         }
         for (uint e = lid; e < TN * BK; e += nt) {
             uint j = e / BK, k = e % BK, r = r0 + j, kk = k0 + k;
             wt[j * LD + k] = float16_t(r < p.rows && kk < p.cols ? w_load(r, kk) : 0.0);
         }
         barrier();
-        for (uint kk = 0; kk < BK; kk += 16) {
-            // one declarator per declaration: glslang 13 gives a second one an invalid matrix use
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> ah;
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> al;
-            coopMatLoad(ah, xh, sg * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutRowMajor);
-            coopMatLoad(al, xl, sg * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutRowMajor);
-            for (uint c = 0; c < TN / 16; c++) {
-                // B = W^T (k x weight row): element (k, j) at wt[j * LD + k], column-major
-                coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b;
-                coopMatLoad(b, wt, c * 16 * LD + kk, LD, gl_CooperativeMatrixLayoutColumnMajor);
-                acc[c] = coopMatMulAdd(ah, b, acc[c]);
-                acl[c] = coopMatMulAdd(al, b, acl[c]);
-            }
-        }
+        CM_MMA_STEP()
         barrier();
     }
-    for (uint c = 0; c < TN / 16; c++) {
-        coopMatStore(acc[c], outs, sg * 16 * TN + c * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
-        coopMatStore(acl[c], outl, sg * 16 * TN + c * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
-    }
+    CM_STORE_ACC()
     barrier();
     for (uint e = lid; e < TM * TN; e += nt) {
         uint i = i0 + e / TN, r = r0 + e % TN;
