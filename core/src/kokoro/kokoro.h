@@ -194,7 +194,6 @@ vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const 
 vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t t, float *y /*[t][2 hidden]*/);
 vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t,
                          float **y, int64_t *t_out);
-vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x /*in place*/, int64_t t);
 /* Scratch a generator stage reuses from block to block (NULL members or a NULL kk_work: allocated per call). */
 typedef struct kk_work {
     float *r;        /* [r_cap floats]: the block's inner activation */
@@ -202,7 +201,9 @@ typedef struct kk_work {
     void *q;         /* q_size bytes: the int8 convolutions' scratch (vx_conv1d_i8w_work_size) */
     size_t q_size;
 } kk_work;
-/* kk_snakeblk_run from x_in into x (x_in == x: in place; x_in is only read); in_mean/in_m2 ([c] each, or
+/* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times, x starting as
+ * x_in; each AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x
+ * (x_in == x: in place; x_in is only read); in_mean/in_m2 ([c] each, or
  * NULL): x_in's moments (kk_moments) when the caller has them. */
 vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
                               int64_t t, const double *in_mean, const double *in_m2, kk_work *w);

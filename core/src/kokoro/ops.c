@@ -482,12 +482,6 @@ done:
     return st;
 }
 
-/* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times; each
- * AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x. */
-vox_status kk_snakeblk_run(vx_pool *pool, const kk_snakeblk *b, const float *s, float *x, int64_t t) {
-    return kk_snakeblk_run_ex(pool, b, s, x, x, t, NULL, NULL, NULL);
-}
-
 /* The int8 path: each convolution quantizes its mapped input rows itself, adds the residual in its
  * epilogue and returns its output's moments for the next AdaIN, so the block makes no pass of its own
  * over the activations. */
