@@ -10,13 +10,15 @@ stage is checked against lives in vox.reference, the comparison with the officia
 from __future__ import annotations
 
 from .engine import Chunk, Engine, Resources, Session, Voice, devices
-from .errors import DeviceError, FormatError, NotFound, OutOfMemory, VoxError
+from .errors import (Cancelled, DeviceError, FormatError, InternalError, InvalidArgument, IOError, LimitExceeded,
+                     NotFound, OutOfMemory, SessionLimit, Unsupported, VoxError)
 from .inspection import inspect
 
 __version__ = "0.1.0"
 
-__all__ = ["Engine", "Voice", "Session", "Chunk", "Resources", "devices", "inspect", "VoxError", "FormatError",
-           "OutOfMemory", "DeviceError", "NotFound", "native_version", "philox_uniform", "__version__"]
+__all__ = ["Engine", "Voice", "Session", "Chunk", "Resources", "devices", "inspect", "VoxError", "InvalidArgument",
+           "IOError", "FormatError", "Unsupported", "OutOfMemory", "NotFound", "InternalError", "Cancelled",
+           "LimitExceeded", "DeviceError", "SessionLimit", "native_version", "philox_uniform", "__version__"]
 
 
 def native_version() -> str:

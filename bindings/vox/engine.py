@@ -10,33 +10,40 @@
             s.end()
             chunks += list(s)
 
-Every native call releases the GIL (cffi does so for every C call), so several threads can run
-sessions of one engine at once (synthesize_many does). Text is NFC-normalized here before it
-reaches the core, which expects NFC.
+A model family's own synthesis options (sampling settings, speed, decoder choices, ...) are keyword
+arguments, checked against the family's typed options (eng.family.Options, a dataclass: see
+vox.families) before they reach the core, which checks them again against its own table
+(eng.options()). Every native call releases the GIL, so several threads can run sessions of one
+engine at once (synthesize_many does). Text is NFC-normalized here before it reaches the core.
+
+Thread safety: an Engine may be used from any thread; a Session by one thread at a time, except
+cancel() and close(), which work from any thread (close cancels a pull in progress on another thread
+and waits for it). Closing an engine closes its sessions first.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import unicodedata
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from ._native import ffi, lib, string
-from .errors import raise_for_status
+from .errors import InvalidArgument, VoxError, raise_for_status
+
+if TYPE_CHECKING:
+    from .families import Family
 
 AudioInput = "str | os.PathLike | tuple[np.ndarray, int]"
-
-SAMPLING_KEYS = ("do_sample", "temperature", "top_k", "top_p", "repetition_penalty", "subtalker_do_sample",
-                 "subtalker_temperature", "subtalker_top_k", "subtalker_top_p", "max_new_tokens",
-                 "decoder_context", "chunk_frames", "non_streaming_text")
-# Kokoro's synthesis parameters (the other keys above do not apply to it)
-KOKORO_KEYS = ("speed", "pronunciations", "phonemes", "pause_ms")
+_INT32 = (-(2**31), 2**31 - 1)
+_U64 = 2**64
 
 
 def _check(status: int) -> None:
@@ -46,6 +53,33 @@ def _check(status: int) -> None:
 
 def _cstr(s: str | None):
     return ffi.NULL if s is None else ffi.new("char[]", s.encode("utf-8"))
+
+
+def check_text(text: str, what: str = "the text") -> str:
+    """NFC text for the core; a NUL or other control character is an InvalidArgument naming its offset
+    (the core would stop at a NUL and silently drop the rest)."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a str, not {type(text).__name__}")
+    for i, ch in enumerate(text):
+        o = ord(ch)
+        if (o < 0x20 and ch not in "\t\n\r") or 0x7F <= o < 0xA0:
+            raise InvalidArgument(f"{what} holds the control character U+{o:04X} at offset {i}")
+        if 0xD800 <= o < 0xE000:
+            raise InvalidArgument(f"{what} holds a lone surrogate U+{o:04X} at offset {i}")
+    return unicodedata.normalize("NFC", text)
+
+
+def _int_in(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise InvalidArgument(f"{name} must be in [{lo}, {hi}], not {v}")
+    return v
+
+
+def _seed(seed) -> int:
+    return _int_in("seed", seed, 0, _U64 - 1)
 
 
 @dataclass
@@ -64,9 +98,22 @@ def devices() -> dict:
     return json.loads(string(lib.vox_devices()))
 
 
+def _array_out(a) -> np.ndarray:
+    """A copy of a vox_array the library owns, as numpy."""
+    dt = {lib.VOX_DTYPE_F32: np.float32, lib.VOX_DTYPE_I32: np.int32, lib.VOX_DTYPE_U8: np.uint8}.get(a.dtype)
+    if dt is None:
+        raise VoxError(f"array {string(a.name)}: unexpected dtype {a.dtype}")
+    shape = tuple(int(a.shape[i]) for i in range(a.ndim))
+    n = int(np.prod(shape)) if shape else 1
+    if n == 0:
+        return np.zeros(shape, dt)
+    return np.frombuffer(ffi.buffer(a.data, n * np.dtype(dt).itemsize), dtype=dt).reshape(shape).copy()
+
+
 class Voice:
-    """Who speaks: a cloned voice (Base), a built-in speaker (CustomVoice) or a description (VoiceDesign).
-    Immutable; share it between sessions and threads freely."""
+    """Who speaks: a cloned voice, a built-in speaker or a described voice, as the model's family makes
+    them. Immutable; share it between sessions and threads freely. Its data are named arrays
+    (voice.arrays) and texts (voice.texts), as its family's voice schema defines."""
 
     def __init__(self, handle):
         self._h = ffi.gc(handle, lib.vox_voice_free)
@@ -74,6 +121,10 @@ class Voice:
     @property
     def info(self) -> dict:
         return json.loads(string(lib.vox_voice_info(self._h)))
+
+    @property
+    def family(self) -> str:
+        return self.info["family"]
 
     @property
     def mode(self) -> str:
@@ -84,29 +135,21 @@ class Voice:
         return self.info["name"]
 
     @property
-    def speaker_embedding(self) -> np.ndarray | None:
-        data, n = ffi.new("float **"), ffi.new("size_t *")
-        _check(lib.vox_voice_embedding(self._h, data, n))
-        if n[0] == 0:
-            return None
-        return np.frombuffer(ffi.buffer(data[0], n[0] * 4), dtype=np.float32).copy()
+    def texts(self) -> dict[str, str]:
+        return dict(self.info.get("texts", {}))
 
     @property
-    def ref_codes(self) -> np.ndarray | None:
-        data, n, g = ffi.new("int32_t **"), ffi.new("size_t *"), ffi.new("size_t *")
-        _check(lib.vox_voice_ref_codes(self._h, data, n, g))
-        if n[0] == 0:
-            return None
-        return np.frombuffer(ffi.buffer(data[0], n[0] * g[0] * 4), dtype=np.int32).reshape(n[0], g[0]).copy()
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array of the voice (copies)."""
+        return {name: self.array(name) for name in self.info.get("arrays", {})}
 
-    @property
-    def style_pack(self) -> np.ndarray | None:
-        """A Kokoro voice's style pack [510, 256] (row = phoneme count - 1; [:128] decoder, [128:]
-        predictor style); None for other families."""
-        e = self.speaker_embedding
-        if e is None or e.size != 510 * 256 or self.info.get("family", "kokoro") != "kokoro":
+    def array(self, name: str) -> np.ndarray | None:
+        """The voice's array `name` (a copy), or None when it has none of that name."""
+        if name not in self.info.get("arrays", {}):
             return None
-        return e.reshape(510, 256)
+        a = ffi.new("vox_array *")
+        _check(lib.vox_voice_array(self._h, name.encode(), a))
+        return _array_out(a)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the voice as .tvoice (atomically)."""
@@ -114,19 +157,21 @@ class Voice:
 
     @classmethod
     def load(cls, path: str | os.PathLike, engine: "Engine") -> "Voice":
-        """Read a .tvoice for `engine` (it must have been made with the same weights)."""
+        """Read a .tvoice for `engine` (made with the same weights, or portable within its family)."""
         out = ffi.new("vox_voice **")
-        _check(lib.vox_voice_load(engine._h, os.fsencode(path), out))
+        with engine._use():
+            _check(lib.vox_voice_load(engine._h, os.fsencode(path), out))
         return cls(out[0])
 
     def __repr__(self) -> str:
         i = self.info
-        return f"<vox.Voice {i['mode']} {i['name']!r}>"
+        return f"<vox.Voice {i['family']} {i['mode']} {i['name']!r}>"
 
 
 @dataclass
 class Chunk:
-    """A piece of audio: float32 samples at sample_rate; is_last on the final one."""
+    """A piece of audio: float32 samples at sample_rate; is_last on the final one. first_frame and
+    n_frames count in the family's unit (codec frames, spans, pieces)."""
 
     samples: np.ndarray
     sample_rate: int
@@ -137,22 +182,28 @@ class Chunk:
 
 class _NFCStream:
     """NFC-normalize text that arrives in pieces: a base character and the combining marks after it
-    are held back until the next piece (or the end), so composition across pieces is not lost."""
+    are held back until the next piece (or the end), so composition across pieces is not lost. The
+    held-back tail is only the last base character and its marks, scanned once from where the
+    previous piece ended, so a run of marks costs linear time."""
 
     def __init__(self):
-        self.pending = ""
+        self.pending: list[str] = []   # the held-back tail: a base character (maybe) and its marks
+        self.base = False              # pending starts with a base character
 
     def push(self, text: str) -> str:
-        self.pending += text
-        cut = len(self.pending)
-        while cut > 0 and unicodedata.combining(self.pending[cut - 1]):
-            cut -= 1
-        cut = max(cut - 1, 0)  # the last base character may still take marks
-        out, self.pending = self.pending[:cut], self.pending[cut:]
-        return unicodedata.normalize("NFC", out)
+        out: list[str] = []
+        for ch in text:
+            if unicodedata.combining(ch):
+                self.pending.append(ch)
+                continue
+            if self.pending:
+                out.append("".join(self.pending))
+            self.pending = [ch]
+        # everything but the tail is final (a mark after the tail's base still composes with it)
+        return unicodedata.normalize("NFC", "".join(out))
 
     def flush(self) -> str:
-        out, self.pending = self.pending, ""
+        out, self.pending = "".join(self.pending), []
         return unicodedata.normalize("NFC", out)
 
 
@@ -181,42 +232,71 @@ class Session(_Closing):
     ready() yields the chunks that can be made from the text so far; iterating the session yields the
     remaining chunks (call end() first, or iteration stops when more text is needed)."""
 
-    def __init__(self, engine: "Engine", voice: Voice, params):
+    def __init__(self, engine: "Engine", voice: Voice, seed: int | None, language: str | None, options: str | None):
+        self._lock = threading.Lock()       # held during every call into the core but cancel
+        self._engine, self._voice = engine, voice  # kept alive as long as the session
+        self._recipe = (seed, language, options)
+        p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(engine._h, voice._h))
+        if seed is not None:
+            p.seed = seed
+        keep = [_cstr(language), _cstr(options)]
+        p.language, p.options = keep
         out = ffi.new("vox_session **")
-        _check(lib.vox_session_create(engine._h, voice._h, params, out))
+        with engine._use():
+            _check(lib.vox_session_create(engine._h, voice._h, p, out))
         self._h = out[0]
-        self._engine, self._voice = engine, voice  # keep both alive as long as the session
+        self._seed = int(p.seed)
         self._nfc = _NFCStream()
+        self._text: list[str] = []
         self._done = False
         self._chunk = ffi.new("vox_chunk *")
 
+    @property
+    def seed(self) -> int:
+        """The seed the session samples with (the given one, else the voice's default, else 0)."""
+        return self._seed
+
+    def _handle(self):
+        if self._h is None:
+            raise VoxError("the session is closed")
+        return self._h
+
     def feed(self, text: str) -> None:
-        piece = self._nfc.push(text)
+        """Append text (any piece: a word, a token, a sentence)."""
+        piece = self._nfc.push(check_text(text))
         if piece:
-            _check(lib.vox_session_feed(self._h, piece.encode("utf-8")))
+            with self._lock:
+                _check(lib.vox_session_feed(self._handle(), piece.encode("utf-8")))
+            self._text.append(piece)
 
     def end(self) -> None:
+        """No more text: the rest of the utterance can be made."""
         rest = self._nfc.flush()
-        if rest:
-            _check(lib.vox_session_feed(self._h, rest.encode("utf-8")))
-        _check(lib.vox_session_end(self._h))
+        with self._lock:
+            h = self._handle()
+            if rest:
+                _check(lib.vox_session_feed(h, rest.encode("utf-8")))
+                self._text.append(rest)
+            _check(lib.vox_session_end(h))
 
     def pull(self) -> Chunk | None:
         """The next chunk, or None when more text is needed or the utterance is complete."""
         if self._done:
             return None
-        c = self._chunk
-        _check(lib.vox_session_pull(self._h, c))
-        if c.kind == lib.VOX_CHUNK_END:
+        with self._lock:
+            c = self._chunk
+            _check(lib.vox_session_pull(self._handle(), c))
+            if c.kind == lib.VOX_CHUNK_END:
+                self._done = True
+                return None
+            if c.kind == lib.VOX_CHUNK_NEED_TEXT:
+                return None
+            samples = np.frombuffer(ffi.buffer(c.samples, c.n_samples * 4), dtype=np.float32).copy() \
+                if c.n_samples else np.zeros(0, dtype=np.float32)
+            chunk = Chunk(samples, c.sample_rate, c.first_frame, c.n_frames, bool(c.is_last))
+        if chunk.is_last:
             self._done = True
-            return None
-        if c.kind == lib.VOX_CHUNK_NEED_TEXT:
-            return None
-        samples = np.frombuffer(ffi.buffer(c.samples, c.n_samples * 4), dtype=np.float32).copy() \
-            if c.n_samples else np.zeros(0, dtype=np.float32)
-        if c.is_last:
-            self._done = True
-        return Chunk(samples, c.sample_rate, c.first_frame, c.n_frames, bool(c.is_last))
+        return chunk
 
     def ready(self) -> Iterator[Chunk]:
         """Chunks that can be made from the text fed so far."""
@@ -227,42 +307,35 @@ class Session(_Closing):
         return self.ready()
 
     def cancel(self) -> None:
-        """Stop a running or future pull (from any thread); pulls then raise vox.VoxError."""
-        lib.vox_session_cancel(self._h)
+        """Stop a running or future pull (from any thread); pulls then raise vox.Cancelled."""
+        h = self._h
+        if h is not None:
+            lib.vox_session_cancel(h)
 
-    @property
-    def codes(self) -> np.ndarray:
-        """The codec codes generated so far, [frames, groups]."""
-        data, n, g = ffi.new("int32_t **"), ffi.new("size_t *"), ffi.new("size_t *")
-        _check(lib.vox_session_codes(self._h, data, n, g))
-        if n[0] == 0:
-            return np.zeros((0, g[0]), dtype=np.int32)
-        return np.frombuffer(ffi.buffer(data[0], n[0] * g[0] * 4), dtype=np.int32).reshape(n[0], g[0]).copy()
+    def output(self, name: str) -> np.ndarray:
+        """A named output of the session so far (eng.info["session_outputs"]; e.g. "codes", the codec
+        codes [frames, groups] of a codec model)."""
+        a = ffi.new("vox_array *")
+        with self._lock:
+            _check(lib.vox_session_output(self._handle(), name.encode(), a))
+            return _array_out(a)
 
-    def prompt_embeddings(self) -> np.ndarray:
-        """The talker's prefill input (verification)."""
-        data, n, d = ffi.new("float **"), ffi.new("size_t *"), ffi.new("size_t *")
-        _check(lib.vox_session_prompt(self._h, data, n, d))
-        return np.frombuffer(ffi.buffer(data[0], n[0] * d[0] * 4), dtype=np.float32).reshape(n[0], d[0]).copy()
-
-    def teacher_force(self, codes: np.ndarray, vocab: int, codebook: int) -> tuple[np.ndarray, np.ndarray]:
-        """Raw talker logits [frames + 1, vocab] and predictor logits [frames, groups - 1, codebook] with
-        the given codes instead of sampling (verification)."""
-        codes = np.ascontiguousarray(codes, dtype=np.int32)
-        if codes.ndim != 2:
-            raise ValueError(f"codes must be [frames, groups], got shape {list(codes.shape)}")
-        t, g = codes.shape
-        tl = np.empty((t + 1, vocab), dtype=np.float32)
-        pl = np.empty((t, g - 1, codebook), dtype=np.float32)
-        _check(lib.vox_session_teacher_force(self._h, ffi.from_buffer("int32_t[]", codes), t,
-                                             ffi.from_buffer("float[]", tl), ffi.from_buffer("float[]", pl)))
-        return tl, pl
+    def run(self, entry: str, taps: str | Sequence[str] | None = None, **inputs) -> dict[str, np.ndarray]:
+        """A verification entry (Engine.run) with this session's voice, seed, language and options, on
+        the text fed so far (a fresh run: this session's own state is untouched)."""
+        seed, language, options = self._recipe
+        return self._engine._run(entry, self._voice, seed, language, options, taps,
+                                 {"text": "".join(self._text), **inputs})
 
     def close(self) -> None:
-        if self._h is not None:
-            lib.vox_session_free(self._h)
-            self._h = None
-
+        """Free the session; from another thread, this cancels a pull in progress and waits for it."""
+        if getattr(self, "_h", None) is None:
+            return
+        self.cancel()
+        with self._lock:
+            if self._h is not None:
+                lib.vox_session_free(self._h)
+                self._h = None
 
 
 class Engine(_Closing):
@@ -271,14 +344,18 @@ class Engine(_Closing):
     Engine(model=None, device="cpu", resources=None, threads=None); no model: the default model
     (vox.models, built once into the cache). Use as a context manager, or close()."""
 
-    def __init__(self, model: str | os.PathLike | None = None, device: str | None = None, resources: Resources | None = None,
-                 threads: int | None = None):
+    def __init__(self, model: str | os.PathLike | None = None, device: str | None = None,
+                 resources: Resources | None = None, threads: int | None = None):
+        self._h = None
+        self._cv = threading.Condition()
+        self._calls = 0
         res = resources or Resources()
         p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
         keep = [_cstr(device or res.device), _cstr(res.cpu_affinity)]
         p.device, p.cpu_affinity = keep
-        p.n_threads = res.threads if threads is None else threads
-        p.nice, p.max_sessions = res.nice, res.max_sessions
+        p.n_threads = _int_in("threads", res.threads if threads is None else threads, 0, 1024)
+        p.nice = _int_in("nice", res.nice, -20, 19)
+        p.max_sessions = _int_in("max_sessions", res.max_sessions, 0, 65536)
         if model is None:
             from .models import ensure_default_model
 
@@ -292,6 +369,24 @@ class Engine(_Closing):
         self._sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
         self.model_path = path
         self.info: dict = json.loads(string(lib.vox_engine_info(self._h)))
+        from .families import get as _family
+
+        self.family: "Family" = _family(self.info["family"])
+
+    @contextmanager
+    def _use(self):
+        """A call into the core on this engine: close() waits until none is in progress."""
+        with self._cv:
+            if self._h is None:
+                raise VoxError("the engine is closed")
+            self._calls += 1
+        try:
+            yield
+        finally:
+            with self._cv:
+                self._calls -= 1
+                if self._calls == 0:
+                    self._cv.notify_all()
 
     # ---------------------------------------------------------------------------------- facts
     @property
@@ -311,110 +406,108 @@ class Engine(_Closing):
         return int(self.info["sample_rate"])
 
     def stats(self) -> dict:
+        """Sessions, samples, compute time, and per stage of the family's pipeline ({"stages": {name:
+        {"ms", "count"}}}, in the pipeline's order)."""
         s = ffi.new("vox_engine_stats *")
         s.struct_size = ffi.sizeof("vox_engine_stats")
-        _check(lib.vox_engine_stats_get(self._h, s))
-        return {k: getattr(s, k) for k in ("sessions_created", "sessions_active", "frames_generated",
-                                           "samples_produced", "prefill_ms", "talker_ms", "predictor_ms",
-                                           "decoder_ms", "voice_ms", "weights_bytes")}
+        with self._use():
+            _check(lib.vox_engine_stats_get(self._h, s))
+            n = ffi.new("size_t *")
+            _check(lib.vox_engine_stage_stats(self._h, ffi.NULL, 0, n))
+            st = ffi.new("vox_stage_stat[]", max(n[0], 1))
+            _check(lib.vox_engine_stage_stats(self._h, st, n[0], n))
+        out: dict[str, Any] = {k: getattr(s, k) for k in ("sessions_created", "sessions_active", "samples_produced",
+                                                          "compute_ms", "weights_bytes")}
+        out["stages"] = {string(st[i].name): {"ms": st[i].ms, "count": st[i].count} for i in range(n[0])}
+        return out
+
+    def options(self, voice: Voice | None = None) -> dict:
+        """The family's synthesis options as the core describes them, with the defaults that apply to
+        `voice` (the model's when None): {"family", "options": [{"name", "type", "default", ...}]}."""
+        n = ffi.new("size_t *")
+        vh = voice._h if voice is not None else ffi.NULL
+        with self._use():
+            _check(lib.vox_engine_options(self._h, vh, ffi.NULL, 0, n))
+            buf = ffi.new("char[]", n[0] + 1)
+            _check(lib.vox_engine_options(self._h, vh, buf, n[0] + 1, n))
+        return json.loads(ffi.string(buf).decode())
 
     def tokenize(self, text: str) -> np.ndarray:
-        """Token ids of `text` (NFC-normalized first), as the model's prompt builder sees them."""
-        b = unicodedata.normalize("NFC", text).encode("utf-8")
+        """Token ids of `text` (NFC-normalized first), as the model's text frontend sees them."""
+        b = check_text(text).encode("utf-8")
         n = ffi.new("size_t *")
-        _check(lib.vox_engine_tokenize(self._h, b, ffi.NULL, 0, n))
-        ids = np.empty(n[0], dtype=np.int32)
-        _check(lib.vox_engine_tokenize(self._h, b, ffi.from_buffer("int32_t[]", ids), n[0], n))
+        with self._use():
+            _check(lib.vox_engine_tokenize(self._h, b, ffi.NULL, 0, n))
+            ids = np.empty(n[0], dtype=np.int32)
+            _check(lib.vox_engine_tokenize(self._h, b, ffi.from_buffer("int32_t[]", ids), n[0], n))
         return ids
 
     # ---------------------------------------------------------------------------------- voices
     def clone_voice(self, audio: AudioInput, ref_text: str | None = None, *, name: str | None = None,
-                    language: str | None = None, x_vector_only: bool = False, seed: int | None = None) -> Voice:
-        """A voice from a recording (a path, or (samples, sample_rate)) and its transcript (Base models).
-        x_vector_only: the speaker embedding alone (no transcript needed). `seed` becomes the voice's
-        default seed."""
-        samples, sr = _read_audio(audio)
+                    language: str | None = None, seed: int | None = None, **options) -> Voice:
+        """A voice from a recording (a path, or (samples, sample_rate)) and its transcript. `seed`
+        becomes the voice's default seed; options are the family's cloning options (e.g.
+        x_vector_only=True for Qwen3-TTS: the speaker embedding alone, no transcript needed)."""
+        samples, sr = read_audio(audio)
         cp = ffi.new("vox_clone_params *", lib.vox_clone_default_params())
-        defaults = json.dumps({"seed": int(seed)}) if seed is not None else None
-        keep = [_cstr(unicodedata.normalize("NFC", ref_text) if ref_text else None), _cstr(name), _cstr(language),
-                _cstr(defaults)]
-        cp.ref_text, cp.name, cp.language, cp.defaults = keep
-        cp.x_vector_only = int(bool(x_vector_only))
+        defaults = json.dumps({"seed": _seed(seed)}) if seed is not None else None
+        copts = self.family.clone_options_json(options)
+        keep = [_cstr(check_text(ref_text, "ref_text") if ref_text else None), _cstr(name),
+                _cstr(language), _cstr(defaults), _cstr(copts)]
+        cp.ref_text, cp.name, cp.language, cp.defaults, cp.options = keep
         samples = np.ascontiguousarray(samples, dtype=np.float32)
+        if samples.ndim not in (1, 2) or samples.size == 0:
+            raise InvalidArgument(f"the recording must be [samples] or [samples, channels] with samples, "
+                                  f"not shape {list(samples.shape)}")
         channels = 1 if samples.ndim == 1 else samples.shape[1]
         out = ffi.new("vox_voice **")
-        _check(lib.vox_voice_clone(self._h, ffi.from_buffer("float[]", samples), samples.shape[0], channels, sr, cp, out))
+        with self._use():
+            _check(lib.vox_voice_clone(self._h, ffi.from_buffer("float[]", samples), samples.shape[0], channels, sr,
+                                       cp, out))
         return Voice(out[0])
 
     def speaker_voice(self, name: str, instruct: str | None = None) -> Voice:
-        """A built-in speaker of a CustomVoice model, with an optional style instruction."""
+        """A built-in speaker, with an optional style instruction."""
         out = ffi.new("vox_voice **")
-        _check(lib.vox_voice_speaker(self._h, name.encode("utf-8"), _cstr(instruct and unicodedata.normalize("NFC", instruct)), out))
+        instr = _cstr(check_text(instruct, "instruct") if instruct else None)
+        with self._use():
+            _check(lib.vox_voice_speaker(self._h, check_text(name, "the speaker").encode("utf-8"), instr, out))
         return Voice(out[0])
 
     def design_voice(self, description: str) -> Voice:
-        """A voice from a description (VoiceDesign models)."""
+        """A voice from a description."""
         out = ffi.new("vox_voice **")
-        _check(lib.vox_voice_design(self._h, unicodedata.normalize("NFC", description).encode("utf-8"), out))
+        with self._use():
+            _check(lib.vox_voice_design(self._h, check_text(description, "the description").encode("utf-8"), out))
         return Voice(out[0])
 
     def load_voice(self, path: str | os.PathLike) -> Voice:
         return Voice.load(path, self)
 
-    # ---------------------------------------------------------------------------------- synthesis
-    def params(self, voice: Voice | None = None, seed: int | None = None, language: str | None = None,
-               decoder: str = "stream", **sampling):
-        """A vox_synth_params with the model's and the voice's defaults (seed None: the voice's default
-        seed, else 0), overridden by the arguments."""
-        p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(self._h, voice._h if voice else ffi.NULL))
-        if seed is not None:
-            p.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-        if decoder not in ("stream", "reference"):
-            raise ValueError(f"decoder must be 'stream' or 'reference', not {decoder!r}")
-        p.decoder = lib.VOX_DECODER_STREAM if decoder == "stream" else lib.VOX_DECODER_REFERENCE
-        keep = []
-        for k, v in sampling.items():
-            if k in KOKORO_KEYS:
-                if v is None:
-                    continue
-                if k == "phonemes":
-                    p.phoneme_input = int(bool(v))
-                elif k == "pronunciations":
-                    if not isinstance(v, str):
-                        v = json.dumps({str(w): str(ph) for w, ph in dict(v).items()}, ensure_ascii=False)
-                    keep.append(_cstr(unicodedata.normalize("NFC", v)))
-                    p.pronunciations = keep[-1]
-                elif k == "speed":
-                    if not 0.25 <= float(v) <= 4.0:
-                        raise ValueError(f"speed must be in [0.25, 4], not {v}")
-                    p.speed = float(v)
-                else:
-                    p.pause_ms = int(v)
-                continue
-            if k not in SAMPLING_KEYS:
-                raise TypeError(f"unknown synthesis parameter {k!r}; known: {', '.join(SAMPLING_KEYS + KOKORO_KEYS)}")
-            if v is not None:
-                setattr(p, k, int(v) if isinstance(v, bool) else v)
-        lang = _cstr(language)
-        p.language = lang
-        return p, (lang, keep)
+    def default_voice(self) -> Voice:
+        """The voice the model speaks with when none is named (the family decides: e.g. Kokoro's default
+        speaker); InvalidArgument when the model needs one."""
+        return self.family.default_voice(self)
 
-    def session(self, voice: Voice, seed: int | None = None, language: str | None = None, decoder: str = "stream",
-                **sampling) -> Session:
-        if self._h is None:
-            raise ValueError("the engine is closed")
-        p, keep = self.params(voice, seed, language, decoder, **sampling)
-        s = Session(self, voice, p)
-        s._keep = keep
+    # ---------------------------------------------------------------------------------- synthesis
+    def _options(self, options: Any, kw: Mapping[str, Any]) -> str | None:
+        return self.family.options_json(options, kw)
+
+    def session(self, voice: Voice, seed: int | None = None, language: str | None = None, *,
+                options: Any = None, **kw) -> Session:
+        """A session (one utterance) of `voice`; keyword arguments are the family's synthesis options
+        (eng.family.Options), or pass them as options=Options(...)."""
+        s = Session(self, voice, None if seed is None else _seed(seed), language, self._options(options, kw))
         self._sessions.add(s)
         return s
 
-    def synthesize(self, text: str, voice: Voice, seed: int | None = None, language: str | None = None,
-                   decoder: str = "stream", **sampling) -> np.ndarray:
-        """The whole utterance as float32 samples at sample_rate."""
+    def synthesize(self, text: str, voice: Voice | None = None, seed: int | None = None, language: str | None = None,
+                   *, options: Any = None, **kw) -> np.ndarray:
+        """The whole utterance as float32 samples at sample_rate (voice None: the default voice)."""
         if not text or not text.strip():
-            raise ValueError("the text is empty")
-        with self.session(voice, seed, language, decoder, **sampling) as s:
+            raise InvalidArgument("the text is empty")
+        voice = voice if voice is not None else self.default_voice()
+        with self.session(voice, seed, language, options=options, **kw) as s:
             s.feed(text)
             s.end()
             parts = [c.samples for c in s]
@@ -433,6 +526,7 @@ class Engine(_Closing):
     def benchmark(self, text: str, voice: Voice, runs: int = 3, seed: int = 0, **kw) -> dict:
         """Time synthesis: real-time factor (compute / audio, lower is better) and time to first chunk."""
         rtf, first = [], []
+        n = 0
         for r in range(runs):
             t0 = time.perf_counter()
             t_first, n = None, 0
@@ -449,72 +543,101 @@ class Engine(_Closing):
         return {"runs": runs, "rtf": float(np.median(rtf)), "rtf_all": rtf, "first_chunk_s": float(np.median(first)),
                 "audio_s": n / self.sample_rate}
 
-    def trace(self, ids, style: np.ndarray, tap: str, *, speed: float = 1.0, seed: int = 0,
-              noise: bool = False) -> np.ndarray:
-        """Kokoro verification: one span of model input ids ([0] + phoneme ids + [0]) with a style row
-        [256] through the native model; the intermediate `tap` as a time-major array [rows, cols]
-        (see vox.h, vox_engine_trace). noise=False zeroes the sine source's randomness."""
-        ids = np.ascontiguousarray(ids, dtype=np.int32)
-        st = np.ascontiguousarray(style, dtype=np.float32).reshape(-1)
-        if st.size != 256:
-            raise ValueError(f"style must be a voice pack row of 256 values, got {st.size}")
-        r, c = ffi.new("size_t *"), ffi.new("size_t *")
-        args = (self._h, ffi.from_buffer("int32_t[]", ids), ids.size, ffi.from_buffer("float[]", st), float(speed),
-                int(seed) & 0xFFFFFFFFFFFFFFFF, int(bool(noise)), tap.encode())
-        _check(lib.vox_engine_trace(*args, ffi.NULL, 0, r, c))
-        out = np.empty((r[0], c[0]), dtype=np.float32)
-        _check(lib.vox_engine_trace(*args, ffi.from_buffer("float[]", out), out.size, r, c))
-        return out
+    # ---------------------------------------------------------------------------------- verification
+    def run(self, entry: str, voice: Voice | None = None, *, inputs: Mapping[str, Any] | None = None,
+            taps: str | Sequence[str] | None = None, seed: int | None = None, language: str | None = None,
+            options: Any = None, **kw) -> dict[str, np.ndarray]:
+        """A verification entry of the family (eng.info["entries"]): its named inputs (numpy arrays,
+        ints, or the text as a str) through the native stages; returns the outputs named in `taps`
+        (all when None), e.g. run("teacher_force", voice, inputs={"text": ..., "codes": codes})."""
+        return self._run(entry, voice, None if seed is None else _seed(seed), language,
+                         self._options(options, kw) if voice is not None else None, taps, dict(inputs or {}))
 
-    def decode(self, codes: np.ndarray, ref_codes: np.ndarray | None = None, mode: str = "stream",
-               context: int = 50, chunk_frames: int = 4) -> np.ndarray:
-        """Codes [frames, groups] -> audio with the model's codec decoder (see vox.h, vox_engine_decode)."""
-        codes = np.ascontiguousarray(codes, dtype=np.int32)
-        ref = None if ref_codes is None else np.ascontiguousarray(ref_codes, dtype=np.int32)
-        groups = int(self.info.get("code_groups", 16))
-        for name, c in (("codes", codes), ("ref_codes", ref)):
-            if c is not None and (c.ndim != 2 or c.shape[1] != groups):
-                raise ValueError(f"{name} must be [frames, {groups}], got shape {list(c.shape)}")
-        if mode not in ("stream", "reference"):
-            raise ValueError(f"mode must be 'stream' or 'reference', not {mode!r}")
-        m = lib.VOX_DECODER_STREAM if mode == "stream" else lib.VOX_DECODER_REFERENCE
-        n = ffi.new("size_t *")
-        args = (ffi.from_buffer("int32_t[]", codes) if codes.size else ffi.NULL, codes.shape[0],
-                ffi.from_buffer("int32_t[]", ref) if ref is not None and ref.size else ffi.NULL,
-                0 if ref is None else ref.shape[0], m, context, chunk_frames)
-        _check(lib.vox_engine_decode(self._h, *args, ffi.NULL, 0, n))
-        pcm = np.empty(n[0], dtype=np.float32)
-        _check(lib.vox_engine_decode(self._h, *args, ffi.from_buffer("float[]", pcm) if n[0] else ffi.NULL, n[0], n))
-        return pcm
+    def _run(self, entry, voice, seed, language, options, taps, inputs: dict) -> dict[str, np.ndarray]:
+        arrays, keep = [], []
+        for name, value in inputs.items():
+            if value is None:
+                continue
+            if isinstance(value, str):
+                data = np.frombuffer(check_text(value).encode("utf-8"), np.uint8).copy()
+            elif isinstance(value, (bool, int, np.integer)):
+                data = np.asarray(_int_in(name, int(value), *_INT32), np.int32)
+            else:
+                data = np.ascontiguousarray(value)
+                if data.dtype.kind == "f":
+                    data = data.astype(np.float32, copy=False)
+                elif data.dtype.kind in "iu" and data.dtype != np.uint8:
+                    if data.size and (data.min() < _INT32[0] or data.max() > _INT32[1]):
+                        raise InvalidArgument(f"input {name} holds values beyond int32")
+                    data = data.astype(np.int32, copy=False)
+                elif data.dtype != np.uint8:
+                    raise TypeError(f"input {name}: arrays of float, int or uint8, not {data.dtype}")
+                data = np.ascontiguousarray(data)
+            if data.ndim > 4:
+                raise InvalidArgument(f"input {name} has {data.ndim} dimensions (at most 4)")
+            a = ffi.new("vox_array *")
+            nm = ffi.new("char[]", name.encode())
+            a.name = nm
+            a.dtype = {np.float32: lib.VOX_DTYPE_F32, np.int32: lib.VOX_DTYPE_I32,
+                       np.uint8: lib.VOX_DTYPE_U8}[data.dtype.type]
+            a.ndim = data.ndim
+            for i, d in enumerate(data.shape):
+                a.shape[i] = d
+            a.data = ffi.from_buffer(data) if data.size else ffi.NULL
+            keep += [nm, data, a]
+            arrays.append(a)
+        arr = ffi.new("vox_array[]", max(len(arrays), 1))
+        for i, a in enumerate(arrays):
+            arr[i] = a[0]
+        params = ffi.NULL
+        if voice is not None:
+            params = ffi.new("vox_synth_params *", lib.vox_synth_default_params(self._h, voice._h))
+            if seed is not None:
+                params.seed = seed
+            pk = [_cstr(language), _cstr(options)]
+            params.language, params.options = pk
+            keep += pk
+        tap = None if taps is None else taps if isinstance(taps, str) else ",".join(taps)
+        out = ffi.new("vox_trace **")
+        with self._use():
+            _check(lib.vox_engine_run(self._h, entry.encode(), voice._h if voice is not None else ffi.NULL, params,
+                                      arr, len(arrays), _cstr(tap), out))
+        trace = ffi.gc(out[0], lib.vox_trace_free)
+        res = {}
+        a = ffi.new("vox_array *")
+        for i in range(lib.vox_trace_count(trace)):
+            _check(lib.vox_trace_get(trace, i, a))
+            res.setdefault(string(a.name), _array_out(a))
+        return res
 
     # ---------------------------------------------------------------------------------- lifetime
     def close(self) -> None:
-        """Free the engine; sessions still open on it are closed first."""
-        if getattr(self, "_h", None) is not None:
-            for s in list(self._sessions):
-                s.close()
-            lib.vox_engine_free(self._h)
-            self._h = None
-
+        """Free the engine; sessions still open on it are closed first, and calls in progress on other
+        threads are waited for (new ones raise VoxError)."""
+        if getattr(self, "_h", None) is None:
+            return
+        for s in list(self._sessions):
+            s.close()
+        with self._cv:
+            h, self._h = self._h, None
+            while self._calls:
+                self._cv.wait()
+        if h is not None:
+            lib.vox_engine_free(h)
 
     def __repr__(self) -> str:
         i = self.info
         return f"<vox.Engine {i.get('family')} {i.get('variant')} {i.get('size')} {os.path.basename(self.model_path)}>"
 
 
-def _read_audio(audio) -> tuple[np.ndarray, int]:
+def read_audio(audio) -> tuple[np.ndarray, int]:
+    """(samples, rate) of a recording: a path (WAV, FLAC, ...: whatever libsndfile reads) or a
+    (samples, rate) pair; a clear error for what is not audio."""
     if isinstance(audio, tuple) and len(audio) == 2:
         x, sr = audio
-        return np.asarray(x, dtype=np.float32), int(sr)
+        return np.asarray(x, dtype=np.float32), _int_in("sample rate", sr, 1, 2**31 - 1)
     if isinstance(audio, (str, os.PathLike)):
-        import soundfile as sf
+        from .audio_input import read_recording
 
-        p = os.fspath(audio)
-        if not os.path.exists(p):
-            raise FileNotFoundError(f"{p}: no such file")
-        try:
-            x, sr = sf.read(p, dtype="float32", always_2d=False)
-        except RuntimeError as e:  # soundfile: "Error opening ...: Format not recognised."
-            raise ValueError(f"{p}: cannot read audio ({e})") from None
-        return x, int(sr)
+        return read_recording(os.fspath(audio))
     raise TypeError("audio must be a path or a (samples, sample_rate) tuple")

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* ABI version: bumped when a function's signature or a struct's layout changes incompatibly. */
-#define VOX_ABI_VERSION 1
+#define VOX_ABI_VERSION 2
 
 typedef enum vox_status {
     VOX_OK = 0,
@@ -42,7 +42,9 @@ typedef enum vox_status {
     VOX_ERR_NOT_FOUND = 6,        /* a named tensor, speaker or device does not exist */
     VOX_ERR_INTERNAL = 7,
     VOX_ERR_CANCELLED = 8,        /* vox_session_cancel() was called */
-    VOX_ERR_LIMIT = 9             /* a limit was reached: sessions, frames, text length */
+    VOX_ERR_LIMIT = 9,            /* a size limit was reached: frames, phonemes, input length */
+    VOX_ERR_DEVICE = 10,          /* a compute device does not exist, cannot be used or failed */
+    VOX_ERR_SESSION_LIMIT = 11    /* the engine already runs max_sessions sessions */
 } vox_status;
 
 /* Version of the library as "MAJOR.MINOR.PATCH". */
@@ -114,10 +116,26 @@ VOX_API vox_status vox_model_find_tensor(const vox_model *model, const char *nam
 VOX_API vox_status vox_model_verify(const vox_model *model);
 
 /* ------------------------------------------------------------------------------------------------
+ * Arrays: named n-dimensional data passed in and out of the library (voice data, verification
+ * inputs and outputs). Row-major, little-endian. Arrays the library returns are owned by the object
+ * they came from (a voice, a session, a trace) and stay valid as long as it does.
+ */
+typedef struct vox_array {
+    const char *name;
+    vox_dtype dtype;           /* F32, I32 or U8 (text: UTF-8 bytes, no terminator) */
+    int32_t ndim;              /* 0 to VOX_MAX_DIMS (0: a scalar) */
+    int64_t shape[VOX_MAX_DIMS]; /* shape[ndim..] are 0 */
+    const void *data;
+} vox_array;
+
+/* ------------------------------------------------------------------------------------------------
  * Engines. An engine owns one model (its weights mapped from the .tmod) and one thread pool; any
  * number of voices and sessions use it. Engine functions may be called from several threads at
  * once. Every struct passed by pointer starts with struct_size (set by its *_default_params
  * function): later versions of vox append fields and still accept what older callers pass.
+ *
+ * Model families (Qwen3-TTS, Kokoro, ...) differ in what they can do and in their synthesis
+ * options; vox_engine_info says what a model can do, vox_engine_options describes its options.
  */
 typedef struct vox_engine vox_engine;
 typedef struct vox_voice vox_voice;
@@ -126,21 +144,28 @@ typedef struct vox_session vox_session;
 typedef struct vox_engine_params {
     uint32_t struct_size;      /* sizeof(vox_engine_params) */
     const char *device;        /* "cpu" (the default; NULL means it too), "auto", "gpu[:N]", "vulkan[:N]",
-                                  then ",strict" and/or ",codec=cpu" (docs/vulkan.md) */
-    int32_t n_threads;         /* compute threads including the caller's; 0: every CPU the process may use */
+                                  then ",strict" and the family's device options such as ",codec=cpu"
+                                  (docs/vulkan.md) */
+    int32_t n_threads;         /* compute threads including the caller's, 1 to 1024; 0: every CPU the
+                                  process may use */
     const char *cpu_affinity;  /* pin thread i to the i-th CPU of a list like "0-3,6"; NULL: no pinning */
-    int32_t nice;              /* added to the compute threads' nice value (0: unchanged) */
-    int32_t max_sessions;      /* sessions alive at once (VOX_ERR_LIMIT beyond); 0: unlimited */
+    int32_t nice;              /* added to the compute threads' nice value, -20 to 19 (0: unchanged) */
+    int32_t max_sessions;      /* sessions alive at once (VOX_ERR_LIMIT beyond), 0 to 65536; 0: unlimited */
 } vox_engine_params;
 
 VOX_API vox_engine_params vox_engine_default_params(void);
 /* Opens `model_path` (.tmod) and prepares it; weights stay in the mapping. */
 VOX_API vox_status vox_engine_create(const char *model_path, const vox_engine_params *params, vox_engine **out);
-/* Frees the engine. Every voice and session made with it must be freed first. NULL is a no-op. */
+/* Frees the engine. Sessions still alive are cancelled, their calls in progress on other threads are
+ * waited for, and they are freed with the engine (their handles are invalid afterwards); voices are
+ * independent of the engine and stay valid. NULL is a no-op. */
 VOX_API void vox_engine_free(vox_engine *engine);
-/* JSON describing the engine: family, variant, size, sample_rate, capabilities, speakers, languages,
- * precision, threads, cpu path, device ("cpu" or "vulkan:N") and gpu (null, or the device's name and
- * the matrices and bytes placed in its memory). Owned by the engine. */
+/* JSON describing the engine: family, variant, size, sample_rate, capabilities (including "stream":
+ * how text goes in and audio comes out), speakers, languages, precision, threads, cpu path, device
+ * ("cpu" or "vulkan:N"), gpu (null, or the device's name and the matrices and bytes placed in its
+ * memory), placement (what runs where and why), stages (the names vox_engine_stage_stats uses) and
+ * entries (the verification entries of vox_engine_run, with their inputs and outputs). Owned by the
+ * engine. */
 VOX_API const char *vox_engine_info(const vox_engine *engine);
 /* Token ids of UTF-8 `text` (which should be NFC-normalized: the Python layer does it; vox does not
  * normalize). Writes up to `capacity` ids; *n_ids is the full count (call again with more room). */
@@ -151,92 +176,95 @@ typedef struct vox_engine_stats {
     uint32_t struct_size;       /* sizeof(vox_engine_stats) */
     uint64_t sessions_created;
     int32_t sessions_active;
-    uint64_t frames_generated;  /* codec frames (80 ms each for Qwen3-TTS-12Hz) */
-    uint64_t samples_produced;
-    double prefill_ms, talker_ms, predictor_ms, decoder_ms, voice_ms;  /* cumulative compute time */
+    uint64_t samples_produced;  /* audio samples returned by sessions */
+    double compute_ms;          /* cumulative time of the family's stages */
     uint64_t weights_bytes;     /* bytes of tensor data in the model file */
 } vox_engine_stats;
 VOX_API vox_status vox_engine_stats_get(const vox_engine *engine, vox_engine_stats *out);
 
+/* One stage of the model's pipeline (its names: vox_engine_info "stages"): cumulative compute time and
+ * the number of times it ran (a frame, a span, a step, ... as the family counts). */
+typedef struct vox_stage_stat {
+    const char *name;           /* owned by the library */
+    double ms;
+    uint64_t count;
+} vox_stage_stat;
+/* Writes up to `capacity` stages in the family's order; *n_stages is the full count. */
+VOX_API vox_status vox_engine_stage_stats(const vox_engine *engine, vox_stage_stat *stages, size_t capacity,
+                                          size_t *n_stages);
+
+/* ------------------------------------------------------------------------------------------------
+ * Synthesis options. The parameters every model family has are fields of vox_synth_params; the
+ * family's own (sampling settings, speed, decoder choices, ...) are a JSON object in `options`, with
+ * the names, types, ranges and defaults that vox_engine_options describes. Defaults come from the
+ * family, then the model (e.g. its generation config), then the voice (its stored defaults), then
+ * the caller. An unknown name, a wrong type or a value out of range is VOX_ERR_INVALID_ARGUMENT with
+ * a message naming the option.
+ */
+typedef struct vox_synth_params {
+    uint32_t struct_size;       /* sizeof(vox_synth_params) */
+    uint64_t seed;              /* the default: the voice's stored seed, else 0 */
+    const char *language;       /* NULL: the voice's language; else one of vox_engine_info "languages" */
+    const char *options;        /* JSON object of the family's options; NULL: the defaults */
+} vox_synth_params;
+
+/* The seed default of the voice (0 without one); either argument may be NULL. options is NULL. */
+VOX_API vox_synth_params vox_synth_default_params(const vox_engine *engine, const vox_voice *voice);
+/* JSON describing the family's synthesis options with the defaults that apply to `voice` (NULL: the
+ * model's): {"family": "...", "options": [{"name", "type" (bool | int | float | string | enum | json),
+ * "default", "min", "max", "choices", "doc"}, ...]}. Writes up to `capacity` bytes including the
+ * terminating NUL; *length is the full length without it (call again with more room). */
+VOX_API vox_status vox_engine_options(const vox_engine *engine, const vox_voice *voice, char *json, size_t capacity,
+                                      size_t *length);
+
 /* ------------------------------------------------------------------------------------------------
  * Voices: who speaks. A voice is immutable once made and may be shared by sessions on any thread.
- * Base models clone a voice from a recording; CustomVoice models name a built-in speaker (with an
- * optional instruction); VoiceDesign models take a description. Saved as .tvoice (docs/formats.md).
+ * Models clone a voice from a recording, name a built-in speaker (with an optional instruction) or
+ * take a description, as their capabilities say (vox_engine_info). Saved as .tvoice
+ * (docs/formats.md). A voice holds named texts (such as "ref_text", "speaker", "instruct") and named
+ * arrays (such as "speaker_embedding", "ref_codes", "style_pack", "source_wav"), as its family's
+ * voice schema defines; vox_voice_info lists them.
  */
 typedef struct vox_clone_params {
     uint32_t struct_size;      /* sizeof(vox_clone_params) */
-    const char *ref_text;      /* transcript of the recording; NULL or "" with x_vector_only */
-    int32_t x_vector_only;     /* 1: the speaker embedding alone (no reference codes, no transcript) */
+    const char *ref_text;      /* transcript of the recording (the family says when it may be omitted) */
     const char *name;          /* display name stored in the voice; NULL: "voice" */
     const char *language;      /* the voice's default language; NULL: "auto" */
-    const char *defaults;      /* JSON object of default synthesis parameters kept in the voice
-                                  (seed, temperature, top_k, ...); NULL: none */
+    const char *defaults;      /* JSON object of default synthesis settings kept in the voice ("seed" and
+                                  the family's options); NULL: none */
+    const char *options;       /* JSON object of the family's cloning options (vox_engine_info
+                                  "clone_options"), e.g. {"x_vector_only": true}; NULL: none */
 } vox_clone_params;
 
 VOX_API vox_clone_params vox_clone_default_params(void);
 /* Clone a voice from `n_frames` frames of interleaved float PCM in [-1, 1] at `sample_rate` Hz with
- * `channels` channels (averaged to mono; resampled to the model's rate). */
+ * `channels` channels (averaged to mono; resampled to the model's rate). The recording is kept in the
+ * voice ("source_wav"), so a voice can be made again for other weights. */
 VOX_API vox_status vox_voice_clone(vox_engine *engine, const float *pcm, size_t n_frames, int32_t channels,
                                    int32_t sample_rate, const vox_clone_params *params, vox_voice **out);
-/* A built-in speaker of a CustomVoice model, with an optional style instruction (NULL: none). */
+/* A built-in speaker, with an optional style instruction (NULL: none). */
 VOX_API vox_status vox_voice_speaker(vox_engine *engine, const char *speaker, const char *instruct, vox_voice **out);
-/* A voice from a description, for VoiceDesign models. */
+/* A voice from a description. */
 VOX_API vox_status vox_voice_design(vox_engine *engine, const char *description, vox_voice **out);
 /* Read a .tvoice; VOX_ERR_FORMAT if it is invalid or was made for other weights or another variant. */
 VOX_API vox_status vox_voice_load(vox_engine *engine, const char *path, vox_voice **out);
 /* Write the voice as .tvoice (atomically: a temporary file renamed into place). */
 VOX_API vox_status vox_voice_save(const vox_voice *voice, const char *path);
 VOX_API void vox_voice_free(vox_voice *voice);
-/* JSON: mode, name, speaker, instruct, language, ref_text, ref_frames, model_id. Owned by the voice. */
+/* JSON: family, mode, variant, model_id, name, language, defaults, texts {name: text} and arrays
+ * {name: shape}. Owned by the voice. */
 VOX_API const char *vox_voice_info(const vox_voice *voice);
-/* The speaker embedding (n = 0 when the voice has none). Owned by the voice. */
-VOX_API vox_status vox_voice_embedding(const vox_voice *voice, const float **data, size_t *n);
-/* The reference codes [n_frames][n_groups] (n_frames = 0 when the voice has none). Owned by the voice. */
-VOX_API vox_status vox_voice_ref_codes(const vox_voice *voice, const int32_t **codes, size_t *n_frames,
-                                       size_t *n_groups);
+/* The voice's array `name`; VOX_ERR_NOT_FOUND when it has none of that name. */
+VOX_API vox_status vox_voice_array(const vox_voice *voice, const char *name, vox_array *out);
 
 /* ------------------------------------------------------------------------------------------------
  * Sessions: one utterance. Text is fed (all at once or in pieces), audio is pulled in chunks; the
  * decoder carries its state across chunks, so concatenated chunks are one seamless signal. Sampling
- * is deterministic: the audio depends on the seed, the text and the parameters only, not on the
- * thread count or the chunk size. A session is used by one thread at a time; vox_session_cancel may
- * be called from any thread.
+ * is deterministic: the audio depends on the seed, the text and the options only, not on the thread
+ * count or the chunk size. A session is used by one thread at a time; vox_session_cancel may be
+ * called from any thread, and so may vox_session_free: it cancels a call in progress on another
+ * thread and waits for it to return before freeing.
  */
-typedef enum vox_decoder_mode {
-    VOX_DECODER_STREAM = 0,    /* streaming decoder, warmed up with the last reference frames */
-    VOX_DECODER_REFERENCE = 1  /* the official scheme (300-frame pieces, 25 frames of context);
-                                  audio arrives in one chunk at the end; for A/B comparisons */
-} vox_decoder_mode;
-
-typedef struct vox_synth_params {
-    uint32_t struct_size;       /* sizeof(vox_synth_params) */
-    uint64_t seed;
-    const char *language;       /* NULL: the voice's language; else "auto", "english", "chinese", ... */
-    int32_t do_sample;          /* 0: greedy */
-    float temperature;
-    int32_t top_k;              /* 0: off */
-    float top_p;                /* 1: off */
-    float repetition_penalty;   /* 1: off */
-    int32_t subtalker_do_sample;
-    float subtalker_temperature;
-    int32_t subtalker_top_k;
-    float subtalker_top_p;
-    int32_t max_new_tokens;     /* talker steps at most (frames = steps - 1); 0: the guard, which grows
-                                   with the text (see docs) and stops runaway generation */
-    vox_decoder_mode decoder;
-    int32_t decoder_context;    /* stream mode: reference frames to warm up with; -1: all */
-    int32_t chunk_frames;       /* codec frames per audio chunk; 4 = 320 ms */
-    int32_t non_streaming_text; /* 1: the whole text goes into the prompt (the official non_streaming_mode) */
-    /* Kokoro (appended: older callers' struct_size leaves them at the defaults) */
-    float speed;                /* speaking rate: durations are divided by it (1 = normal) */
-    const char *pronunciations; /* JSON object word -> phonemes, applied before G2P; NULL: none */
-    int32_t phoneme_input;      /* 1: the text is already phonemes in the model's symbol set (no frontend) */
-    int32_t pause_ms;           /* pause inserted between spans after each span's trailing silence is trimmed */
-} vox_synth_params;
-
-/* The defaults of the model (its generation config) and of the voice; either may be NULL. */
-VOX_API vox_synth_params vox_synth_default_params(const vox_engine *engine, const vox_voice *voice);
-
 typedef enum vox_chunk_kind {
     VOX_CHUNK_AUDIO = 0,       /* samples hold audio (is_last marks the final chunk) */
     VOX_CHUNK_NEED_TEXT = 1,   /* nothing more until more text is fed, or vox_session_end is called */
@@ -249,13 +277,16 @@ typedef struct vox_chunk {
     size_t n_samples;
     int32_t sample_rate;
     int32_t is_last;           /* 1 on the last audio chunk */
-    uint32_t first_frame;      /* index of the first codec frame in this chunk */
+    uint32_t first_frame;      /* index of the chunk's first frame in the family's unit (a codec frame,
+                                  a span, a piece) */
     uint32_t n_frames;
 } vox_chunk;
 
 VOX_API vox_status vox_session_create(vox_engine *engine, const vox_voice *voice, const vox_synth_params *params,
                                       vox_session **out);
-/* Append UTF-8 text (NFC; see vox_engine_tokenize). VOX_ERR_INVALID_ARGUMENT after vox_session_end. */
+/* Append UTF-8 text (NFC; see vox_engine_tokenize). Control characters other than tab, newline and
+ * carriage return are VOX_ERR_INVALID_ARGUMENT (the message gives the byte offset), as is text after
+ * vox_session_end. */
 VOX_API vox_status vox_session_feed(vox_session *session, const char *text);
 /* No more text: the rest of the utterance can be generated. */
 VOX_API vox_status vox_session_end(vox_session *session);
@@ -264,41 +295,33 @@ VOX_API vox_status vox_session_pull(vox_session *session, vox_chunk *out);
 /* Ask a running or future pull to stop as soon as possible. Thread-safe. */
 VOX_API void vox_session_cancel(vox_session *session);
 VOX_API void vox_session_free(vox_session *session);
-/* The codes generated so far, [n_frames][n_groups]. Owned by the session, valid until the next pull. */
-VOX_API vox_status vox_session_codes(const vox_session *session, const int32_t **codes, size_t *n_frames,
-                                     size_t *n_groups);
+/* A named output of the session so far (vox_engine_info "capabilities"."session_outputs"; e.g. the
+ * generated "codes" [n_frames][n_groups] of a codec model). Owned by the session, valid until the next
+ * call on it. VOX_ERR_NOT_FOUND for a name the family does not have. */
+VOX_API vox_status vox_session_output(vox_session *session, const char *name, vox_array *out);
 
 /* ------------------------------------------------------------------------------------------------
- * Verification (used by `vox verify` and the conformance suite to compare the native core with the
- * reference and the official code stage by stage).
+ * Verification: the family's stages, run on given inputs, with their intermediates read out by name
+ * (as llama.cpp's eval callback observes a graph, but pulled, not called back). vox verify and the
+ * conformance suite compare them with the reference and the official code. Each family's entries,
+ * inputs and outputs are listed in vox_engine_info "entries" and in docs/c-abi.md.
  */
-/* The talker's prefill input embeddings [n_rows][dim] for the session's voice, text and parameters
- * (requires vox_session_end). Owned by the session. */
-VOX_API vox_status vox_session_prompt(vox_session *session, const float **embeds, size_t *n_rows, size_t *dim);
-/* Teacher forcing: run the talker and the code predictor on `codes` [n_frames][n_groups] instead of
- * sampling, and write the raw logits of every step: talker_logits [(n_frames + 1)][talker vocab],
- * predictor_logits [n_frames][n_groups - 1][codebook size]. Requires vox_session_end; the session
- * is spent afterwards. */
-VOX_API vox_status vox_session_teacher_force(vox_session *session, const int32_t *codes, size_t n_frames,
-                                             float *talker_logits, float *predictor_logits);
-/* Decode codes [n_frames][n_groups] with the engine's codec decoder, after `n_ref` reference frames
- * (ref_codes may be NULL). Stream mode warms up with `context` reference frames (-1: all) and feeds
- * `chunk_frames` frames at a time; reference mode decodes reference + codes the official way and cuts
- * the reference part. Writes up to `capacity` samples; *n_samples is the full count. */
-VOX_API vox_status vox_engine_decode(vox_engine *engine, const int32_t *codes, size_t n_frames,
-                                     const int32_t *ref_codes, size_t n_ref, vox_decoder_mode mode,
-                                     int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
-                                     size_t *n_samples);
+typedef struct vox_trace vox_trace;
 
-/* Kokoro: run one span through the model and copy out the intermediate named `tap` (time-major
- * [*n_rows][*n_cols]): "bert", "d_en", "d", "dur_raw", "durations", "en", "t_en", "F0", "N", "dec",
- * "har_source", "har", "spec" (the pre-iSTFT generator output: log-magnitude | phase argument) or
- * "audio". ids: the model input ([0] + phoneme ids + [0]); style: a voice pack row [256]; noise 0
- * zeroes the sine source's randomness (for comparisons with the official code). Writes up to
- * `capacity` floats; *n_rows and *n_cols give the full shape. */
-VOX_API vox_status vox_engine_trace(vox_engine *engine, const int32_t *ids, size_t n_ids, const float *style,
-                                    float speed, uint64_t seed, int32_t noise, const char *tap, float *out,
-                                    size_t capacity, size_t *n_rows, size_t *n_cols);
+/* Run entry `entry` with the named `inputs` (a "text" input is UTF-8 bytes as a U8 array). With a
+ * voice, the entry runs in a session of that voice made with `params` (NULL: the defaults), which
+ * gets the "text" input fed and ended; entries that need no voice take NULL. `taps`: the outputs to
+ * keep, comma-separated (NULL or "*": every output; the entry may stop early once it has them). */
+VOX_API vox_status vox_engine_run(vox_engine *engine, const char *entry, const vox_voice *voice,
+                                  const vox_synth_params *params, const vox_array *inputs, size_t n_inputs,
+                                  const char *taps, vox_trace **out);
+/* The outputs kept, in the order they were produced. */
+VOX_API size_t vox_trace_count(const vox_trace *trace);
+VOX_API vox_status vox_trace_get(const vox_trace *trace, size_t index, vox_array *out);
+/* The output `name` (the first of that name); VOX_ERR_NOT_FOUND when there is none. */
+VOX_API vox_status vox_trace_find(const vox_trace *trace, const char *name, vox_array *out);
+VOX_API void vox_trace_free(vox_trace *trace);
+
 /* ------------------------------------------------------------------------------------------------
  * Devices: JSON describing the CPU (name, cores, features and the kernel path vox uses, memory), the
  * Vulkan devices vox can use ("gpus": index, name, type, software, free and total memory, ...) and

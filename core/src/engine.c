@@ -1,26 +1,20 @@
-/* The engine part of the C ABI: creation, info, tokenization, statistics. */
+/* The engine part of the C ABI: creation, info, tokenization, statistics, freeing. */
 
 #include "engine.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "error.h"
+#include "family.h"
 #include "strbuf.h"
 #include "tmod.h"
 #include "vulkan/vk.h"
 
-extern const vx_family vx_family_qwen3;
-extern const vx_family vx_family_kokoro;
-static const vx_family *const families[] = {&vx_family_qwen3, &vx_family_kokoro};
-
-const vx_family *vx_family_find(const char *name) {
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (!strcmp(families[i]->name, name)) return families[i];
-    return NULL;
-}
+void vx_session_destroy(vox_session *s);   /* session.c: free a session the engine is freeing */
 
 char *vx_strdup(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -47,6 +41,50 @@ static vox_status read_params(const vox_engine_params *in, vox_engine_params *ou
                              "vox_engine_default_params()", in->struct_size);
     memcpy(out, in, in->struct_size < sizeof *out ? in->struct_size : sizeof *out);
     out->struct_size = sizeof *out;
+    if (out->n_threads < 0 || out->n_threads > 1024)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "n_threads must be in [0, 1024] (0: every CPU), not %d",
+                             out->n_threads);
+    if (out->nice < -20 || out->nice > 19)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nice must be in [-20, 19], not %d", out->nice);
+    if (out->max_sessions < 0 || out->max_sessions > 65536)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "max_sessions must be in [0, 65536] (0: unlimited), not %d",
+                             out->max_sessions);
+    return VOX_OK;
+}
+
+const char *vx_device_opt(const vox_engine *e, const char *key) {
+    for (int i = 0; i < e->n_device_opts; i++)
+        if (!strcmp(e->device_opts[i].key, key)) return e->device_opts[i].value;
+    return NULL;
+}
+
+void vx_placement_reason(vox_engine *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->cpu_reason, sizeof e->cpu_reason, fmt, ap);
+    va_end(ap);
+}
+
+/* The device string's key=value options must be the family's. */
+static vox_status take_device_opts(vox_engine *e, const vx_device_spec *spec) {
+    for (int i = 0; i < spec->n_opts; i++) {
+        bool known = false;
+        for (const char *const *k = e->family->device_options; k && *k && !known; k++)
+            known = !strcmp(*k, spec->opts[i].key);
+        if (!known) {
+            vx_buf b = {0};
+            for (const char *const *k = e->family->device_options; k && *k; k++)
+                vx_buf_printf(&b, ", %s=...", *k);
+            vox_status st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "device \"%s\": unknown option \"%s\" for a %s "
+                                          "model (options: strict%s)", e->device, spec->opts[i].key, e->family->name,
+                                          b.s ? b.s : "");
+            vx_buf_free(&b);
+            return st;
+        }
+        snprintf(e->device_opts[i].key, sizeof e->device_opts[i].key, "%s", spec->opts[i].key);
+        snprintf(e->device_opts[i].value, sizeof e->device_opts[i].value, "%s", spec->opts[i].value);
+        e->n_device_opts = i + 1;
+    }
     return VOX_OK;
 }
 
@@ -64,7 +102,7 @@ static vox_status report_placement(vox_engine *e, const vx_device_spec *spec) {
             vox_tensor_info t;
             if (vox_model_tensor(e->model, i, &t) == VOX_OK && t.ndim == 2) e->matrices_cpu++;
         }
-        if (!e->cpu_reason) e->cpu_reason = "this model family has no GPU path yet";
+        if (!e->cpu_reason[0]) vx_placement_reason(e, "the %s family has no GPU path yet", e->family->name);
     }
     const char *verbose = getenv("VOX_VERBOSE");
     int say = e->gpu || (verbose && !strcmp(verbose, "1"));
@@ -76,34 +114,78 @@ static vox_status report_placement(vox_engine *e, const vx_device_spec *spec) {
     if (say)
         fprintf(stderr, "vox: device vulkan:%d (%s%s): %lld matrices in VRAM (%.1f MiB), %lld on the CPU%s%s%s\n",
                 e->gpu_index, gi->name, gi->software ? ", software renderer" : "", (long long)e->matrices_gpu,
-                (double)e->bytes_gpu / 1048576.0, (long long)e->matrices_cpu, e->matrices_cpu ? " (" : "",
-                e->matrices_cpu ? e->cpu_reason : "", e->matrices_cpu ? ")" : "");
+                (double)e->bytes_gpu / 1048576.0, (long long)e->matrices_cpu, e->matrices_cpu && e->cpu_reason[0] ? " (" : "",
+                e->matrices_cpu ? e->cpu_reason : "", e->matrices_cpu && e->cpu_reason[0] ? ")" : "");
     if (e->gpu_strict && e->matrices_gpu == 0)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "device vulkan:%d,strict: no matrix would run on the GPU (%s)",
                              e->gpu_index, e->cpu_reason);
     return VOX_OK;
 }
 
-/* vox_engine_info gets "device" ("cpu" or "vulkan:N": where the model runs) and "gpu" (null, or the
- * device's name and what the engine placed in its memory). */
-static vox_status add_device_info(vox_engine *e) {
+/* vox_engine_info gets "device" ("cpu" or "vulkan:N": where the model runs), "gpu" (null, or the
+ * device's name and what the engine placed in its memory), "placement" (what runs where and why: the
+ * resource planner reads it), "stages" and "entries" from the family's tables. */
+static vox_status add_engine_info(vox_engine *e) {
     if (!e->info) return VOX_OK;
     size_t len = strlen(e->info);
     if (len < 2 || e->info[len - 1] != '}') return VOX_OK;
     vx_buf b = {0};
     vx_buf_printf(&b, "%.*s%s", (int)(len - 1), e->info, len > 2 ? "," : "");
     if (!e->gpu) {
-        vx_buf_printf(&b, "\"device\":\"cpu\",\"gpu\":null}");
+        vx_buf_printf(&b, "\"device\":\"cpu\",\"gpu\":null");
     } else {
         const vx_vk_device_info *gi = vx_gpu_info(e->gpu);
         vx_buf_printf(&b, "\"device\":\"vulkan:%d\",\"gpu\":{\"index\":%d,\"name\":", e->gpu_index, e->gpu_index);
         vx_buf_json_string(&b, gi->name, (size_t)-1);
-        vx_buf_printf(&b, ",\"software\":%s,\"strict\":%s,\"codec_cpu\":%s,\"matrices_gpu\":%lld,"
-                          "\"matrices_cpu\":%lld,\"weights_vram_bytes\":%llu,\"vram_allocated_at_load_bytes\":%llu}}",
-                      gi->software ? "true" : "false", e->gpu_strict ? "true" : "false", e->codec_cpu ? "true" : "false",
+        vx_buf_printf(&b, ",\"software\":%s,\"strict\":%s,\"options\":{", gi->software ? "true" : "false",
+                      e->gpu_strict ? "true" : "false");
+        for (int i = 0; i < e->n_device_opts; i++) {
+            vx_buf_printf(&b, "%s", i ? "," : "");
+            vx_buf_json_string(&b, e->device_opts[i].key, (size_t)-1);
+            vx_buf_printf(&b, ":");
+            vx_buf_json_string(&b, e->device_opts[i].value, (size_t)-1);
+        }
+        vx_buf_printf(&b, "},\"matrices_gpu\":%lld,\"matrices_cpu\":%lld,\"weights_vram_bytes\":%llu,"
+                          "\"vram_allocated_at_load_bytes\":%llu}",
                       (long long)e->matrices_gpu, (long long)e->matrices_cpu, (unsigned long long)e->bytes_gpu,
                       (unsigned long long)vx_gpu_bytes_allocated(e->gpu));
     }
+    vx_buf_printf(&b, ",\"placement\":{\"matrices_gpu\":%lld,\"matrices_cpu\":%lld,\"cpu_reason\":",
+                  (long long)e->matrices_gpu, (long long)e->matrices_cpu);
+    vx_buf_json_string(&b, e->cpu_reason, (size_t)-1);
+    vx_buf_printf(&b, "},\"stages\":[");
+    for (int i = 0; e->family->stages && e->family->stages[i]; i++) {
+        vx_buf_printf(&b, "%s", i ? "," : "");
+        vx_buf_json_string(&b, e->family->stages[i], (size_t)-1);
+    }
+    vx_buf_printf(&b, "],\"session_outputs\":[");
+    for (int i = 0; e->family->session_outputs && e->family->session_outputs[i]; i++) {
+        vx_buf_printf(&b, "%s", i ? "," : "");
+        vx_buf_json_string(&b, e->family->session_outputs[i], (size_t)-1);
+    }
+    vx_buf_printf(&b, "],\"entries\":{");
+    for (size_t i = 0; i < e->family->n_entries; i++) {
+        const vx_entry *en = &e->family->entries[i];
+        vx_buf_printf(&b, "%s", i ? "," : "");
+        vx_buf_json_string(&b, en->name, (size_t)-1);
+        vx_buf_printf(&b, ":{\"needs_voice\":%s,\"inputs\":", en->needs_voice ? "true" : "false");
+        vx_buf_json_string(&b, en->inputs ? en->inputs : "", (size_t)-1);
+        vx_buf_printf(&b, ",\"outputs\":");
+        vx_buf_json_string(&b, en->outputs ? en->outputs : "", (size_t)-1);
+        vx_buf_printf(&b, ",\"doc\":");
+        vx_buf_json_string(&b, en->doc ? en->doc : "", (size_t)-1);
+        vx_buf_printf(&b, "}");
+    }
+    vx_buf_printf(&b, "},\"clone_options\":");
+    if (e->family->clone_options) {
+        void *cur = calloc(1, e->family->clone_options->size ? e->family->clone_options->size : 1);
+        if (cur) vx_options_describe(e->family->clone_options, cur, &b);
+        else b.failed = true;
+        free(cur);
+    } else {
+        vx_buf_printf(&b, "[]");
+    }
+    vx_buf_printf(&b, "}");
     char *s = vx_buf_take(&b);
     if (!s) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     free(e->info);
@@ -120,12 +202,11 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
     if (st != VOX_OK) return st;
     vx_device_spec spec;
     if ((st = vx_device_spec_parse(p.device, &spec)) != VOX_OK) return st;
-    if (p.n_threads < 0 || p.max_sessions < 0)
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "n_threads and max_sessions must be >= 0");
 
     vox_engine *e = calloc(1, sizeof *e);
     if (!e) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->unlinked, NULL);
     e->params = p;
     e->device = vx_strdup(p.device ? p.device : "cpu");
     e->cpu_affinity = vx_strdup(p.cpu_affinity);
@@ -135,13 +216,9 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
 
     if ((st = vox_model_open(model_path, &e->model)) != VOX_OK) goto fail;
     e->manifest = vox_model_json(e->model);
-    const vox_json *fam = vox_json_get(e->manifest, "family");
-    e->family = fam && fam->type == VOX_JSON_STRING ? vx_family_find(fam->str) : NULL;
-    if (!e->family) {
-        st = vox_set_error(VOX_ERR_UNSUPPORTED, "%s: model family \"%s\" is not supported by this build", model_path,
-                           fam && fam->type == VOX_JSON_STRING ? fam->str : "?");
-        goto fail;
-    }
+    /* vox_model_open refused families this build does not have */
+    e->family = vx_family_find(vox_json_get(e->manifest, "family")->str);
+    if ((st = take_device_opts(e, &spec)) != VOX_OK) goto fail;
     for (size_t i = 0; i < vox_model_tensor_count(e->model); i++) {
         vox_tensor_info t;
         if (vox_model_tensor(e->model, i, &t) == VOX_OK) e->stats.weights_bytes += t.nbytes;
@@ -150,11 +227,10 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
     if ((st = vx_pool_create(&po, &e->pool)) != VOX_OK) goto fail;
     e->gpu_index = spec.index;
     e->gpu_strict = spec.strict;
-    e->codec_cpu = spec.codec_cpu;
     if (spec.gpu && (st = vx_gpu_create(spec.index, &e->gpu)) != VOX_OK) goto fail;
     if ((st = e->family->load(e)) != VOX_OK) goto fail;
     if ((st = report_placement(e, &spec)) != VOX_OK) goto fail;
-    if ((st = add_device_info(e)) != VOX_OK) goto fail;
+    if ((st = add_engine_info(e)) != VOX_OK) goto fail;
     *out = e;
     return VOX_OK;
 fail:
@@ -164,6 +240,20 @@ fail:
 
 void vox_engine_free(vox_engine *e) {
     if (!e) return;
+    /* live sessions: cancelled, waited for, freed (their handles die with the engine) */
+    for (;;) {
+        pthread_mutex_lock(&e->lock);
+        vox_session *s = e->sessions;
+        while (s && s->freeing) s = s->next;
+        if (!s && e->sessions) {   /* all being freed by other threads: wait for them */
+            pthread_cond_wait(&e->unlinked, &e->lock);
+            pthread_mutex_unlock(&e->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&e->lock);
+        if (!s) break;
+        vx_session_destroy(s);
+    }
     if (e->family && e->impl) e->family->unload(e);
     vx_pool_free(e->pool);
     if (e->gpu) {   /* VOX_PROFILE=gpu: where the device's time went, once the engine is done */
@@ -173,6 +263,7 @@ void vox_engine_free(vox_engine *e) {
     vx_gpu_free(e->gpu);
     vox_model_close(e->model);
     pthread_mutex_destroy(&e->lock);
+    pthread_cond_destroy(&e->unlinked);
     free(e->info);
     free(e->device);
     free(e->cpu_affinity);
@@ -203,44 +294,30 @@ vox_status vox_engine_stats_get(const vox_engine *e, vox_engine_stats *out) {
     return VOX_OK;
 }
 
-void vx_stats_add(vox_engine *e, const vox_engine_stats *d) {
+vox_status vox_engine_stage_stats(const vox_engine *e, vox_stage_stat *out, size_t capacity, size_t *n_stages) {
+    if (!e || !n_stages || (!out && capacity))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_stage_stats: NULL argument");
+    size_t n = 0;
+    while (e->family->stages && e->family->stages[n] && n < VX_MAX_STAGES) n++;
+    pthread_mutex_lock((pthread_mutex_t *)&e->lock);
+    for (size_t i = 0; i < n && i < capacity; i++)
+        out[i] = (vox_stage_stat){e->family->stages[i], e->stage_ms[i], e->stage_count[i]};
+    pthread_mutex_unlock((pthread_mutex_t *)&e->lock);
+    *n_stages = n;
+    return VOX_OK;
+}
+
+void vx_stats_stage(vox_engine *e, int stage, double ms, uint64_t count) {
+    if (stage < 0 || stage >= VX_MAX_STAGES) return;
     pthread_mutex_lock(&e->lock);
-    e->stats.sessions_created += d->sessions_created;
-    e->stats.frames_generated += d->frames_generated;
-    e->stats.samples_produced += d->samples_produced;
-    e->stats.prefill_ms += d->prefill_ms;
-    e->stats.talker_ms += d->talker_ms;
-    e->stats.predictor_ms += d->predictor_ms;
-    e->stats.decoder_ms += d->decoder_ms;
-    e->stats.voice_ms += d->voice_ms;
+    e->stage_ms[stage] += ms;
+    e->stage_count[stage] += count;
+    e->stats.compute_ms += ms;
     pthread_mutex_unlock(&e->lock);
 }
 
-vox_status vox_engine_trace(vox_engine *e, const int32_t *ids, size_t n_ids, const float *style, float speed,
-                            uint64_t seed, int32_t noise, const char *tap, float *out, size_t capacity, size_t *n_rows,
-                            size_t *n_cols) {
-    if (!e || !ids || !style || !tap || !n_rows || !n_cols || (!out && capacity))
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_trace: NULL argument");
-    if (!e->family->trace) return vox_set_error(VOX_ERR_UNSUPPORTED, "family %s has no trace entry", e->family->name);
-    if (!(speed > 0.0f)) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_trace: speed must be > 0");
-    return e->family->trace(e, ids, n_ids, style, speed, seed, noise, tap, out, capacity, n_rows, n_cols);
-}
-
-vox_status vox_engine_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes,
-                             size_t n_ref, vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm,
-                             size_t capacity, size_t *n_samples) {
-    if (!e || !n_samples || (!codes && n_frames) || (!ref_codes && n_ref) || (!pcm && capacity))
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: NULL argument");
-    if (mode != VOX_DECODER_STREAM && mode != VOX_DECODER_REFERENCE)
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: unknown decoder mode %d", (int)mode);
-    if (mode == VOX_DECODER_STREAM && chunk_frames <= 0)
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: chunk_frames must be > 0");
-    if (!e->family->decode)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "family %s has no codec decoder", e->family->name);
-    double t0 = vx_now_ms();
-    vox_status st = e->family->decode(e, codes, n_frames, ref_codes, n_ref, mode, context, chunk_frames, pcm,
-                                      capacity, n_samples);
-    vox_engine_stats d = {.decoder_ms = vx_now_ms() - t0};
-    vx_stats_add(e, &d);
-    return st;
+void vx_stats_samples(vox_engine *e, uint64_t samples) {
+    pthread_mutex_lock(&e->lock);
+    e->stats.samples_produced += samples;
+    pthread_mutex_unlock(&e->lock);
 }

@@ -1,13 +1,14 @@
-/* Internal: engines, voices and sessions, and the interface a model family implements.
+/* Internal: engines, voices and sessions: the family-neutral objects behind the C ABI.
  *
- * The C ABI functions (engine.c, voice.c, session.c) validate their arguments, keep statistics and
- * limits, and dispatch to the engine's family (vx_family). A family (core/src/<family>/family.c)
- * owns its model state (engine->impl) and its session state (session->impl). */
+ * The C ABI functions (engine.c, voice.c, tvoice.c, session.c, run.c) validate their arguments, keep
+ * statistics and limits, and dispatch to the engine's family (family.h). A family owns its model
+ * state (engine->impl) and its session state (session->impl); nothing here knows which family it is. */
 #ifndef VOX_ENGINE_H
 #define VOX_ENGINE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,15 @@
 
 typedef struct vx_family vx_family;
 
+/* The most stages a family may name (vox_engine_stage_stats). */
+#define VX_MAX_STAGES 16
+/* Device options a family may take after the device name ("codec=cpu"). */
+#define VX_MAX_DEVICE_OPTS 4
+
+typedef struct vx_device_kv {
+    char key[24], value[24];
+} vx_device_kv;
+
 struct vox_engine {
     vox_model *model;               /* the mapped .tmod */
     const vox_json *manifest;       /* its parsed manifest (owned by model) */
@@ -25,100 +35,103 @@ struct vox_engine {
     vx_pool *pool;
     vox_engine_params params;       /* as given, strings copied below */
     char *device, *cpu_affinity;
-    char *info;                     /* vox_engine_info JSON (built by the family at load) */
+    char *info;                     /* vox_engine_info JSON (the family's part, completed by engine.c) */
     struct vx_gpu *gpu;             /* the Vulkan device of --device gpu/vulkan/auto, or NULL (CPU) */
-    int gpu_index, gpu_strict, codec_cpu;
+    int gpu_index, gpu_strict;
+    vx_device_kv device_opts[VX_MAX_DEVICE_OPTS]; /* the family's options of the device string */
+    int n_device_opts;
     /* Weight placement, filled by the family's load when it puts matrices on the GPU; reported on
-     * stderr at start-up (engine.c). A family that leaves it alone runs every matrix on the CPU. */
+     * stderr at start-up and in the info (engine.c). A family that leaves it alone runs every matrix on
+     * the CPU. The reason is the engine's own text (never shared between engines). */
     int64_t matrices_gpu, matrices_cpu;
     uint64_t bytes_gpu;
-    const char *cpu_reason;         /* why matrices stayed on the CPU (static string) */
-    pthread_mutex_t lock;           /* stats and the session count */
+    char cpu_reason[400];           /* why matrices stayed on the CPU ("" when none did) */
+    pthread_mutex_t lock;           /* stats, the session count and the live sessions */
     int32_t sessions_active;
+    struct vox_session *sessions;   /* live sessions (doubly linked), freed with the engine */
+    pthread_cond_t unlinked;        /* a session left the list */
     vox_engine_stats stats;
+    double stage_ms[VX_MAX_STAGES];
+    uint64_t stage_count[VX_MAX_STAGES];
 };
 
-/* A voice: plain data, independent of the engine that made it (it can be saved, loaded and used
- * with any engine of the same weights). Every pointer is owned (malloc'd) or NULL. */
+/* The value of the device option `key` ("codec=cpu" -> "cpu"), or NULL when it was not given. */
+const char *vx_device_opt(const vox_engine *e, const char *key);
+/* Set the placement reason (printf-style; kept in the engine). */
+void vx_placement_reason(vox_engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A named array of a voice (owned data). */
+typedef struct vx_voice_array {
+    char *name;
+    vox_dtype dtype;           /* F32 or I32 in memory (I64 in the file for ids) */
+    int32_t ndim;
+    int64_t shape[VOX_MAX_DIMS];
+    void *data;
+    size_t count;              /* elements */
+} vx_voice_array;
+
+typedef struct vx_voice_kv {
+    char *name, *value;
+} vx_voice_kv;
+
+#define VX_VOICE_MAX_ARRAYS 8
+#define VX_VOICE_MAX_TEXTS 8
+
+/* A voice: plain data, independent of the engine that made it (it can be saved, loaded and used with
+ * any engine of the same weights, or of any weights when the family says its voices are portable).
+ * What arrays and texts a voice of a given mode holds is the family's voice schema (family.h). */
 struct vox_voice {
-    char *family;          /* "qwen3_tts" */
-    char *mode;            /* icl | xvector | speaker | design */
-    char *model_id;        /* binds the voice to weights (docs/formats.md) */
-    char *variant;         /* base | custom_voice | voice_design */
-    char *name, *ref_text, *speaker, *instruct, *language;
-    float *embedding;      /* [n_embedding] */
-    size_t n_embedding;
-    int32_t *ref_codes;    /* [n_ref_frames][n_groups] */
-    size_t n_ref_frames, n_groups;
-    int32_t *ref_text_tokens;
-    size_t n_ref_text_tokens;
-    float *source;         /* the recording as given, mono */
-    size_t n_source;
-    int32_t source_rate;
-    char *defaults;        /* JSON object of default generation parameters ("{}" if none) */
-    char *info;            /* vox_voice_info JSON, built on demand */
+    char *family, *mode, *model_id, *variant, *name, *language;
+    char *defaults;            /* JSON object of default synthesis settings ("{}" if none) */
+    vx_voice_kv texts[VX_VOICE_MAX_TEXTS];
+    int n_texts;
+    vx_voice_array arrays[VX_VOICE_MAX_ARRAYS];
+    int n_arrays;
+    int32_t source_rate;       /* the sample rate of the "source_wav" array (the recording as given) */
+    char *info;                /* vox_voice_info JSON, built once the voice is complete */
 };
 
 /* Allocate an empty voice (all NULL, defaults "{}"); free with vox_voice_free. */
 vox_voice *vx_voice_new(void);
+/* The voice's array / text of that name, or NULL. */
+const vx_voice_array *vx_voice_get_array(const vox_voice *v, const char *name);
+const char *vx_voice_text(const vox_voice *v, const char *name);
+/* Add an array (the voice takes `data`, malloc'd, count elements of dtype, freed on failure too) or a
+ * text (copied). VOX_ERR_INVALID_ARGUMENT for a duplicate name or too many, VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_voice_put_array(vox_voice *v, const char *name, vox_dtype dtype, int32_t ndim, const int64_t *shape,
+                              void *data);
+vox_status vx_voice_put_text(vox_voice *v, const char *name, const char *value);
+/* Build the info JSON once the voice is complete (voices are immutable afterwards). */
+vox_status vx_voice_finish(vox_voice *v);
 /* strdup that accepts NULL. */
 char *vx_strdup(const char *s);
 
 struct vox_session {
     vox_engine *engine;
     const vox_voice *voice;         /* borrowed: the caller keeps the voice alive for the session */
-    vox_synth_params params;        /* language copied into `language` below */
-    char *language;
+    uint64_t seed;
+    char *language;                 /* the session's language (the params', else the voice's, else "auto") */
+    void *opts;                     /* the family's options struct (family->synth_options.size bytes) */
+    vox_json_doc *opt_docs[2];      /* the parsed voice defaults and caller options that opts points into */
     char *text;                     /* everything fed so far (NUL-terminated) */
     size_t text_len, text_cap;
+    size_t text_valid;              /* bytes checked (session.c); the rest is a sequence cut by the last piece */
     int ended;                      /* vox_session_end was called */
     atomic_int cancelled;
     void *impl;                     /* the family's state */
+    /* calls in progress (a free from another thread waits for them), under engine->lock */
+    int busy, freeing;
+    pthread_cond_t idle;
+    struct vox_session *prev, *next; /* the engine's live sessions */
 };
 
-/* Append to / time the engine's statistics (thread-safe). */
-void vx_stats_add(vox_engine *e, const vox_engine_stats *delta);
+/* Create a session without the ABI's argument checks of voice/params shape (run.c uses it too). */
+vox_status vx_session_create(vox_engine *e, const vox_voice *voice, const vox_synth_params *params, vox_session **out);
+
+/* Time the engine's statistics (thread-safe): `ms` and one more count on the family's stage `stage`,
+ * `samples` more samples produced. */
+void vx_stats_stage(vox_engine *e, int stage, double ms, uint64_t count);
+void vx_stats_samples(vox_engine *e, uint64_t samples);
 double vx_now_ms(void);
-
-/* What a model family implements. Functions may be NULL when the family cannot do that thing
- * (the ABI then returns VOX_ERR_UNSUPPORTED with a message naming the family). */
-struct vx_family {
-    const char *name;  /* the manifest's "family" */
-    /* Bind the weights and configs of e->model; set e->impl and e->info. */
-    vox_status (*load)(vox_engine *e);
-    void (*unload)(vox_engine *e);
-    vox_status (*tokenize)(vox_engine *e, const char *text, int32_t *ids, size_t capacity, size_t *n_ids);
-
-    /* Voices: fill the given empty voice (family, mode, model_id, variant and the data). */
-    vox_status (*voice_clone)(vox_engine *e, const float *mono, size_t n, int32_t sample_rate,
-                              const vox_clone_params *p, vox_voice *v);
-    vox_status (*voice_speaker)(vox_engine *e, const char *speaker, const char *instruct, vox_voice *v);
-    vox_status (*voice_design)(vox_engine *e, const char *description, vox_voice *v);
-    /* Check that a loaded voice fits this engine (mode vs variant, shapes); model_id is checked by voice.c. */
-    vox_status (*voice_check)(vox_engine *e, const vox_voice *v);
-
-    /* Sessions. default_params fills the family's defaults (generation config, voice defaults). */
-    void (*default_params)(const vox_engine *e, const vox_voice *v, vox_synth_params *p);
-    vox_status (*session_init)(vox_session *s);           /* after the common fields are set */
-    vox_status (*session_pull)(vox_session *s, vox_chunk *out);
-    void (*session_free)(vox_session *s);
-    vox_status (*session_codes)(const vox_session *s, const int32_t **codes, size_t *n_frames, size_t *n_groups);
-    vox_status (*session_prompt)(vox_session *s, const float **embeds, size_t *n_rows, size_t *dim);
-    vox_status (*session_teacher_force)(vox_session *s, const int32_t *codes, size_t n_frames,
-                                        float *talker_logits, float *predictor_logits);
-
-    vox_status (*decode)(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes, size_t n_ref,
-                         vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
-                         size_t *n_samples);
-    /* vox_engine_trace (Kokoro's stage-by-stage verification entry) */
-    vox_status (*trace)(vox_engine *e, const int32_t *ids, size_t n_ids, const float *style, float speed, uint64_t seed,
-                        int32_t noise, const char *tap, float *out, size_t capacity, size_t *n_rows, size_t *n_cols);
-    /* 1: a voice works with any conversion of the family's weights (Kokoro style packs), so the
-     * voice's model_id is informational and not checked against the engine's */
-    int portable_voices;
-};
-
-/* The families this build knows, by manifest name; NULL if unknown. */
-const vx_family *vx_family_find(const char *name);
 
 #endif

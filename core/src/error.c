@@ -30,6 +30,8 @@ const char *vox_status_name(vox_status status) {
     case VOX_ERR_INTERNAL: return "VOX_ERR_INTERNAL";
     case VOX_ERR_CANCELLED: return "VOX_ERR_CANCELLED";
     case VOX_ERR_LIMIT: return "VOX_ERR_LIMIT";
+    case VOX_ERR_DEVICE: return "VOX_ERR_DEVICE";
+    case VOX_ERR_SESSION_LIMIT: return "VOX_ERR_SESSION_LIMIT";
     }
     return "VOX_ERR_UNKNOWN";
 }

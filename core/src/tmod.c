@@ -27,6 +27,7 @@
 
 #include "crc32.h"
 #include "error.h"
+#include "family.h"
 
 #define MAX_INT53 ((uint64_t)VOX_JSON_MAX_EXACT_INT)
 #define MAX_ELEMENTS ((uint64_t)1 << 60) /* 8 * 2^60 bytes still fits a u64 */
@@ -166,9 +167,9 @@ static const char *type_word(vox_json_type t) {
     }
 }
 
-/* The member `key` of the manifest root, of JSON type `type`; NULL with the error set otherwise. */
-static const vox_json *member(const vox_model *m, const vox_json *obj, const char *where, const char *key,
-                              vox_json_type type, vox_status *st) {
+/* The member `key` of a manifest object, of JSON type `type`; NULL with the error set otherwise. */
+const vox_json *vx_manifest_member(const vox_model *m, const vox_json *obj, const char *where, const char *key,
+                                   vox_json_type type, vox_status *st) {
     const vox_json *v = vox_json_get(obj, key);
     if (!v) {
         *st = vox_set_error(VOX_ERR_FORMAT, "%s: manifest: %smissing key \"%s\"", m->path, where, key);
@@ -324,41 +325,6 @@ done:
     return st;
 }
 
-/* The kokoro family's keys: built-in voice packs named in "speakers", each an f32 voices.<name>
- * tensor [510, 256]; "default_speaker" one of them; "frontend" an object when present. */
-static vox_status check_kokoro(vox_model *m, const vox_json *root, const vox_json *variant) {
-    const char *p = m->path;
-    vox_status st = VOX_OK;
-    char q[96];
-    if (!vox_json_is_string(variant, "v1.0"))
-        return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: unknown kokoro variant %s (v1.0)", p,
-                             vox_json_quote(q, sizeof q, variant->str, variant->str_len));
-    const vox_json *spk = member(m, root, "", "speakers", VOX_JSON_ARRAY, &st);
-    if (!spk) return st;
-    for (const vox_json *e = spk->child; e; e = e->next) {
-        if (e->type != VOX_JSON_STRING || !e->str_len || memchr(e->str, '\0', e->str_len))
-            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"speakers\" must list non-empty voice names", p);
-        char name[256];
-        int n = snprintf(name, sizeof name, "voices.%s", e->str);
-        const tensor *t = n > 0 && (size_t)n < sizeof name ? find(m, name) : NULL;
-        if (!t || t->dtype != VOX_DTYPE_F32 || t->ndim != 2 || t->shape[0] != 510 || t->shape[1] != 256)
-            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: speaker %s needs an f32 tensor voices.%s of shape "
-                                 "[510, 256]", p, vox_json_quote(q, sizeof q, e->str, e->str_len), e->str);
-    }
-    const vox_json *d = vox_json_get(root, "default_speaker");
-    if (d) {
-        if (!(d = member(m, root, "", "default_speaker", VOX_JSON_STRING, &st))) return st;
-        bool found = false;
-        for (const vox_json *e = spk->child; e && !found; e = e->next) found = e->str_len == d->str_len &&
-                                                                         !memcmp(e->str, d->str, d->str_len);
-        if (!found)
-            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"default_speaker\" %s is not one of \"speakers\"", p,
-                                 vox_json_quote(q, sizeof q, d->str, d->str_len));
-    }
-    if (vox_json_get(root, "frontend") && !member(m, root, "", "frontend", VOX_JSON_OBJECT, &st)) return st;
-    return VOX_OK;
-}
-
 /* Keys every family has, then the keys of the family. */
 static vox_status check_manifest(vox_model *m) {
     const char *p = m->path;
@@ -367,75 +333,41 @@ static vox_status check_manifest(vox_model *m) {
     if (root->type != VOX_JSON_OBJECT)
         return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: %s, not an object", p, type_word(root->type));
     const vox_json *v;
-    if (!(v = member(m, root, "", "format", VOX_JSON_STRING, &st))) return st;
+    if (!(v = vx_manifest_member(m, root, "", "format", VOX_JSON_STRING, &st))) return st;
     if (!vox_json_is_string(v, "vox.tmod")) {
         char q[48];
         return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"format\" is %s, expected \"vox.tmod\"", p,
                              vox_json_quote(q, sizeof q, v->str, v->str_len));
     }
-    if (!(v = member(m, root, "", "format_version", VOX_JSON_NUMBER, &st))) return st;
+    if (!(v = vx_manifest_member(m, root, "", "format_version", VOX_JSON_NUMBER, &st))) return st;
     if (!v->is_integer || v->integer != (int64_t)VOX_TMOD_VERSION)
         return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: format_version %g does not match the header's version %u", p,
                              v->number, VOX_TMOD_VERSION);
-    const vox_json *family = member(m, root, "", "family", VOX_JSON_STRING, &st);
+    const vox_json *family = vx_manifest_member(m, root, "", "family", VOX_JSON_STRING, &st);
     if (!family) return st;
-    if (!vox_json_is_string(family, "qwen3_tts") && !vox_json_is_string(family, "kokoro")) {
+    const vx_family *fam = memchr(family->str, '\0', family->str_len) ? NULL : vx_family_find(family->str);
+    if (!fam) {
         char q[64];
-        return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: unknown model family %s (this vox knows: qwen3_tts, kokoro)", p,
-                             vox_json_quote(q, sizeof q, family->str, family->str_len));
+        return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: unknown model family %s (this vox knows: %s)", p,
+                             vox_json_quote(q, sizeof q, family->str, family->str_len), vx_family_names());
     }
-    const vox_json *variant = member(m, root, "", "variant", VOX_JSON_STRING, &st);
-    if (!variant) return st;
-    if (!(v = member(m, root, "", "model_id", VOX_JSON_STRING, &st))) return st;
+    if (!vx_manifest_member(m, root, "", "variant", VOX_JSON_STRING, &st)) return st;
+    if (!(v = vx_manifest_member(m, root, "", "model_id", VOX_JSON_STRING, &st))) return st;
     bool hex = v->str_len == 64;
     for (size_t i = 0; hex && i < 64; i++)
         hex = (v->str[i] >= '0' && v->str[i] <= '9') || (v->str[i] >= 'a' && v->str[i] <= 'f');
     if (!hex) return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"model_id\" must be 64 lowercase hex digits", p);
-    const vox_json *prec = member(m, root, "", "precision", VOX_JSON_OBJECT, &st);
+    const vox_json *prec = vx_manifest_member(m, root, "", "precision", VOX_JSON_OBJECT, &st);
     if (!prec) return st;
-    if (!member(m, prec, "precision: ", "dtype", VOX_JSON_STRING, &st)) return st;
-    if (!member(m, prec, "precision: ", "quant", VOX_JSON_STRING, &st)) return st;
-    if (!member(m, root, "", "config", VOX_JSON_OBJECT, &st)) return st;
-    const vox_json *tensors = member(m, root, "", "tensors", VOX_JSON_ARRAY, &st);
+    if (!vx_manifest_member(m, prec, "precision: ", "dtype", VOX_JSON_STRING, &st)) return st;
+    if (!vx_manifest_member(m, prec, "precision: ", "quant", VOX_JSON_STRING, &st)) return st;
+    if (!vx_manifest_member(m, root, "", "config", VOX_JSON_OBJECT, &st)) return st;
+    const vox_json *tensors = vx_manifest_member(m, root, "", "tensors", VOX_JSON_ARRAY, &st);
     if (!tensors) return st;
     if ((st = check_tensors(m, tensors)) != VOX_OK) return st;
 
-    if (vox_json_is_string(family, "kokoro")) return check_kokoro(m, root, variant);
-    /* qwen3_tts */
-    if (!vox_json_is_string(variant, "base") && !vox_json_is_string(variant, "custom_voice") &&
-        !vox_json_is_string(variant, "voice_design")) {
-        char q[64];
-        return vox_set_error(VOX_ERR_FORMAT,
-                             "%s: manifest: unknown qwen3_tts variant %s (base, custom_voice, voice_design)", p,
-                             vox_json_quote(q, sizeof q, variant->str, variant->str_len));
-    }
-    if (!member(m, root, "", "speech_tokenizer_config", VOX_JSON_OBJECT, &st)) return st;
-    if (!member(m, root, "", "generation", VOX_JSON_OBJECT, &st)) return st;
-    static const char *const tables[] = {"speakers", "languages"};
-    for (size_t i = 0; i < 2; i++) {
-        const vox_json *tab = member(m, root, "", tables[i], VOX_JSON_OBJECT, &st);
-        if (!tab) return st;
-        for (const vox_json *e = tab->child; e; e = e->next)
-            if (!vox_json_get_uint(e, MAX_INT53, NULL)) {
-                char q[64];
-                return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: \"%s\" entry %s must be a non-negative integer id",
-                                     p, tables[i], vox_json_quote(q, sizeof q, e->key, e->key_len));
-            }
-    }
-    const vox_json *tok = member(m, root, "", "tokenizer", VOX_JSON_OBJECT, &st);
-    if (!tok) return st;
-    if (!member(m, tok, "tokenizer: ", "type", VOX_JSON_STRING, &st)) return st;
-    static const char *const files[] = {"vocab", "merges", "config"};
-    for (size_t i = 0; i < 3; i++) {
-        if (!(v = member(m, tok, "tokenizer: ", files[i], VOX_JSON_STRING, &st))) return st;
-        const tensor *t = memchr(v->str, '\0', v->str_len) ? NULL : find(m, v->str);
-        if (!t || t->dtype != VOX_DTYPE_U8 || t->ndim != 1) {
-            char q[96];
-            return vox_set_error(VOX_ERR_FORMAT, "%s: manifest: tokenizer %s names %s, which is not a 1-D u8 tensor", p,
-                                 files[i], vox_json_quote(q, sizeof q, v->str, v->str_len));
-        }
-    }
-    return VOX_OK;
+    /* the family's own keys */
+    return fam->check_manifest ? fam->check_manifest(m, root) : VOX_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- API */

@@ -15,6 +15,10 @@
 
 /* The parsed manifest (root object); valid while the model is open. */
 const vox_json *vox_model_json(const vox_model *model);
+/* The member `key` of a manifest object, of JSON type `type`; NULL with *st set to a VOX_ERR_FORMAT that
+ * names the file, `where` ("tokenizer: ") and the key otherwise. For the families' manifest checks. */
+const vox_json *vx_manifest_member(const vox_model *m, const vox_json *obj, const char *where, const char *key,
+                                   vox_json_type type, vox_status *st);
 /* The path the model was opened with. */
 const char *vox_model_path(const vox_model *model);
 /* Drop the resident pages of [p, p + n) of the model's read-only mapping (the whole pages inside the

@@ -15,6 +15,7 @@
 
 #include "crc32.h"
 #include "engine.h"
+#include "family.h"
 #include "error.h"
 #include "json.h"
 #include "strbuf.h"
@@ -24,37 +25,33 @@
 #define TVOICE_MAX_FILE (1ull << 30)
 #define TVOICE_MAX_HEADER (100ull << 20)
 
-vox_status vx_voice_finish(vox_voice *v);
+/* The family's schema of a voice (NULL with a message when the family is unknown). */
+static const vx_voice_schema *schema_of(const vox_voice *v, const char *path, vox_status *st) {
+    const vx_family *f = vx_family_find(v->family);
+    if (!f || !f->voices) {
+        *st = vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family \"%s\" (this vox knows: %s)", path,
+                            v->family ? v->family : "", vx_family_names());
+        return NULL;
+    }
+    return f->voices;
+}
 
-/* T_STYLE: a Kokoro style pack [510, 256]; in memory it is the voice's embedding (510 * 256 floats). */
-enum { T_EMB, T_CODES, T_TOKENS, T_WAV, T_STYLE, T_COUNT };
-#define STYLE_ROWS 510
-#define STYLE_DIM 256
-static const struct {
-    const char *name, *dtype;
-    int ndim;
-} tensors[T_COUNT] = {{"speaker_embedding", "F32", 1}, {"ref_codes", "I64", 2}, {"ref_text_tokens", "I64", 1},
-                      {"source_wav", "F32", 1}, {"style_pack", "F32", 2}};
+static const vx_voice_mode *find_mode(const vx_voice_schema *sc, const char *mode) {
+    for (size_t i = 0; mode && i < sc->n_modes; i++)
+        if (!strcmp(sc->modes[i].mode, mode)) return &sc->modes[i];
+    return NULL;
+}
 
-/* mode -> family, variant, required tensors (bit set), allowed extra tensors, required text */
-static const struct {
-    const char *mode, *family, *variant;
-    unsigned required, allowed;
-    const char *text;
-} modes[] = {
-    {"icl", "qwen3_tts", "base", 1u << T_EMB | 1u << T_CODES | 1u << T_TOKENS, 1u << T_WAV, "ref_text"},
-    {"xvector", "qwen3_tts", "base", 1u << T_EMB, 1u << T_WAV, NULL},
-    {"speaker", "qwen3_tts", "custom_voice", 0, 0, "speaker"},
-    {"design", "qwen3_tts", "voice_design", 0, 0, "instruct"},
-    {"style", "kokoro", "v1.0", 1u << T_STYLE, 0, NULL},
-};
+static const vx_voice_array_spec *find_spec(const vx_voice_schema *sc, const char *name, size_t len) {
+    for (size_t i = 0; i < sc->n_arrays; i++)
+        if (strlen(sc->arrays[i].name) == len && !memcmp(sc->arrays[i].name, name, len)) return &sc->arrays[i];
+    return NULL;
+}
 
-static bool is_style(const vox_voice *v) { return v->mode && !strcmp(v->mode, "style"); }
-
-static int find_mode(const char *mode) {
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-        if (mode && !strcmp(modes[i].mode, mode)) return (int)i;
-    return -1;
+static bool in_list(const char *const *list, size_t n, const char *name) {
+    for (size_t i = 0; i < n && list[i]; i++)
+        if (!strcmp(list[i], name)) return true;
+    return false;
 }
 
 static bool hex64(const char *s) {
@@ -64,57 +61,50 @@ static bool hex64(const char *s) {
     return true;
 }
 
-static const char *text_field(const vox_voice *v, const char *key) {
-    if (!strcmp(key, "ref_text")) return v->ref_text;
-    if (!strcmp(key, "speaker")) return v->speaker;
-    if (!strcmp(key, "instruct")) return v->instruct;
-    return NULL;
-}
-
-/* The checks every voice passes before it is written and after it is read. */
+/* The checks every voice passes before it is written and after it is read: its family's schema. */
 static vox_status validate(const vox_voice *v, const char *path) {
-    if (!v->family || (strcmp(v->family, "qwen3_tts") != 0 && strcmp(v->family, "kokoro") != 0))
-        return vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family \"%s\" (this vox knows: qwen3_tts, kokoro)",
-                             path, v->family ? v->family : "");
-    int m = find_mode(v->mode);
-    if (m < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode \"%s\"", path, v->mode ? v->mode : "");
-    if (strcmp(v->family, modes[m].family) != 0)
-        return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s family, not \"%s\"", path, v->mode,
-                             modes[m].family, v->family);
-    if (!v->variant || strcmp(v->variant, modes[m].variant) != 0)
+    vox_status st = VOX_OK;
+    const vx_voice_schema *sc = schema_of(v, path, &st);
+    if (!sc) return st;
+    const vx_voice_mode *m = find_mode(sc, v->mode);
+    if (!m) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode \"%s\"", path, v->mode ? v->mode : "");
+    if (m->variant && (!v->variant || strcmp(v->variant, m->variant) != 0))
         return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s variant, not \"%s\"", path, v->mode,
-                             modes[m].variant, v->variant ? v->variant : "");
+                             m->variant, v->variant ? v->variant : "");
     if (!hex64(v->model_id)) return vox_set_error(VOX_ERR_FORMAT, "%s: model_id must be 64 lowercase hex digits", path);
     if (!v->language || !*v->language)
         return vox_set_error(VOX_ERR_FORMAT, "%s: language must not be empty (use \"auto\")", path);
-    if (modes[m].text) {
-        const char *t = text_field(v, modes[m].text);
-        if (!t || !*t) return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice needs %s", path, v->mode, modes[m].text);
+    if (m->text) {
+        const char *t = vx_voice_text(v, m->text);
+        if (!t || !*t) return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice needs %s", path, v->mode, m->text);
     }
-    bool style = is_style(v);
-    size_t have_n[T_COUNT] = {style ? 0 : v->n_embedding, v->n_ref_frames, v->n_ref_text_tokens, v->n_source,
-                              style ? v->n_embedding : 0};
-    for (int t = 0; t < T_COUNT; t++) {
-        unsigned bit = 1u << t;
-        if ((modes[m].required & bit) && !have_n[t])
-            return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice needs the tensor %s", path, v->mode, tensors[t].name);
-        if (have_n[t] && !(modes[m].required & bit) && !(modes[m].allowed & bit))
-            return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice has no %s", path, v->mode, tensors[t].name);
+    for (size_t i = 0; i < 4 && m->required[i]; i++)
+        if (!vx_voice_get_array(v, m->required[i]))
+            return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice needs the tensor %s", path, v->mode, m->required[i]);
+    for (int i = 0; i < v->n_arrays; i++) {
+        const vx_voice_array *a = &v->arrays[i];
+        if (!in_list(m->required, 4, a->name) && !in_list(m->allowed, 4, a->name))
+            return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice has no %s", path, v->mode, a->name);
+        const vx_voice_array_spec *sp = find_spec(sc, a->name, strlen(a->name));
+        if (!sp || sp->dtype != a->dtype || sp->ndim != a->ndim)
+            return vox_set_error(VOX_ERR_FORMAT, "%s: %s has the wrong type or rank", path, a->name);
+        for (int d = 0; d < a->ndim; d++) {
+            if (a->shape[d] <= 0) return vox_set_error(VOX_ERR_FORMAT, "%s: %s has an empty axis", path, a->name);
+            if (d < 2 && sp->shape[d] && a->shape[d] != sp->shape[d])
+                return vox_set_error(VOX_ERR_FORMAT, "%s: %s must be %lld x %lld", path, a->name,
+                                     (long long)sp->shape[0], (long long)sp->shape[1]);
+        }
+        if (a->dtype == VOX_DTYPE_F32) {
+            const float *f = a->data;
+            for (size_t k = 0; k < a->count; k++)
+                if (!isfinite(f[k])) return vox_set_error(VOX_ERR_FORMAT, "%s: %s holds non-finite values", path, a->name);
+        } else {
+            const int32_t *x = a->data;
+            for (size_t k = 0; k < a->count; k++)
+                if (x[k] < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: %s holds negative ids", path, a->name);
+        }
     }
-    if (style && v->n_embedding != (size_t)STYLE_ROWS * STYLE_DIM)
-        return vox_set_error(VOX_ERR_FORMAT, "%s: style_pack must be %d x %d", path, STYLE_ROWS, STYLE_DIM);
-    if (v->n_ref_frames && v->n_groups == 0)
-        return vox_set_error(VOX_ERR_FORMAT, "%s: ref_codes has an empty axis", path);
-    for (size_t i = 0; i < v->n_embedding; i++)
-        if (!isfinite(v->embedding[i]))
-            return vox_set_error(VOX_ERR_FORMAT, "%s: %s holds non-finite values", path, style ? "style_pack" : "speaker_embedding");
-    for (size_t i = 0; i < v->n_source; i++)
-        if (!isfinite(v->source[i])) return vox_set_error(VOX_ERR_FORMAT, "%s: source_wav holds non-finite values", path);
-    for (size_t i = 0; i < v->n_ref_frames * v->n_groups; i++)
-        if (v->ref_codes[i] < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: ref_codes holds negative ids", path);
-    for (size_t i = 0; i < v->n_ref_text_tokens; i++)
-        if (v->ref_text_tokens[i] < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: ref_text_tokens holds negative ids", path);
-    if (v->n_source && !(v->source_rate > 0 && v->source_rate <= 1000000))
+    if (vx_voice_get_array(v, "source_wav") && !(v->source_rate > 0 && v->source_rate <= 1000000))
         return vox_set_error(VOX_ERR_FORMAT, "%s: source_wav needs a positive source_sample_rate", path);
     return VOX_OK;
 }
@@ -176,8 +166,9 @@ static bool digits(const vox_json *v, uint64_t *out) {
 
 typedef struct {
     const vox_json *entry;
+    const vx_voice_array_spec *spec;
     uint64_t begin, end, count;
-    int64_t shape[2];
+    int64_t shape[VOX_MAX_DIMS];
 } tensor_ref;
 
 static vox_status parse_voice(const char *path, const unsigned char *buf, size_t size, vox_voice *v) {
@@ -197,8 +188,9 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
     const vox_json *root = vox_json_root(doc);
     const vox_json *meta = vox_json_get(root, "__metadata__");
     uint64_t start = 8 + n, data_len = size - start;
-    tensor_ref refs[T_COUNT];
-    memset(refs, 0, sizeof refs);
+    tensor_ref refs[VX_VOICE_MAX_ARRAYS];
+    int n_refs = 0;
+    const vx_voice_schema *sc = NULL;
 #define FAIL(...) do { st = vox_set_error(VOX_ERR_FORMAT, __VA_ARGS__); goto done; } while (0)
     if (root->type != VOX_JSON_OBJECT) FAIL("%s: not a valid .tvoice (safetensors) file: the header is not an object", path);
     if (!meta || meta->type != VOX_JSON_OBJECT) FAIL("%s: not a .tvoice file (no metadata)", path);
@@ -212,47 +204,52 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
     const char *need[] = {"family", "mode", "model_id", "variant"};
     for (int i = 0; i < 4; i++)
         if (!vox_json_get(meta, need[i])) FAIL("%s: metadata has no %s", path, need[i]);
+    v->family = meta_dup(meta, "family");
+    if (!v->family) FAIL("%s: metadata family must be a string", path);
+    if (!(sc = schema_of(v, path, &st))) goto done;
 
     /* the tensor entries */
     for (const vox_json *c = root->child; c; c = c->next) {
         if (c == meta) continue;
-        int t = -1;
-        for (int k = 0; k < T_COUNT; k++)
-            if (strlen(tensors[k].name) == c->key_len && !memcmp(tensors[k].name, c->key, c->key_len)) t = k;
-        if (t < 0) FAIL("%s: unknown tensor %s", path, vox_json_quote(q, sizeof q, c->key, c->key_len));
+        const vx_voice_array_spec *sp = find_spec(sc, c->key, c->key_len);
+        if (!sp) FAIL("%s: unknown tensor %s", path, vox_json_quote(q, sizeof q, c->key, c->key_len));
+        if (n_refs == VX_VOICE_MAX_ARRAYS) FAIL("%s: too many tensors", path);
+        const char *fdt = sp->dtype == VOX_DTYPE_F32 ? "F32" : "I64";
         const vox_json *dt = vox_json_get(c, "dtype"), *shape = vox_json_get(c, "shape"), *off = vox_json_get(c, "data_offsets");
         if (c->type != VOX_JSON_OBJECT || !dt || !shape || !off || shape->type != VOX_JSON_ARRAY || off->type != VOX_JSON_ARRAY || off->count != 2)
-            FAIL("%s: tensor %s has a malformed entry", path, tensors[t].name);
-        if (!vox_json_is_string(dt, tensors[t].dtype)) FAIL("%s: %s must be %s", path, tensors[t].name, tensors[t].dtype);
-        if ((int)shape->count != tensors[t].ndim) FAIL("%s: %s must have %d axes", path, tensors[t].name, tensors[t].ndim);
+            FAIL("%s: tensor %s has a malformed entry", path, sp->name);
+        if (!vox_json_is_string(dt, fdt)) FAIL("%s: %s must be %s", path, sp->name, fdt);
+        if ((int)shape->count != sp->ndim) FAIL("%s: %s must have %d axes", path, sp->name, sp->ndim);
+        tensor_ref *r = &refs[n_refs];
+        memset(r, 0, sizeof *r);
         uint64_t count = 1, a, b;
         int k = 0;
         for (const vox_json *d = shape->child; d; d = d->next, k++) {
             uint64_t x;
-            if (!vox_json_get_uint(d, 1ull << 31, &x) || x == 0) FAIL("%s: %s has an empty or invalid axis", path, tensors[t].name);
-            refs[t].shape[k] = (int64_t)x;
+            if (!vox_json_get_uint(d, 1ull << 31, &x) || x == 0) FAIL("%s: %s has an empty or invalid axis", path, sp->name);
+            r->shape[k] = (int64_t)x;
             count *= x;
-            if (count > TVOICE_MAX_FILE) FAIL("%s: %s is too large", path, tensors[t].name);
+            if (count > TVOICE_MAX_FILE) FAIL("%s: %s is too large", path, sp->name);
         }
         if (!vox_json_get_uint(off->child, data_len, &a) || !vox_json_get_uint(off->child->next, data_len, &b) || a > b)
-            FAIL("%s: tensor %s data lies outside the file", path, tensors[t].name);
-        uint64_t item = tensors[t].dtype[0] == 'F' ? 4 : 8;
-        if (count * item != b - a) FAIL("%s: %s has %llu elements, which does not match its %llu bytes", path, tensors[t].name,
+            FAIL("%s: tensor %s data lies outside the file", path, sp->name);
+        uint64_t item = sp->dtype == VOX_DTYPE_F32 ? 4 : 8;
+        if (count * item != b - a) FAIL("%s: %s has %llu elements, which does not match its %llu bytes", path, sp->name,
                                         (unsigned long long)count, (unsigned long long)(b - a));
-        refs[t] = (tensor_ref){c, a, b, count, {refs[t].shape[0], refs[t].shape[1]}};
+        r->entry = c, r->spec = sp, r->begin = a, r->end = b, r->count = count;
+        n_refs++;
     }
     /* the tensors tile the data section exactly: no holes, overlaps or trailing bytes */
-    int order[T_COUNT], k = 0;
-    for (int t = 0; t < T_COUNT; t++)
-        if (refs[t].entry) order[k++] = t;
-    for (int a = 1; a < k; a++)  /* insertion sort by offset: at most five tensors */
+    int order[VX_VOICE_MAX_ARRAYS];
+    for (int i = 0; i < n_refs; i++) order[i] = i;
+    for (int a = 1; a < n_refs; a++)  /* insertion sort by offset: a handful of tensors */
         for (int b = a; b > 0 && refs[order[b]].begin < refs[order[b - 1]].begin; b--) {
             int x = order[b];
             order[b] = order[b - 1];
             order[b - 1] = x;
         }
     uint64_t end = 0;
-    for (int a = 0; a < k; a++) {
+    for (int a = 0; a < n_refs; a++) {
         if (refs[order[a]].begin != end)
             FAIL("%s: tensor data has holes or overlaps (at byte %llu of the data)", path, (unsigned long long)end);
         end = refs[order[a]].end;
@@ -265,37 +262,34 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
     if (!crcs_s || vox_json_parse(crcs_s->str, crcs_s->str_len, &crc_doc, &jerr) != VOX_OK)
         FAIL("%s: metadata crc32 must give a CRC-32 for every tensor", path);
     const vox_json *crcs = vox_json_root(crc_doc);
-    size_t n_tensors = 0;
-    for (int t = 0; t < T_COUNT; t++) n_tensors += refs[t].entry != NULL;
-    bool crc_ok = crcs->type == VOX_JSON_OBJECT && crcs->count == n_tensors;
-    for (int t = 0; crc_ok && t < T_COUNT; t++) {
-        if (!refs[t].entry) continue;
+    bool crc_ok = crcs->type == VOX_JSON_OBJECT && crcs->count == (size_t)n_refs;
+    for (int t = 0; crc_ok && t < n_refs; t++) {
         uint64_t want;
-        if (!vox_json_get_uint(vox_json_get(crcs, tensors[t].name), 0xFFFFFFFFull, &want)) {
+        if (!vox_json_get_uint(vox_json_get(crcs, refs[t].spec->name), 0xFFFFFFFFull, &want)) {
             crc_ok = false;
             break;
         }
         uint32_t got = vox_crc32(0, buf + start + refs[t].begin, (size_t)(refs[t].end - refs[t].begin));
         if (got != (uint32_t)want) {
             vox_json_free(crc_doc);
-            FAIL("%s: tensor %s is corrupt: CRC-32 %08x, the metadata says %08x", path, tensors[t].name, got, (unsigned)want);
+            FAIL("%s: tensor %s is corrupt: CRC-32 %08x, the metadata says %08x", path, refs[t].spec->name, got, (unsigned)want);
         }
     }
     vox_json_free(crc_doc);
     if (!crc_ok) FAIL("%s: metadata crc32 must give a CRC-32 for every tensor", path);
 
     /* the voice */
-    v->family = meta_dup(meta, "family");
     v->mode = meta_dup(meta, "mode");
     v->model_id = meta_dup(meta, "model_id");
     v->variant = meta_dup(meta, "variant");
     v->name = meta_dup(meta, "name");
-    v->ref_text = meta_dup(meta, "ref_text");
-    v->speaker = meta_dup(meta, "speaker");
-    v->instruct = meta_dup(meta, "instruct");
     v->language = meta_dup(meta, "language");
     if (!v->language) v->language = strdup("auto");
     if (!v->name) v->name = strdup("");
+    for (const char *const *t = sc->texts; t && *t; t++) {
+        const vox_json *val = vox_json_get(meta, *t);
+        if (val && (st = vx_voice_put_text(v, *t, val->str)) != VOX_OK) goto done;
+    }
     const vox_json *defaults = vox_json_get(meta, "defaults");
     if (defaults) {
         vox_json_doc *d = NULL;
@@ -310,55 +304,41 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
     uint64_t rate = 0;
     const vox_json *sr = vox_json_get(meta, "source_sample_rate");
     if (sr && !digits(sr, &rate)) FAIL("%s: invalid source_sample_rate", path);
-    if (sr && !refs[T_WAV].entry) FAIL("%s: source_sample_rate given without source_wav", path);
+    bool has_wav = false;
+    for (int t = 0; t < n_refs; t++) has_wav |= !strcmp(refs[t].spec->name, "source_wav");
+    if (sr && !has_wav) FAIL("%s: source_sample_rate given without source_wav", path);
     v->source_rate = (int32_t)rate;
-    for (int t = 0; t < T_COUNT; t++) {
-        if (!refs[t].entry) continue;
+    for (int t = 0; t < n_refs; t++) {
         const unsigned char *p = buf + start + refs[t].begin;
+        const vx_voice_array_spec *sp = refs[t].spec;
         size_t cnt = (size_t)refs[t].count;
-        if (t == T_STYLE && (refs[t].shape[0] != STYLE_ROWS || refs[t].shape[1] != STYLE_DIM))
-            FAIL("%s: style_pack has shape [%lld, %lld], a Kokoro style pack is [%d, %d]", path,
-                 (long long)refs[t].shape[0], (long long)refs[t].shape[1], STYLE_ROWS, STYLE_DIM);
-        if (tensors[t].dtype[0] == 'F') {
-            float *f = malloc(cnt * sizeof *f);
+        for (int d = 0; d < sp->ndim && d < 2; d++)
+            if (sp->shape[d] && refs[t].shape[d] != sp->shape[d])
+                FAIL("%s: %s has shape [%lld, %lld], it must be [%lld, %lld]", path, sp->name,
+                     (long long)refs[t].shape[0], (long long)refs[t].shape[1], (long long)sp->shape[0],
+                     (long long)sp->shape[1]);
+        void *data;
+        if (sp->dtype == VOX_DTYPE_F32) {
+            float *f = malloc(cnt * sizeof *f + 1);
             if (!f) { st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
             memcpy(f, p, cnt * sizeof *f); /* little-endian hosts only (x86-64, aarch64) */
-            if (t == T_EMB || t == T_STYLE) {
-                free(v->embedding);  /* a file with both fails below; keep one */
-                v->embedding = f, v->n_embedding = cnt;
-            }
-            else v->source = f, v->n_source = cnt;
+            data = f;
         } else {
-            int32_t *ids = malloc(cnt * sizeof *ids);
+            int32_t *ids = malloc(cnt * sizeof *ids + 1);
             if (!ids) { st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
             for (size_t i = 0; i < cnt; i++) {
                 int64_t x;
                 memcpy(&x, p + 8 * i, 8);
-                if (x < 0) { free(ids); FAIL("%s: %s holds negative ids", path, tensors[t].name); }
-                if (x > INT32_MAX) { free(ids); FAIL("%s: %s holds an id beyond 2^31", path, tensors[t].name); }
+                if (x < 0) { free(ids); FAIL("%s: %s holds negative ids", path, sp->name); }
+                if (x > INT32_MAX) { free(ids); FAIL("%s: %s holds an id beyond 2^31", path, sp->name); }
                 ids[i] = (int32_t)x;
             }
-            if (t == T_CODES) {
-                v->ref_codes = ids;
-                v->n_ref_frames = (size_t)refs[t].shape[0];
-                v->n_groups = (size_t)refs[t].shape[1];
-            } else {
-                v->ref_text_tokens = ids;
-                v->n_ref_text_tokens = cnt;
-            }
+            data = ids;
         }
+        if ((st = vx_voice_put_array(v, sp->name, sp->dtype, sp->ndim, refs[t].shape, data)) != VOX_OK) goto done;
     }
     if (!v->family || !v->mode || !v->model_id || !v->variant || !v->language || !v->name)
         FAIL("%s: metadata family, mode, model_id and variant must be strings", path);
-    /* the embedding slot holds either tensor: which one the file had must fit the mode */
-    int m = find_mode(v->mode);
-    if (m >= 0 && is_style(v) && !refs[T_STYLE].entry) FAIL("%s: a %s voice needs the tensor style_pack", path, v->mode);
-    if (m >= 0 && is_style(v) && refs[T_EMB].entry) FAIL("%s: a %s voice has no speaker_embedding", path, v->mode);
-    if (m >= 0 && !is_style(v) && refs[T_STYLE].entry) {
-        if ((modes[m].required & 1u << T_EMB) && !refs[T_EMB].entry)
-            FAIL("%s: a %s voice needs the tensor speaker_embedding", path, v->mode);
-        FAIL("%s: a %s voice has no style_pack", path, v->mode);
-    }
     st = validate(v, path);
 #undef FAIL
 done:
@@ -385,10 +365,11 @@ vox_status vox_voice_load(vox_engine *e, const char *path, vox_voice **out) {
     if (st == VOX_OK && !vox_json_is_string(fam, v->family))
         st = vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice cannot be used with a %s model", path, v->family, fam->str);
     const vox_json *variant = vox_json_get(e->manifest, "variant");
-    bool portable = st == VOX_OK && !strcmp(v->family, "kokoro");  /* a style pack fits any v1.0 conversion */
+    /* a portable voice fits any weights of its family and variant */
+    bool portable = st == VOX_OK && e->family->voices && e->family->voices->portable;
     if (portable && !vox_json_is_string(variant, v->variant))
-        st = vox_set_error(VOX_ERR_FORMAT, "%s: a Kokoro %s style pack cannot be used with a Kokoro %s model", path,
-                           v->variant, variant && variant->type == VOX_JSON_STRING ? variant->str : "?");
+        st = vox_set_error(VOX_ERR_FORMAT, "%s: a %s %s voice cannot be used with a %s %s model", path, v->family,
+                           v->variant, v->family, variant && variant->type == VOX_JSON_STRING ? variant->str : "?");
     if (st == VOX_OK && !portable && !vox_json_is_string(mid, v->model_id))
         st = vox_set_error(VOX_ERR_FORMAT, "%s: the voice was made with model %.12s, this model is %.12s (other "
                            "weights): re-create the voice from its source recording", path, v->model_id, mid->str);
@@ -414,38 +395,49 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
     if (!v || !path) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_voice_save: NULL argument");
     vox_status st = validate(v, path);
     if (st != VOX_OK) return st;
-    /* tensors in the fixed order, each as little-endian bytes */
-    bool style = is_style(v);
-    size_t counts[T_COUNT] = {style ? 0 : v->n_embedding, v->n_ref_frames * v->n_groups, v->n_ref_text_tokens,
-                              v->n_source, style ? v->n_embedding : 0};
-    unsigned char *blobs[T_COUNT] = {0};
-    size_t sizes[T_COUNT] = {0};
-    uint32_t crcs[T_COUNT] = {0};
-    for (int t = 0; t < T_COUNT; t++) {
-        if (!counts[t]) continue;
-        size_t item = tensors[t].dtype[0] == 'F' ? 4 : 8;
-        sizes[t] = counts[t] * item;
-        blobs[t] = malloc(sizes[t]);
+    /* tensors in the schema's order, each as little-endian bytes (ids as I64) */
+    const vx_voice_schema *sc = vx_family_find(v->family)->voices;
+    const vx_voice_array *arr[VX_VOICE_MAX_ARRAYS];
+    int n = 0;
+    for (size_t i = 0; i < sc->n_arrays; i++) {
+        const vx_voice_array *a = vx_voice_get_array(v, sc->arrays[i].name);
+        if (a) arr[n++] = a;
+    }
+    unsigned char *blobs[VX_VOICE_MAX_ARRAYS] = {0};
+    size_t sizes[VX_VOICE_MAX_ARRAYS] = {0};
+    uint32_t crcs[VX_VOICE_MAX_ARRAYS] = {0};
+    for (int t = 0; t < n; t++) {
+        size_t item = arr[t]->dtype == VOX_DTYPE_F32 ? 4 : 8;
+        sizes[t] = arr[t]->count * item;
+        blobs[t] = malloc(sizes[t] + 1);
         if (!blobs[t]) {
             st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
             goto out;
         }
         if (item == 4) {
-            memcpy(blobs[t], t == T_WAV ? v->source : v->embedding, sizes[t]);
+            memcpy(blobs[t], arr[t]->data, sizes[t]);
         } else {
-            const int32_t *src = t == T_CODES ? v->ref_codes : v->ref_text_tokens;
-            for (size_t i = 0; i < counts[t]; i++) {
+            const int32_t *src = arr[t]->data;
+            for (size_t i = 0; i < arr[t]->count; i++) {
                 int64_t x = src[i];
                 memcpy(blobs[t] + 8 * i, &x, 8);
             }
         }
         crcs[t] = vox_crc32(0, blobs[t], sizes[t]);
     }
+    /* the JSON keys sorted, as the Python writer writes them */
+    int sorted[VX_VOICE_MAX_ARRAYS];
+    for (int i = 0; i < n; i++) sorted[i] = i;
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && strcmp(arr[sorted[b]]->name, arr[sorted[b - 1]]->name) < 0; b--) {
+            int x = sorted[b];
+            sorted[b] = sorted[b - 1];
+            sorted[b - 1] = x;
+        }
     vx_buf h = {0}, crc = {0};
     vx_buf_printf(&crc, "{");
-    int first = 1;
-    for (int t = 0; t < T_COUNT; t++)  /* sorted keys, as the Python writer */
-        if (counts[t]) vx_buf_printf(&crc, "%s\"%s\": %u", first ? "" : ", ", tensors[t].name, crcs[t]), first = 0;
+    for (int i = 0; i < n; i++)
+        vx_buf_printf(&crc, "%s\"%s\": %u", i ? ", " : "", arr[sorted[i]]->name, crcs[sorted[i]]);
     vx_buf_printf(&crc, "}");
     char *crc_json = vx_buf_take(&crc);
     vx_buf_printf(&h, "{\"__metadata__\":{\"format\":\"" TVOICE_FORMAT "\",\"format_version\":\"%d\",\"family\":",
@@ -461,23 +453,20 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
     vx_buf_printf(&h, ",\"crc32\":");
     vx_buf_json_string(&h, crc_json ? crc_json : "{}", (size_t)-1);
     free(crc_json);
-    const char *opt[] = {"ref_text", "speaker", "instruct"};
-    for (int i = 0; i < 3; i++) {
-        const char *s = text_field(v, opt[i]);
+    for (const char *const *t = sc->texts; t && *t; t++) {
+        const char *s = vx_voice_text(v, *t);
         if (s && *s) {
-            vx_buf_printf(&h, ",\"%s\":", opt[i]);
+            vx_buf_printf(&h, ",\"%s\":", *t);
             vx_buf_json_string(&h, s, (size_t)-1);
         }
     }
-    if (v->n_source) vx_buf_printf(&h, ",\"source_sample_rate\":\"%d\"", v->source_rate);
+    if (vx_voice_get_array(v, "source_wav")) vx_buf_printf(&h, ",\"source_sample_rate\":\"%d\"", v->source_rate);
     vx_buf_printf(&h, "}");
     size_t off = 0;
-    for (int t = 0; t < T_COUNT; t++) {
-        if (!counts[t]) continue;
-        vx_buf_printf(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", tensors[t].name, tensors[t].dtype);
-        if (t == T_CODES) vx_buf_printf(&h, "%zu,%zu", v->n_ref_frames, v->n_groups);
-        else if (t == T_STYLE) vx_buf_printf(&h, "%d,%d", STYLE_ROWS, STYLE_DIM);
-        else vx_buf_printf(&h, "%zu", counts[t]);
+    for (int t = 0; t < n; t++) {
+        vx_buf_printf(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", arr[t]->name,
+                      arr[t]->dtype == VOX_DTYPE_F32 ? "F32" : "I64");
+        for (int d = 0; d < arr[t]->ndim; d++) vx_buf_printf(&h, "%s%lld", d ? "," : "", (long long)arr[t]->shape[d]);
         vx_buf_printf(&h, "],\"data_offsets\":[%zu,%zu]}", off, off + sizes[t]);
         off += sizes[t];
     }
@@ -503,8 +492,7 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
         unsigned char len8[8];
         for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
         bool ok = fwrite(len8, 1, 8, f) == 8 && fwrite(header, 1, hlen, f) == hlen;
-        for (int t = 0; ok && t < T_COUNT; t++)
-            if (counts[t]) ok = fwrite(blobs[t], 1, sizes[t], f) == sizes[t];
+        for (int t = 0; ok && t < n; t++) ok = fwrite(blobs[t], 1, sizes[t], f) == sizes[t];
         ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
         ok = fclose(f) == 0 && ok;
         if (!ok || rename(tmp, path) != 0) {
@@ -515,6 +503,6 @@ vox_status vox_voice_save(const vox_voice *v, const char *path) {
     free(tmp);
     free(header);
 out:
-    for (int t = 0; t < T_COUNT; t++) free(blobs[t]);
+    for (int t = 0; t < n; t++) free(blobs[t]);
     return st;
 }

@@ -153,7 +153,7 @@ static int tool(int argc, char **argv) {
         for (int r = 0; r < runs; r++) {
             double t0 = vx_now_ms();
             vox_clone_params cp = vox_clone_default_params();
-            cp.x_vector_only = 1;
+            cp.options = "{\"x_vector_only\": true}";
             vox_voice *voice = NULL;
             if (vox_voice_clone(e, x, (size_t)n, 1, sr, &cp, &voice) != VOX_OK) return die("clone");
             double t1 = vx_now_ms();

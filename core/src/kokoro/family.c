@@ -2,19 +2,52 @@
  * verification entry. A voice is a style pack [510][256] kept in vox_voice.embedding; the row used
  * for a span is chosen by its phoneme count, as KPipeline does (pack[len(phonemes) - 1]). */
 #include <math.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "../engine.h"
 #include "../error.h"
+#include "../family.h"
 #include "../strbuf.h"
 #include "../tmod.h"
 #include "kokoro.h"
 #include "session_text.h"
+#include "text/frontend.h"
+#include "../unicode/unicode.h"
 
 #define KK_PACK_FLOATS ((size_t)KK_PACK_ROWS * 2 * KK_STYLE)
+
+/* ------------------------------------------------------------------------------ options */
+typedef struct kk_options {
+    float speed;
+    int32_t pause_ms;
+    int32_t phonemes;                 /* the text is phonemes in the model's symbol set */
+    const vox_json *pronunciations;   /* word -> phonemes, applied before G2P */
+    int32_t noise;                    /* the sine source's randomness (0: zeroed, as comparisons want) */
+} kk_options;
+
+static const vx_option kk_option_table[] = {
+    {"speed", VX_OPT_FLOAT, offsetof(kk_options, speed), 0.25, 4.0, 0, 0, NULL,
+     "speaking rate: the predicted durations are divided by it"},
+    {"pause_ms", VX_OPT_INT, offsetof(kk_options, pause_ms), 0, 10000, 0, 0, NULL,
+     "silence between spans (sentences), after each span's own trailing silence is cut"},
+    {"phonemes", VX_OPT_BOOL, offsetof(kk_options, phonemes), 0, 0, 0, 0, NULL,
+     "the text is already phonemes in the model's symbol set (no text frontend)"},
+    {"pronunciations", VX_OPT_JSON, offsetof(kk_options, pronunciations), 0, 0, 0, 0, NULL,
+     "a JSON object word -> phonemes, applied before the frontend's own readings"},
+    {"noise", VX_OPT_BOOL, offsetof(kk_options, noise), 0, 0, 0, 0, NULL,
+     "the harmonic source's randomness (Philox, from the seed); false zeroes it, as the official comparisons do"},
+};
+static const vx_option_set kk_options_set = {kk_option_table, sizeof kk_option_table / sizeof kk_option_table[0],
+                                             sizeof(kk_options)};
+
+static void kk_option_defaults(const vox_engine *e, void *o) {
+    (void)e;
+    *(kk_options *)o = (kk_options){.speed = 1.0f, .pause_ms = 200, .noise = 1};
+}
 
 typedef struct kk_engine {
     kk_model *m;
@@ -34,7 +67,7 @@ static char *build_info(const vox_engine *e, const kk_model *m) {
     vx_buf_printf(&b, ",\"size\":\"82m\",\"model_id\":\"%s\",\"sample_rate\":%d", m->model_id, KK_SAMPLE_RATE);
     vx_buf_printf(&b, ",\"capabilities\":{\"clone\":false,\"speakers\":true,\"instruct\":false,\"design\":false,"
                       "\"speed\":true,\"phoneme_input\":true,\"text_frontend\":%s,\"pronunciations\":%s,"
-                      "\"style_voices\":true,\"decoder_modes\":[],"
+                      "\"style_voices\":true,\"portable_voices\":true,"
                       "\"stream\":{\"text_in\":\"sentence\",\"audio_out\":\"span\"}}",
                   kk_has_frontend(m) ? "true" : "false", kk_has_frontend(m) ? "true" : "false");
     vx_buf_printf(&b, ",\"speakers\":[");
@@ -51,11 +84,11 @@ static char *build_info(const vox_engine *e, const kk_model *m) {
         vx_buf_json_string(&b, ds->str, ds->str_len);
     else
         vx_buf_printf(&b, "null");
-    vx_buf_printf(&b, ",\"languages\":[\"auto\"],\"precision\":{\"weights\":");
+    vx_buf_printf(&b, ",\"languages\":[\"auto\",\"english\"],\"precision\":{\"weights\":");
     vx_buf_json_string(&b, precision_of(m->manifest), (size_t)-1);
     vx_buf_printf(&b, ",\"generator_math\":\"%s\",\"generator_math_why\":", m->gen_math ? m->gen_math : "f32");
     vx_buf_json_string(&b, m->gen_math_why ? m->gen_math_why : "", (size_t)-1);
-    vx_buf_printf(&b, "},\"device\":\"cpu\",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
+    vx_buf_printf(&b, "},\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
     vx_buf_json_string(&b, cpu->name, (size_t)-1);
     vx_buf_printf(&b, "}");
     return vx_buf_take(&b);
@@ -107,15 +140,18 @@ static vox_status fill_voice(kk_engine *k, vox_voice *v, const char *name, const
     v->model_id = vx_strdup(k->m->model_id);
     v->variant = vx_strdup(k->m->variant);
     v->name = vx_strdup(name);
-    v->speaker = vx_strdup(name);
+    /* the language the pack's name gives (a: American, b: British English, j: Japanese): a note for the
+     * user; a session speaks what the frontend reads */
     v->language = vx_strdup(name[0] == 'a' ? "en-us" : name[0] == 'b' ? "en-gb" : name[0] == 'j' ? "ja" : "auto");
-    v->embedding = malloc(KK_PACK_FLOATS * sizeof *v->embedding);
-    if (!v->family || !v->mode || !v->model_id || !v->variant || !v->name || !v->speaker || !v->language ||
-        !v->embedding)
+    float *copy = malloc(KK_PACK_FLOATS * sizeof *copy);
+    if (!v->family || !v->mode || !v->model_id || !v->variant || !v->name || !v->language || !copy) {
+        free(copy);
         return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    memcpy(v->embedding, pack, KK_PACK_FLOATS * sizeof *v->embedding);
-    v->n_embedding = KK_PACK_FLOATS;
-    return VOX_OK;
+    }
+    memcpy(copy, pack, KK_PACK_FLOATS * sizeof *copy);
+    vox_status st = vx_voice_put_text(v, "speaker", name);
+    int64_t shape[2] = {KK_PACK_ROWS, 2 * KK_STYLE};
+    return st == VOX_OK ? vx_voice_put_array(v, "style_pack", VOX_DTYPE_F32, 2, shape, copy) : (free(copy), st);
 }
 
 static vox_status kk_voice_speaker(vox_engine *e, const char *speaker, const char *instruct, vox_voice *v) {
@@ -130,14 +166,23 @@ static vox_status kk_voice_speaker(vox_engine *e, const char *speaker, const cha
 
 static vox_status kk_voice_check(vox_engine *e, const vox_voice *v) {
     (void)e;
-    if (!v->family || strcmp(v->family, "kokoro") != 0)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "a %s voice cannot be used with a Kokoro model: use a built-in "
-                             "speaker (--speaker) or a Kokoro .tvoice", v->family ? v->family : "foreign");
-    if (!v->embedding || v->n_embedding != KK_PACK_FLOATS)
+    const vx_voice_array *pack = vx_voice_get_array(v, "style_pack");
+    if (!pack || pack->count != KK_PACK_FLOATS)
         return vox_set_error(VOX_ERR_FORMAT, "a Kokoro voice is a style pack of %d x %d floats; this one has %zu",
-                             KK_PACK_ROWS, 2 * KK_STYLE, v->n_embedding);
+                             KK_PACK_ROWS, 2 * KK_STYLE, pack ? pack->count : 0);
+    /* finite, but so large that the durations it predicts would be garbage: refused, not undefined */
+    const float *f = pack->data;
+    for (size_t i = 0; i < pack->count; i++)
+        if (!(fabsf(f[i]) <= 1e4f))
+            return vox_set_error(VOX_ERR_FORMAT, "the voice's style pack holds %g at [%zu][%zu]: style values are "
+                                 "a few units at most", (double)f[i], i / (2 * KK_STYLE), i % (2 * KK_STYLE));
     return VOX_OK;
 }
+
+static const vx_voice_array_spec kk_voice_arrays[] = {{"style_pack", VOX_DTYPE_F32, 2, {KK_PACK_ROWS, 2 * KK_STYLE}}};
+static const char *const kk_voice_texts[] = {"speaker", NULL};
+static const vx_voice_mode kk_voice_modes[] = {{"style", "v1.0", {"style_pack"}, {NULL}, NULL}};
+static const vx_voice_schema kk_voices = {kk_voice_arrays, 1, kk_voice_texts, kk_voice_modes, 1, 1};
 
 /* ------------------------------------------------------------------------------ sessions */
 typedef struct kk_sess {
@@ -151,13 +196,23 @@ typedef struct kk_sess {
     vx_buf pend;           /* phonemes left over from a span longer than the model's limit */
 } kk_sess;
 
+static vox_status kk_options_check(const vox_engine *e, const void *opts) {
+    const kk_options *o = opts;
+    const kk_engine *k = e->impl;
+    if (o->pronunciations && o->phonemes)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "pronunciations apply to text, not to phoneme input");
+    if (o->pronunciations && k->m->front) return vx_kfront_check_overrides(k->m->front, o->pronunciations);
+    return VOX_OK;
+}
+
 static vox_status kk_session_init(vox_session *s) {
+    const kk_options *o = s->opts;
     kk_sess *q = calloc(1, sizeof *q);
     if (!q) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     q->k = s->engine->impl;
-    if (!s->params.phoneme_input && !kk_has_frontend(q->k->m)) {
+    if (!o->phonemes && !kk_has_frontend(q->k->m)) {
         vox_status st = vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend data: give phonemes "
-                                      "(phoneme_input) or rebuild the model with `vox build`",
+                                      "(the phonemes option) or rebuild the model with `vox build`",
                                       vox_model_path(q->k->m->file));
         free(q);
         return st;
@@ -172,7 +227,7 @@ static void kk_session_free(vox_session *s) {
     const char *prof = getenv("VOX_PROFILE");
     if (prof && prof[0] && strcmp(prof, "0") != 0) {
         double total = 0.0, audio_ms = (double)q->tot_samples * 1000.0 / KK_SAMPLE_RATE;
-        fprintf(stderr, "vox profile: kokoro %u spans, %llu frames;", q->span, (unsigned long long)q->tot_frames);
+        fprintf(stderr, "vox profile: %u spans, %llu frames;", q->span, (unsigned long long)q->tot_frames);
         for (int i = 0; i < KK_STAGES; i++) {
             fprintf(stderr, " %s %.1f ms", kk_stage_names[i], q->stage_ms[i]);
             total += q->stage_ms[i];
@@ -208,9 +263,46 @@ static int64_t trim_tail(float *x, int64_t n) {
     return keep;
 }
 
+/* Whether phonemes hold something to say: a symbol that is not punctuation or a space (a span of
+ * punctuation alone would make the model utter noise for it). */
+static bool speakable(const char *ph, size_t len) {
+    static const char *const quiet = " ;:,.!?\xc2\xa1\xc2\xbf\xe2\x80\x94\xe2\x80\xa6\"\xc2\xab\xc2\xbb\xe2\x80\x9c\xe2\x80\x9d()";
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = vx_utf8_decode(ph, len, i, &cp, NULL);
+        if (!n) return true;
+        char sym[5] = {0};
+        memcpy(sym, ph + i, n);
+        if (!strstr(quiet, sym)) return true;
+        i += n;
+    }
+    return false;
+}
+
+/* Phoneme input must use the model's symbols only (as pronunciations must): an unknown symbol is an
+ * error that names it, never silently dropped. */
+static vox_status check_symbols(const kk_vocab *vocab, const char *ph, size_t len) {
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = vx_utf8_decode(ph, len, i, &cp, NULL);
+        if (!n) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the phonemes are not valid UTF-8 (at byte %zu)", i);
+        bool known = false;
+        for (int j = 0; j < vocab->n && !known; j++) known = vocab->cp[j] == cp;
+        if (!known) {
+            char sym[5] = {0};
+            memcpy(sym, ph + i, n);
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "phoneme input: symbol \"%s\" (U+%04X) at byte %zu is not in "
+                                 "the Kokoro vocabulary", sym, (unsigned)cp, i);
+        }
+        i += n;
+    }
+    return VOX_OK;
+}
+
 static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
     kk_sess *q = s->impl;
     kk_engine *k = q->k;
+    const kk_options *o = s->opts;
     out->sample_rate = KK_SAMPLE_RATE;
     if (q->done) {
         out->kind = VOX_CHUNK_END;
@@ -225,7 +317,7 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
             ph = q->pend;
             memset(&q->pend, 0, sizeof q->pend);
         } else {
-            st = kk_next_span(k->m, s->params.phoneme_input, text, avail, s->ended, &span_len, &consumed);
+            st = kk_next_span(k->m, o->phonemes, text, avail, s->ended, &span_len, &consumed);
             if (st != VOX_OK) return st;
             if (consumed == 0) {
                 if (!s->ended) {
@@ -234,13 +326,13 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
                 }
                 q->done = 1;
                 if (!q->emitted)
-                    return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text is empty");
+                    return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text has no words");
                 out->kind = VOX_CHUNK_AUDIO; /* the last span had unspeakable text after it */
                 out->is_last = 1;
                 return VOX_OK;
             }
-            if ((st = kk_phonemes(k->m, s->params.phoneme_input, text, span_len, s->params.pronunciations, &ph)) !=
-                VOX_OK) {
+            if ((st = kk_phonemes(k->m, o->phonemes, text, span_len, o->pronunciations, &ph)) != VOX_OK ||
+                (o->phonemes && (st = check_symbols(&k->vocab, ph.s ? ph.s : "", ph.len)) != VOX_OK)) {
                 vx_buf_free(&ph);
                 return st;
             }
@@ -266,8 +358,9 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
             return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
         }
         kk_vocab_ids(&k->vocab, ph.s ? ph.s : "", ph.len, ids, &n_ph, &cps);
+        bool say = speakable(ph.s ? ph.s : "", ph.len);
         vx_buf_free(&ph);
-        if (n_ph <= 2) { /* nothing speakable in this span */
+        if (n_ph <= 2 || !say) { /* nothing speakable in this span */
             free(ids);
             continue;
         }
@@ -277,20 +370,20 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
                                  KK_MAX_PHONEMES);
         }
         size_t row = cps < 1 ? 0 : cps > KK_PACK_ROWS ? KK_PACK_ROWS - 1 : cps - 1;
-        const float *style = s->voice->embedding + row * 2 * KK_STYLE;
-        kk_forward_opts o = {.speed = s->params.speed, .seed = s->params.seed, .span = q->span, .noise = 1,
-                             .cancel = &s->cancelled, .stage_ms = q->stage_ms};
+        const float *style = (const float *)vx_voice_get_array(s->voice, "style_pack")->data + row * 2 * KK_STYLE;
+        kk_forward_opts fo = {.speed = o->speed, .seed = s->seed, .span = q->span, .noise = o->noise,
+                              .cancel = &s->cancelled, .stage_ms = q->stage_ms};
         float *audio = NULL;
         int64_t n_audio = 0;
         double before[KK_STAGES];
         memcpy(before, q->stage_ms, sizeof before);
         uint32_t fp = vx_fp_fast();
-        st = kk_forward(k->m, s->engine->pool, ids, (int64_t)n_ph, style, &o, &audio, &n_audio);
+        st = kk_forward(k->m, s->engine->pool, ids, (int64_t)n_ph, style, &fo, &audio, &n_audio);
         vx_fp_restore(fp);
         free(ids);
         if (st != VOX_OK) return st;
         int64_t keep = trim_tail(audio, n_audio);
-        int64_t pause = q->span > 0 ? (int64_t)s->params.pause_ms * KK_SAMPLE_RATE / 1000 : 0;
+        int64_t pause = q->span > 0 ? (int64_t)o->pause_ms * KK_SAMPLE_RATE / 1000 : 0;
         free(q->out);
         q->out = malloc((size_t)(pause + keep) * sizeof *q->out + 1);
         if (!q->out) {
@@ -300,19 +393,9 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         memset(q->out, 0, (size_t)pause * sizeof *q->out);
         memcpy(q->out + pause, audio, (size_t)keep * sizeof *q->out);
         free(audio);
-        vox_engine_stats d = {0};
-        for (int i = 0; i < KK_STAGES; i++) {
-            double dt = q->stage_ms[i] - before[i];
-            if (i <= KK_ST_F0N)
-                d.predictor_ms += dt;
-            else
-                d.decoder_ms += dt;
-        }
-        d.samples_produced = (uint64_t)(pause + keep);
-        d.frames_generated = (uint64_t)n_audio / (2 * KK_HOP); /* predictor frames */
-        vx_stats_add(s->engine, &d);
-        q->tot_samples += d.samples_produced;
-        q->tot_frames += d.frames_generated;
+        for (int i = 0; i < KK_STAGES; i++) vx_stats_stage(s->engine, i, q->stage_ms[i] - before[i], 1);
+        q->tot_samples += (uint64_t)(pause + keep);
+        q->tot_frames += (uint64_t)n_audio / (2 * KK_HOP); /* predictor frames */
         out->kind = VOX_CHUNK_AUDIO;
         out->samples = q->out;
         out->n_samples = (size_t)(pause + keep);
@@ -331,59 +414,76 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
 
 /* ------------------------------------------------------------------------------ verification */
 typedef struct tap_ctx {
-    atomic_int stop;     /* set once the tap is copied: the rest of the forward pass is skipped */
-    const char *want;
-    float *out;
-    size_t capacity, rows, cols;
-    int found;
+    atomic_int stop;     /* set once every requested tap is kept: the rest of the forward pass is skipped */
+    vox_trace *trace;
+    int complete;
+    vox_status failed;
 } tap_ctx;
 
-static void tap_copy(void *c, const char *name, const float *data, int64_t rows, int64_t cols) {
-    tap_ctx *t = c;
-    if (strcmp(t->want, name) != 0) return;
-    t->found = 1;
-    atomic_store(&t->stop, 1);
-    t->rows = (size_t)rows;
-    t->cols = (size_t)cols;
-    size_t n = t->rows * t->cols;
-    if (t->out) memcpy(t->out, data, (n < t->capacity ? n : t->capacity) * sizeof *data);
+static void tap_keep(void *ctx, const char *name, const float *data, int64_t rows, int64_t cols) {
+    tap_ctx *c = ctx;
+    if (c->failed) return;
+    int64_t shape[2] = {rows, cols};
+    c->failed = vx_trace_put(c->trace, name, VOX_DTYPE_F32, 2, shape, data);
+    if (c->failed || vx_trace_complete(c->trace)) {
+        c->complete = !c->failed;
+        atomic_store(&c->stop, 1);
+    }
 }
 
-static vox_status kk_trace(vox_engine *e, const int32_t *ids, size_t n_ids, const float *style, float speed,
-                           uint64_t seed, int32_t noise, const char *tap, float *out, size_t capacity, size_t *n_rows,
-                           size_t *n_cols) {
+/* forward: ids (I32 [n], the model input [0] + phoneme ids + [0]) and style (F32 [256], a voice pack
+ * row) through the model with the session's speed, seed and noise; every stage's output is a tap. */
+static vox_status kk_run(vox_engine *e, vox_session *s, const vx_entry *entry, const vox_array *in, size_t n_in,
+                         vox_trace *t) {
+    (void)entry;
     kk_engine *k = e->impl;
-    tap_ctx t = {.want = tap, .out = out, .capacity = capacity};
-    atomic_init(&t.stop, 0);
-    kk_forward_opts o = {.speed = speed, .seed = seed, .noise = noise, .tap = tap_copy, .tap_ctx = &t,
-                         .cancel = &t.stop};
+    const kk_options *o = s->opts;
+    const vox_array *ids = vx_run_input(in, n_in, "ids"), *style = vx_run_input(in, n_in, "style");
+    if (!ids || ids->dtype != VOX_DTYPE_I32 || ids->ndim != 1 || ids->shape[0] < 1)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: needs ids, I32 [n]");
+    if (!style || style->dtype != VOX_DTYPE_F32 || vx_array_count(style) != 2 * KK_STYLE)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: needs style, F32 [%d] (a voice pack row)", 2 * KK_STYLE);
+    tap_ctx c = {.trace = t};
+    atomic_init(&c.stop, 0);
+    kk_forward_opts fo = {.speed = o->speed, .seed = s->seed, .noise = o->noise, .tap = tap_keep, .tap_ctx = &c,
+                          .cancel = &c.stop};
     float *audio = NULL;
     int64_t n_audio;
     uint32_t fp = vx_fp_fast();
-    vox_status st = kk_forward(k->m, e->pool, ids, (int64_t)n_ids, style, &o, &audio, &n_audio);
+    vox_status st = kk_forward(k->m, e->pool, ids->data, ids->shape[0], style->data, &fo, &audio, &n_audio);
     vx_fp_restore(fp);
     free(audio);
-    if (st == VOX_ERR_CANCELLED && t.found) {
+    if (st == VOX_ERR_CANCELLED && c.complete) {   /* stopped once every requested tap was kept */
         vox_clear_error();
         st = VOX_OK;
     }
-    if (st != VOX_OK) return st;
-    if (!t.found) return vox_set_error(VOX_ERR_NOT_FOUND, "vox_engine_trace: no intermediate named \"%s\"", tap);
-    *n_rows = t.rows;
-    *n_cols = t.cols;
-    return VOX_OK;
+    if (st == VOX_OK && c.failed) st = c.failed;
+    return st;
 }
+
+static const vx_entry kk_entries[] = {
+    {"forward", 1, "ids (I32 [n]: [0] + phoneme ids + [0]), style (F32 [256]: a voice pack row)",
+     "bert, d_en, d, dur_raw, durations, en, t_en, F0, N, dec, har_source, har, spec, audio",
+     "one span through the model with the session's speed, seed and noise option"},
+};
 
 const vx_family vx_family_kokoro = {
     .name = "kokoro",
+    .check_manifest = kk_check_manifest,
     .load = kk_load,
     .unload = kk_unload,
+    .stages = kk_stage_names,
     .tokenize = kk_tokenize,
+    .voices = &kk_voices,
     .voice_speaker = kk_voice_speaker,
     .voice_check = kk_voice_check,
+    .synth_options = &kk_options_set,
+    .option_defaults = kk_option_defaults,
+    .options_check = kk_options_check,
     .session_init = kk_session_init,
     .session_pull = kk_session_pull,
     .session_free = kk_session_free,
-    .trace = kk_trace,
-    .portable_voices = 1,
+    .entries = kk_entries,
+    .n_entries = sizeof kk_entries / sizeof kk_entries[0],
+    .run = kk_run,
 };

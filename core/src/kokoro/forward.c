@@ -8,8 +8,8 @@
 #include "../error.h"
 #include "kokoro.h"
 
-const char *const kk_stage_names[KK_STAGES] = {"bert", "predictor", "text_encoder", "f0n", "decoder", "generator",
-                                               "istft"};
+const char *const kk_stage_names[KK_STAGES + 1] = {"bert", "predictor", "text_encoder", "f0n", "decoder", "generator",
+                                               "istft", NULL};
 
 static int cancelled(const kk_forward_opts *o) { return o->cancel && atomic_load(o->cancel); }
 

@@ -143,7 +143,9 @@ typedef struct kk_forward_opts {
 } kk_forward_opts;
 
 enum { KK_ST_BERT, KK_ST_PREDICTOR, KK_ST_TEXT, KK_ST_F0N, KK_ST_DECODER, KK_ST_GENERATOR, KK_ST_ISTFT, KK_STAGES };
-extern const char *const kk_stage_names[KK_STAGES];
+extern const char *const kk_stage_names[KK_STAGES + 1]; /* NULL-terminated */
+/* The manifest check of the family (manifest.c). */
+vox_status kk_check_manifest(const vox_model *m, const vox_json *root);
 
 /* ids: the model input [0, phoneme ids..., 0] (n <= 512); style: a voice pack row [256].
  * On success *audio (malloc'd, caller frees) holds *n_audio samples at 24 kHz and *frames the

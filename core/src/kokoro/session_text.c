@@ -123,15 +123,15 @@ vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, 
     return VOX_OK;
 }
 
-vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const char *overrides,
+vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const vox_json *overrides,
                        vx_buf *out) {
     if (!phoneme_input) {
         if (!m->front)
             return vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend: give phonemes (phoneme_input)",
                                  vox_model_path(m->file));
-        return vx_kfront_phonemize(m->front, span, len, overrides, out);
+        return vx_kfront_phonemize_with(m->front, span, len, overrides, out);
     }
-    if (overrides && *overrides)
+    if (overrides)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "pronunciations apply to text, not to phoneme input");
     while (len && is_space(*span)) span++, len--;
     while (len && is_space(span[len - 1])) len--;

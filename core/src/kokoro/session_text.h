@@ -33,7 +33,7 @@ int kk_has_frontend(const kk_model *m);
 vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, size_t len, int final,
                         size_t *span_len, size_t *consumed);
 /* A span -> phonemes (phoneme input: the span itself, trimmed). */
-vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const char *overrides,
+vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const vox_json *overrides,
                        vx_buf *out);
 int kk_only_space(const char *s, size_t n);
 /* Bytes of phonemes[0..len) to speak in one pass of at most `limit` characters: all of it when it

@@ -1,5 +1,5 @@
 /* The Qwen3-TTS-12Hz speech tokenizer decoder: weights and configuration (q3_codec_load), the
- * reference mode (the official chunked_decode) and the family's vox_engine_decode (q3_decode).
+ * reference mode (the official chunked_decode) and the family's decode (q3_decode).
  * The stream decoder itself is codec_stream.c. Mirrors vox.reference.qwen3.codec_decoder. */
 #include "codec.h"
 
@@ -398,42 +398,42 @@ int64_t q3_reference_cut(int64_t ref_frames, int64_t total_frames, int64_t n_sam
     return (int64_t)((double)ref_frames / (double)(total_frames > 1 ? total_frames : 1) * (double)n_samples);
 }
 
-/* ------------------------------------------------------------------------------ vox_engine_decode */
+/* ------------------------------------------------------------------------------ decode */
 static vox_status check_codes(const q3_codec *c, const int32_t *codes, size_t n, const char *what) {
     const size_t total = n * (size_t)c->n_q;
     for (size_t i = 0; i < total; i++)
         if (codes[i] < 0 || codes[i] >= c->codebook_size)
             return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                                 "vox_engine_decode: %s[%zu][%zu] = %d is out of range (codes are 0..%lld)", what,
+                                 "decode: %s[%zu][%zu] = %d is out of range (codes are 0..%lld)", what,
                                  i / (size_t)c->n_q, i % (size_t)c->n_q, (int)codes[i],
                                  (long long)(c->codebook_size - 1));
     return VOX_OK;
 }
 
 vox_status q3_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes, size_t n_ref,
-                     vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
+                     int mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
                      size_t *n_samples) {
     const q3_model *m = e->impl;
     const q3_codec *c = m ? m->codec : NULL;
     if (!c) return vox_set_error(VOX_ERR_UNSUPPORTED, "this model has no codec decoder");
     if (!n_samples || (!codes && n_frames) || (!ref_codes && n_ref) || (!pcm && capacity))
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: NULL argument");
-    if (n_frames == 0) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: no frames to decode (n_frames is 0)");
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "decode: NULL argument");
+    if (n_frames == 0) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "decode: no frames to decode (n_frames is 0)");
     const size_t limit = ((size_t)1 << 40) / (size_t)c->spf;
     if (n_frames > limit || n_ref > limit)
-        return vox_set_error(VOX_ERR_LIMIT, "vox_engine_decode: too many frames (%zu + %zu)", n_ref, n_frames);
-    if (mode != VOX_DECODER_STREAM && mode != VOX_DECODER_REFERENCE)
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_decode: unknown decoder mode %d", (int)mode);
-    if (mode == VOX_DECODER_STREAM && (context < -1 || chunk_frames <= 0))
+        return vox_set_error(VOX_ERR_LIMIT, "decode: too many frames (%zu + %zu)", n_ref, n_frames);
+    if (mode != Q3_DECODER_STREAM && mode != Q3_DECODER_REFERENCE)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "decode: unknown decoder mode %d", (int)mode);
+    if (mode == Q3_DECODER_STREAM && (context < -1 || chunk_frames <= 0))
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                             "vox_engine_decode: context must be >= -1 and chunk_frames > 0 (got %d, %d)", (int)context,
+                             "decode: context must be >= -1 and chunk_frames > 0 (got %d, %d)", (int)context,
                              (int)chunk_frames);
     vox_status st;
     if ((st = check_codes(c, codes, n_frames, "codes")) || (st = check_codes(c, ref_codes, n_ref, "ref_codes")))
         return st;
     const int64_t spf = c->spf, nq = c->n_q;
 
-    if (mode == VOX_DECODER_REFERENCE) {
+    if (mode == Q3_DECODER_REFERENCE) {
         /* decode_reference: (ref + codes) the official way, then the voice-clone wrapper's cut */
         const int64_t total = (int64_t)(n_ref + n_frames), all = total * spf;
         const int64_t cut = n_ref ? q3_reference_cut((int64_t)n_ref, total, all) : 0;

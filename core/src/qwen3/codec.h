@@ -55,9 +55,9 @@ vox_status q3_codec_decode_reference(const q3_codec *codec, vx_pool *pool, const
  * int(ref_frames / max(total_frames, 1) * n_samples), computed in double as Python does. */
 int64_t q3_reference_cut(int64_t ref_frames, int64_t total_frames, int64_t n_samples);
 
-/* The family's vox_engine_decode (family.c forwards to it). */
+/* The family's decode (family.c forwards to it). */
 vox_status q3_decode(vox_engine *e, const int32_t *codes, size_t n_frames, const int32_t *ref_codes, size_t n_ref,
-                     vox_decoder_mode mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
+                     int mode, int32_t context, int32_t chunk_frames, float *pcm, size_t capacity,
                      size_t *n_samples);
 
 /* ------------------------------------------------------------------------------------------------

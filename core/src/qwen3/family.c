@@ -1,11 +1,13 @@
 /* The Qwen3-TTS-12Hz family: loading its parts, voices, and the dispatch of the C ABI to them. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "../error.h"
+#include "../family.h"
 #include "../strbuf.h"
 #include "../tmod.h"
 #include "codec.h"
@@ -40,29 +42,29 @@ static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
     const char *lim = getenv("VOX_VRAM_LIMIT_MB");
     if (lim && *lim && strtoull(lim, NULL, 10) * 1048576ull < avail) avail = strtoull(lim, NULL, 10) * 1048576ull;
     if (need > avail) {
-        static char why[160];
-        snprintf(why, sizeof why, "not enough video memory: the talker and predictor need %.1f MiB, %.1f MiB free",
-                 (double)need / 1048576.0, (double)avail / 1048576.0);
+        vx_placement_reason(e, "not enough video memory: the talker and predictor need %.1f MiB, %.1f MiB free",
+                            (double)need / 1048576.0, (double)avail / 1048576.0);
         e->matrices_cpu = n_all;
-        e->cpu_reason = why;
         if (e->gpu_strict)
-            return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: %s", e->gpu_index, why);
+            return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: %s", e->gpu_index, e->cpu_reason);
         return VOX_OK;
     }
     vox_status st = vx_q3_gpu_load(e->gpu, m->lm, &m->gpu);
     if (st == VOX_OK) st = vx_gpu_prepare(e->gpu);   /* pipelines built at load, not in the first frame */
     if (st != VOX_OK) return st;
-    e->cpu_reason = "embeddings, text projection, codec decoder (codec=cpu) and voice encoders run on the CPU";
-    if (!e->codec_cpu && m->codec) {
-        static char why[320];
+    vx_placement_reason(e, "embeddings, text projection, codec decoder (codec=cpu) and voice encoders run on the CPU");
+    const char *codec_opt = vx_device_opt(e, "codec");
+    if (codec_opt && strcmp(codec_opt, "cpu") != 0 && strcmp(codec_opt, "gpu") != 0)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "device \"%s\": codec=%s: the codec decoder runs on cpu or gpu",
+                             e->device, codec_opt);
+    if (!(codec_opt && !strcmp(codec_opt, "cpu")) && m->codec) {
         int64_t n_codec = 0;
         uint64_t cneed = vx_codec_gpu_bytes(m->codec, &n_codec);
         vx_codec_gpu *cg = NULL;
         if (need + cneed > avail) {
-            snprintf(why, sizeof why, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
-                     "the codec decoder for lack of video memory: it needs %.1f MiB more, %.1f MiB free",
-                     (double)cneed / 1048576.0, (double)(avail - need) / 1048576.0);
-            e->cpu_reason = why;
+            vx_placement_reason(e, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
+                                "the codec decoder for lack of video memory: it needs %.1f MiB more, %.1f MiB free",
+                                (double)cneed / 1048576.0, (double)(avail - need) / 1048576.0);
             if (e->gpu_strict)
                 return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: not enough video memory for the "
                                      "codec decoder: it needs %.1f MiB beside the talker's %.1f MiB, %.1f MiB free "
@@ -70,14 +72,14 @@ static vox_status place_on_gpu(vox_engine *e, q3_model *m) {
                                      (double)need / 1048576.0, (double)avail / 1048576.0);
         } else if ((st = vx_codec_gpu_load(e->gpu, m->codec, &cg)) != VOX_OK) {
             if (st != VOX_ERR_UNSUPPORTED && st != VOX_ERR_OUT_OF_MEMORY) return st;
-            snprintf(why, sizeof why, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
-                     "the codec decoder because %s", vox_last_error());
-            e->cpu_reason = why;
+            vx_placement_reason(e, "embeddings, text projection, codec decoder and voice encoders run on the CPU; "
+                                "the codec decoder because %s", vox_last_error());
         } else {
             m->codec->gpu = cg;
             n_gpu += n_codec;
             need += cneed;
-            e->cpu_reason = "embeddings, text projection and voice encoders run on the CPU; the codec decoder on the GPU";
+            vx_placement_reason(e, "embeddings, text projection and voice encoders run on the CPU; the codec decoder "
+                                "on the GPU");
         }
     }
     e->matrices_gpu = n_gpu;
@@ -228,13 +230,12 @@ static vox_status q3_voice_speaker(vox_engine *e, const char *speaker, const cha
         return st;
     }
     vox_status st = fill_common(m, v, "speaker");
+    if (st == VOX_OK) st = vx_voice_put_text(v, "speaker", spk->key);
+    if (st == VOX_OK) st = vx_voice_put_text(v, "instruct", instruct ? instruct : "");
     if (st != VOX_OK) return st;
-    v->speaker = vx_strdup(spk->key);
-    v->instruct = vx_strdup(instruct ? instruct : "");
     v->name = vx_strdup(spk->key);
     v->language = vx_strdup("auto");
-    if (!v->speaker || !v->instruct || !v->name || !v->language)
-        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!v->name || !v->language) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     return VOX_OK;
 }
 
@@ -244,11 +245,11 @@ static vox_status q3_voice_design(vox_engine *e, const char *description, vox_vo
         return vox_set_error(VOX_ERR_UNSUPPORTED, "%s is a %s model: voices from a description need a VoiceDesign model",
                              vox_model_path(m->file), m->variant);
     vox_status st = fill_common(m, v, "design");
+    if (st == VOX_OK) st = vx_voice_put_text(v, "instruct", description ? description : "");
     if (st != VOX_OK) return st;
-    v->instruct = vx_strdup(description ? description : "");
     v->name = vx_strdup("designed");
     v->language = vx_strdup("auto");
-    if (!v->instruct || !v->name || !v->language) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!v->name || !v->language) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     return VOX_OK;
 }
 
@@ -261,19 +262,21 @@ static vox_status q3_voice_check(vox_engine *e, const vox_voice *v) {
         if (strcmp(m->variant, need[i].variant) != 0)
             return vox_set_error(VOX_ERR_UNSUPPORTED, "a %s voice needs a %s model; %s is %s", v->mode,
                                  need[i].variant, vox_model_path(m->file), m->variant);
-        if (v->speaker && v->speaker[0] && !find_ci(vox_json_get(m->manifest, "speakers"), v->speaker))
-            return vox_set_error(VOX_ERR_NOT_FOUND, "the voice's speaker \"%s\" is not in %s", v->speaker,
+        const char *speaker = vx_voice_text(v, "speaker");
+        if (speaker && speaker[0] && !find_ci(vox_json_get(m->manifest, "speakers"), speaker))
+            return vox_set_error(VOX_ERR_NOT_FOUND, "the voice's speaker \"%s\" is not in %s", speaker,
                                  vox_model_path(m->file));
         if (v->language && strcasecmp(v->language, "auto") != 0 &&
             !find_ci(vox_json_get(m->manifest, "languages"), v->language))
             return vox_set_error(VOX_ERR_NOT_FOUND, "the voice's language \"%s\" is not in %s", v->language,
                                  vox_model_path(m->file));
-        if (v->n_embedding && m->venc && (int32_t)v->n_embedding != q3_venc_embedding_dim(m->venc))
+        const vx_voice_array *emb = vx_voice_get_array(v, "speaker_embedding"), *rc = vx_voice_get_array(v, "ref_codes");
+        if (emb && m->venc && (int32_t)emb->count != q3_venc_embedding_dim(m->venc))
             return vox_set_error(VOX_ERR_FORMAT, "the voice's speaker embedding has %zu values, the model wants %d",
-                                 v->n_embedding, q3_venc_embedding_dim(m->venc));
-        if (v->n_ref_frames && m->codec && (int32_t)v->n_groups != q3_codec_groups(m->codec))
-            return vox_set_error(VOX_ERR_FORMAT, "the voice's reference codes have %zu groups, the model %d",
-                                 v->n_groups, q3_codec_groups(m->codec));
+                                 emb->count, q3_venc_embedding_dim(m->venc));
+        if (rc && m->codec && rc->shape[1] != q3_codec_groups(m->codec))
+            return vox_set_error(VOX_ERR_FORMAT, "the voice's reference codes have %lld groups, the model %d",
+                                 (long long)rc->shape[1], q3_codec_groups(m->codec));
         return VOX_OK;
     }
     return vox_set_error(VOX_ERR_FORMAT, "unknown voice mode \"%s\"", v->mode);
@@ -284,32 +287,54 @@ static vox_status q3_voice_check(vox_engine *e, const vox_voice *v) {
  * voice's default decoder_context; a failure here only means the first session primes itself. */
 static void prime_voice(vox_engine *e, const vox_voice *v) {
     q3_model *m = e->impl;
-    if (!m->codec || !m->primes || !v->ref_codes || v->n_ref_frames == 0 ||
-        (int32_t)v->n_groups != q3_codec_groups(m->codec))
-        return;
-    vox_synth_params p = vox_synth_default_params(e, v);
-    if (p.decoder != VOX_DECODER_STREAM) return;
-    int64_t ctx = p.decoder_context, n_ref = (int64_t)v->n_ref_frames;
+    const vx_voice_array *rc = vx_voice_get_array(v, "ref_codes");
+    if (!m->codec || !m->primes || !rc || rc->shape[0] == 0 || rc->shape[1] != q3_codec_groups(m->codec)) return;
+    q3_options p;   /* the decoder settings a session of this voice gets by default */
+    q3_option_defaults(e, &p);
+    vox_json_doc *d = NULL;
+    static const char *const seed[] = {"seed", NULL};
+    if (vx_options_parse(v->defaults, "defaults", &d) != VOX_OK ||
+        vx_options_apply(&q3_options_set, &p, vox_json_root(d), "defaults", seed) != VOX_OK)
+        q3_option_defaults(e, &p);
+    vox_json_free(d);
+    vox_clear_error();
+    if (p.decoder != Q3_DECODER_STREAM) return;
+    int64_t ctx = p.decoder_context, n_ref = rc->shape[0];
+    const int32_t *ref_codes = rc->data;
+    const int64_t G = rc->shape[1];
     if (ctx < 0 || ctx > n_ref) ctx = n_ref;
     if (ctx == 0) return;
     q3_stream *s = NULL;
     uint32_t fp = vx_fp_fast();
     if (q3_stream_create(m->codec, &s) != VOX_OK ||
-        q3_stream_prime_cached(m->primes, s, e->pool, v->ref_codes + (n_ref - ctx) * (int64_t)v->n_groups, ctx) != VOX_OK)
+        q3_stream_prime_cached(m->primes, s, e->pool, ref_codes + (n_ref - ctx) * G, ctx) != VOX_OK)
         vox_clear_error();
     vx_fp_restore(fp);
     q3_stream_free(s);
 }
 
+typedef struct q3_clone_options {
+    int32_t x_vector_only;
+} q3_clone_options;
+
+static const vx_option q3_clone_table[] = {
+    {"x_vector_only", VX_OPT_BOOL, offsetof(q3_clone_options, x_vector_only), 0, 0, 0, 0, NULL,
+     "the speaker embedding alone: no transcript needed, no reference codes in the prompt"},
+};
+static const vx_option_set q3_clone_set = {q3_clone_table, 1, sizeof(q3_clone_options)};
+
 static vox_status q3_voice_clone_abi(vox_engine *e, const float *mono, size_t n, int32_t sample_rate,
-                                     const vox_clone_params *p, vox_voice *v) {
+                                     const vox_clone_params *p, const void *clone_opts, vox_voice *v) {
     q3_model *m = e->impl;
+    const q3_clone_options *co = clone_opts;
     if (strcmp(m->variant, "base") != 0)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "%s is a %s model: cloning a voice needs a Base model",
                              vox_model_path(m->file), m->variant);
-    vox_status st = fill_common(m, v, p->x_vector_only ? "xvector" : "icl");
+    vox_status st = fill_common(m, v, co->x_vector_only ? "xvector" : "icl");
     if (st != VOX_OK) return st;
-    st = q3_voice_clone(e, mono, n, sample_rate, p, v);
+    double t0 = vx_now_ms();
+    st = q3_voice_clone(e, mono, n, sample_rate, p, co->x_vector_only, v);
+    vx_stats_stage(e, Q3_ST_VOICE, vx_now_ms() - t0, 1);
     /* the encoders' weights (~260 MB for 0.6B/1.7B Base) are not needed to speak: let them go from
      * the resident set until the next voice is made */
     static const char *const encoders[] = {"speaker_encoder.", "speech_tokenizer.encoder."};
@@ -319,21 +344,102 @@ static vox_status q3_voice_clone_abi(vox_engine *e, const float *mono, size_t n,
     return VOX_OK;
 }
 
+/* ------------------------------------------------------------------------------ verification */
+/* decode: codes (I32 [frames][groups]) after the optional ref_codes through the codec decoder, in the
+ * mode of the scalar inputs reference (0: stream, 1: reference), context (stream warm-up frames, -1:
+ * all) and chunk_frames; output "audio". */
+static int32_t scalar(const vox_array *in, size_t n, const char *name, int32_t def, vox_status *st) {
+    const vox_array *a = vx_run_input(in, n, name);
+    if (!a) return def;
+    if (a->dtype != VOX_DTYPE_I32 || vx_array_count(a) != 1) {
+        *st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "decode: %s must be one I32", name);
+        return def;
+    }
+    return *(const int32_t *)a->data;
+}
+
+static vox_status run_decode(vox_engine *e, const vox_array *in, size_t n_in, vox_trace *t) {
+    const q3_model *m = e->impl;
+    vox_status st = VOX_OK;
+    const vox_array *codes = vx_run_input(in, n_in, "codes"), *ref = vx_run_input(in, n_in, "ref_codes");
+    const int64_t G = m->codec ? q3_codec_groups(m->codec) : 16;
+    if (!codes || codes->dtype != VOX_DTYPE_I32 || codes->ndim != 2 || codes->shape[1] != G ||
+        (ref && (ref->dtype != VOX_DTYPE_I32 || ref->ndim != 2 || ref->shape[1] != G)))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "decode: needs codes (and optionally ref_codes), I32 [frames][%lld]",
+                             (long long)G);
+    int32_t mode = scalar(in, n_in, "reference", 0, &st), ctx = scalar(in, n_in, "context", 50, &st),
+            chunk = scalar(in, n_in, "chunk_frames", 4, &st);
+    if (st != VOX_OK) return st;
+    size_t n_ref = ref ? (size_t)ref->shape[0] : 0, n = 0;
+    const int32_t *rc = ref && n_ref ? ref->data : NULL;
+    double t0 = vx_now_ms();
+    st = q3_decode(e, codes->data, (size_t)codes->shape[0], rc, n_ref, mode, ctx, chunk, NULL, 0, &n);
+    float *pcm = st == VOX_OK ? malloc(n * sizeof *pcm + 1) : NULL;
+    if (st == VOX_OK && !pcm) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    if (st == VOX_OK) st = q3_decode(e, codes->data, (size_t)codes->shape[0], rc, n_ref, mode, ctx, chunk, pcm, n, &n);
+    vx_stats_stage(e, Q3_ST_DECODER, vx_now_ms() - t0, (uint64_t)codes->shape[0]);
+    int64_t shape[1] = {(int64_t)n};
+    if (st == VOX_OK) st = vx_trace_put(t, "audio", VOX_DTYPE_F32, 1, shape, pcm);
+    free(pcm);
+    return st;
+}
+
+static const vx_entry q3_entries[] = {
+    {"prompt", 1, "text (U8)", "prompt", "the talker's prefill input embeddings [rows][hidden] for the voice, text and "
+                                          "options"},
+    {"teacher_force", 1, "text (U8), codes (I32 [frames][groups])", "talker_logits, predictor_logits",
+     "the talker and code predictor on the given codes instead of sampling: raw logits of every step"},
+    {"decode", 0, "codes, ref_codes (I32 [frames][groups]); reference, context, chunk_frames (I32 scalars)", "audio",
+     "codes through the codec decoder in stream or reference mode, as a session decodes them"},
+};
+
+static vox_status q3_run(vox_engine *e, vox_session *s, const vx_entry *entry, const vox_array *in, size_t n_in,
+                         vox_trace *t) {
+    if (!strcmp(entry->name, "prompt")) return q3_run_prompt(s, t);
+    if (!strcmp(entry->name, "teacher_force")) return q3_run_teacher_force(s, vx_run_input(in, n_in, "codes"), t);
+    return run_decode(e, in, n_in, t);
+}
+
+static const vx_voice_array_spec q3_voice_arrays[] = {
+    {"speaker_embedding", VOX_DTYPE_F32, 1, {0, 0}},
+    {"ref_codes", VOX_DTYPE_I32, 2, {0, 0}},
+    {"ref_text_tokens", VOX_DTYPE_I32, 1, {0, 0}},
+    {"source_wav", VOX_DTYPE_F32, 1, {0, 0}},
+};
+static const char *const q3_voice_texts[] = {"ref_text", "speaker", "instruct", NULL};
+static const vx_voice_mode q3_voice_modes[] = {
+    {"icl", "base", {"speaker_embedding", "ref_codes", "ref_text_tokens"}, {"source_wav"}, "ref_text"},
+    {"xvector", "base", {"speaker_embedding"}, {"source_wav"}, NULL},
+    {"speaker", "custom_voice", {NULL}, {NULL}, "speaker"},
+    {"design", "voice_design", {NULL}, {NULL}, "instruct"},
+};
+static const vx_voice_schema q3_voices = {q3_voice_arrays, 4, q3_voice_texts, q3_voice_modes, 4, 0};
+static const char *const q3_device_options[] = {"codec", NULL};
+static const char *const q3_session_outputs[] = {"codes", NULL};
+
 const vx_family vx_family_qwen3 = {
     .name = "qwen3_tts",
+    .check_manifest = q3_check_manifest,
     .load = q3_load,
     .unload = q3_unload,
+    .device_options = q3_device_options,
+    .stages = q3_stage_names,
     .tokenize = q3_tokenize_abi,
+    .voices = &q3_voices,
+    .clone_options = &q3_clone_set,
     .voice_clone = q3_voice_clone_abi,
     .voice_speaker = q3_voice_speaker,
     .voice_design = q3_voice_design,
     .voice_check = q3_voice_check,
-    .default_params = q3_default_params,
+    .synth_options = &q3_options_set,
+    .option_defaults = q3_option_defaults,
+    .options_check = q3_options_check,
     .session_init = q3_session_init,
     .session_pull = q3_session_pull,
     .session_free = q3_session_free,
-    .session_codes = q3_session_codes,
-    .session_prompt = q3_session_prompt,
-    .session_teacher_force = q3_session_teacher_force,
-    .decode = q3_decode,
+    .session_outputs = q3_session_outputs,
+    .session_output = q3_session_output,
+    .entries = q3_entries,
+    .n_entries = sizeof q3_entries / sizeof q3_entries[0],
+    .run = q3_run,
 };

@@ -129,7 +129,7 @@ void q3_predict(q3_sess *q, int32_t *codes, int forced, float *logits_out) {
     if (q->gpu && !forced && q->gpu_sampling) {
         /* the whole frame in one submission: passes, heads, choices and embeddings on the GPU */
         float u[64];
-        for (int64_t g = 1; g < G && g <= 64; g++) u[g - 1] = (float)vox_philox_uniform(q->s->params.seed, frame, (uint32_t)g);
+        for (int64_t g = 1; g < G && g <= 64; g++) u[g - 1] = (float)vox_philox_uniform(q->s->seed, frame, (uint32_t)g);
         vx_gsampler sp = {q->pred_sp.do_sample, q->pred_sp.temperature, q->pred_sp.top_k, q->pred_sp.top_p};
         vox_status st = vx_q3_predict_frame(q->gpu, q->pin, &sp, u, codes);
         if (st != VOX_OK && q->gpu_status == VOX_OK) q->gpu_status = st;
@@ -142,7 +142,7 @@ void q3_predict(q3_sess *q, int32_t *codes, int forced, float *logits_out) {
         if (!forced) {
             memcpy(q->scores, lg, (size_t)V * sizeof(float));
             q3_warp(q->scores, V, &q->pred_sp, &q->swp);
-            codes[g] = q3_choose(q->scores, V, q->pred_sp.do_sample, q->s->params.seed, frame, (uint32_t)g, &q->swp);
+            codes[g] = q3_choose(q->scores, V, q->pred_sp.do_sample, q->s->seed, frame, (uint32_t)g, &q->swp);
         }
         if (g + 1 < G) {
             vx_gather_rows(&lm->pemb[g - 1], &codes[g], 1, q->pin);
@@ -183,9 +183,9 @@ static int next_code0(q3_sess *q, vox_status *st) {
         q->pending_adv = 0;
     }
     memcpy(q->scores, q->logits, (size_t)lm->vocab * sizeof(float));
-    q3_process_talker(q->scores, lm->vocab, q->distinct, q->n_distinct, q->n_hist, q->s->params.repetition_penalty,
+    q3_process_talker(q->scores, lm->vocab, q->distinct, q->n_distinct, q->n_hist, q->o->repetition_penalty,
                       lm->codec_eos, 2, &q->talker_sp, &q->swt);
-    const int32_t c = q3_choose(q->scores, lm->vocab, q->talker_sp.do_sample, q->s->params.seed, (uint32_t)f, 0, &q->swt);
+    const int32_t c = q3_choose(q->scores, lm->vocab, q->talker_sp.do_sample, q->s->seed, (uint32_t)f, 0, &q->swt);
     q->n_hist++;
     if (!q->seen[c]) {
         q->seen[c] = 1;
@@ -213,7 +213,7 @@ int q3_next_frame(q3_sess *q, vox_status *st) {
     q->have_code0 = 0;
     q->pending_adv = 1;
     q->n_frames++;
-    q->gen.frames_generated++;
+    q->gen.frames++;
     return Q3_FRAME;
 }
 

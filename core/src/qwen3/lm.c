@@ -281,8 +281,35 @@ int64_t q3_guard_steps(const q3_lm *lm, int64_t n_text) {
     return g < lm->gen_max_new_tokens ? g : lm->gen_max_new_tokens;
 }
 
-/* ------------------------------------------------------------------------------ default parameters */
-static void apply_defaults(const vox_json *o, vox_synth_params *p, bool voice) {
+/* ------------------------------------------------------------------------------ options */
+#define F(name, type, lo, hi, lo_open, doc) {#name, type, offsetof(q3_options, name), lo, hi, lo_open, 0, NULL, doc}
+static const vx_option q3_option_table[] = {
+    F(do_sample, VX_OPT_BOOL, 0, 0, 0, "sample the talker's codes (false: greedy)"),
+    F(temperature, VX_OPT_FLOAT, 0, 100, 0, "the talker's sampling temperature (> 0 when sampling)"),
+    F(top_k, VX_OPT_INT, 0, 1 << 20, 0, "keep the k most likely talker codes (0: off)"),
+    F(top_p, VX_OPT_FLOAT, 0, 1, 1, "nucleus sampling of the talker: the smallest set of codes with this mass (1: off)"),
+    F(repetition_penalty, VX_OPT_FLOAT, 0, 100, 1, "penalty on talker codes already generated (1: off)"),
+    F(subtalker_do_sample, VX_OPT_BOOL, 0, 0, 0, "sample the code predictor's codes (false: greedy)"),
+    F(subtalker_temperature, VX_OPT_FLOAT, 0, 100, 0, "the code predictor's temperature (> 0 when sampling)"),
+    F(subtalker_top_k, VX_OPT_INT, 0, 1 << 20, 0, "top-k of the code predictor (0: off)"),
+    F(subtalker_top_p, VX_OPT_FLOAT, 0, 1, 1, "top-p of the code predictor (1: off)"),
+    F(max_new_tokens, VX_OPT_INT, 0, 1 << 20, 0, "talker steps at most (frames = steps - 1); 0: a guard that grows "
+                                                 "with the text"),
+    {"decoder", VX_OPT_ENUM, offsetof(q3_options, decoder), 0, 0, 0, 0, "stream|reference",
+     "stream: the streaming decoder with carried state; reference: the official 300-frame pieces, one chunk at "
+     "the end"},
+    F(decoder_context, VX_OPT_INT, -1, 1 << 20, 0, "stream decoder: reference frames to warm up with (-1: all)"),
+    F(chunk_frames, VX_OPT_INT, 1, 1 << 20, 0, "codec frames per audio chunk (4 = 320 ms)"),
+    F(non_streaming_text, VX_OPT_BOOL, 0, 0, 0, "put the whole text into the prompt (the official non_streaming_mode)"),
+};
+#undef F
+const vx_option_set q3_options_set = {q3_option_table, sizeof q3_option_table / sizeof q3_option_table[0],
+                                      sizeof(q3_options)};
+const char *const q3_stage_names[Q3_STAGES + 1] = {"prefill", "talker", "predictor", "decoder", "voice", NULL};
+
+/* The generation config's sampling keys, as the official code reads them (it spells one
+ * subtalker_dosample); its max_new_tokens is the guard's cap, not a default. Other keys are ignored. */
+static void apply_generation(const vox_json *o, q3_options *p) {
     if (!o || o->type != VOX_JSON_OBJECT) return;
     for (const vox_json *c = o->child; c; c = c->next) {
         if (c->type != VOX_JSON_NUMBER && c->type != VOX_JSON_TRUE && c->type != VOX_JSON_FALSE) continue;
@@ -297,24 +324,25 @@ static void apply_defaults(const vox_json *o, vox_synth_params *p, bool voice) {
         else if (!strcmp(k, "subtalker_temperature")) p->subtalker_temperature = (float)v;
         else if (!strcmp(k, "subtalker_top_k")) p->subtalker_top_k = (int32_t)v;
         else if (!strcmp(k, "subtalker_top_p")) p->subtalker_top_p = (float)v;
-        else if (!voice) continue; /* the model's max_new_tokens (8192) is the guard's cap, not a default */
-        else if (!strcmp(k, "seed") && c->is_integer && c->integer >= 0) p->seed = (uint64_t)c->integer;
-        else if (!strcmp(k, "max_new_tokens") && v >= 0) p->max_new_tokens = (int32_t)v;
-        else if (!strcmp(k, "chunk_frames") && v >= 1) p->chunk_frames = (int32_t)v;
-        else if (!strcmp(k, "decoder_context") && v >= -1) p->decoder_context = (int32_t)v;
-        else if (!strcmp(k, "non_streaming_text")) p->non_streaming_text = v != 0;
     }
 }
 
-void q3_default_params(const vox_engine *e, const vox_voice *v, vox_synth_params *p) {
-    const q3_model *m = e->impl;
-    if (m) apply_defaults(m->generation, p, false);
-    if (v && v->defaults && v->defaults[0]) {
-        vox_json_doc *doc = NULL;
-        vox_json_error err;
-        if (vox_json_parse(v->defaults, strlen(v->defaults), &doc, &err) == VOX_OK) {
-            apply_defaults(vox_json_root(doc), p, true);
-            vox_json_free(doc);
-        }
-    }
+void q3_option_defaults(const vox_engine *e, void *opts) {
+    q3_options *p = opts;
+    *p = (q3_options){.do_sample = 1, .temperature = 0.9f, .top_k = 50, .top_p = 1.0f, .repetition_penalty = 1.05f,
+                      .subtalker_do_sample = 1, .subtalker_temperature = 0.9f, .subtalker_top_k = 50,
+                      .subtalker_top_p = 1.0f, .decoder = Q3_DECODER_STREAM, .decoder_context = 50, .chunk_frames = 4};
+    const q3_model *m = e ? e->impl : NULL;
+    if (m) apply_generation(m->generation, p);
+}
+
+vox_status q3_options_check(const vox_engine *e, const void *opts) {
+    (void)e;
+    const q3_options *p = opts;
+    if (p->do_sample && !(p->temperature > 0))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "options: temperature must be > 0 when do_sample is on");
+    if (p->subtalker_do_sample && !(p->subtalker_temperature > 0))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                             "options: subtalker_temperature must be > 0 when subtalker_do_sample is on");
+    return VOX_OK;
 }

@@ -7,6 +7,7 @@
 #ifndef VOX_QWEN3_LM_H
 #define VOX_QWEN3_LM_H
 
+#include "../family.h"
 #include "model.h"
 
 /* The default guard (vox_synth_params.max_new_tokens = 0): talker steps at most
@@ -41,14 +42,41 @@
 vox_status q3_lm_load(const q3_model *m, q3_lm **out);
 void q3_lm_free(q3_lm *lm);
 
-/* The family's session functions (family.c forwards to them; see struct vx_family in engine.h). */
-void q3_default_params(const vox_engine *e, const vox_voice *v, vox_synth_params *p);
+/* The family's synthesis options (vox_synth_params.options; the table is in lm.c). The defaults are
+ * the official ones (Qwen3TTSModel._merge_generate_kwargs), then the model's generation config. */
+typedef struct q3_options {
+    int32_t do_sample;          /* 0: greedy */
+    float temperature;
+    int32_t top_k;              /* 0: off */
+    float top_p;                /* 1: off */
+    float repetition_penalty;   /* 1: off */
+    int32_t subtalker_do_sample;
+    float subtalker_temperature;
+    int32_t subtalker_top_k;
+    float subtalker_top_p;
+    int32_t max_new_tokens;     /* talker steps at most (frames = steps - 1); 0: the guard */
+    int32_t decoder;            /* Q3_DECODER_STREAM: streaming decoder warmed up with the last reference
+                                   frames; REFERENCE: the official scheme (300-frame pieces, 25 frames of
+                                   context), the audio in one chunk at the end */
+    int32_t decoder_context;    /* stream mode: reference frames to warm up with; -1: all */
+    int32_t chunk_frames;       /* codec frames per audio chunk */
+    int32_t non_streaming_text; /* 1: the whole text goes into the prompt (the official non_streaming_mode) */
+} q3_options;
+extern const vx_option_set q3_options_set;
+void q3_option_defaults(const vox_engine *e, void *opts);
+vox_status q3_options_check(const vox_engine *e, const void *opts);
+
+/* The family's stages (vox_engine_stage_stats), in order. */
+enum { Q3_ST_PREFILL, Q3_ST_TALKER, Q3_ST_PREDICTOR, Q3_ST_DECODER, Q3_ST_VOICE, Q3_STAGES };
+extern const char *const q3_stage_names[Q3_STAGES + 1];
+
+/* The family's session functions (family.c forwards to them; see struct vx_family in family.h). */
 vox_status q3_session_init(vox_session *s);
 vox_status q3_session_pull(vox_session *s, vox_chunk *out);
 void q3_session_free(vox_session *s);
-vox_status q3_session_codes(const vox_session *s, const int32_t **codes, size_t *n_frames, size_t *n_groups);
-vox_status q3_session_prompt(vox_session *s, const float **embeds, size_t *n_rows, size_t *dim);
-vox_status q3_session_teacher_force(vox_session *s, const int32_t *codes, size_t n_frames, float *talker_logits,
-                                    float *predictor_logits);
+vox_status q3_session_output(vox_session *s, const char *name, vox_array *out);
+/* Verification entries (family.c's table): the talker's prefill input, teacher forcing. */
+vox_status q3_run_prompt(vox_session *s, vox_trace *t);
+vox_status q3_run_teacher_force(vox_session *s, const vox_array *codes, vox_trace *t);
 
 #endif

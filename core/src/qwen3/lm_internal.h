@@ -123,8 +123,15 @@ enum { Q3_FRAME = 0, Q3_STOP = 1, Q3_NEED_TEXT = 2, Q3_ERROR = 3 };
 #define Q3_CHUNK_ROWS 64   /* prefill rows per forward (cancellation is checked between them); 64
                              * rather than 32: the weights are streamed once per 64 rows (prefill -14%) */
 
+/* Statistics of a session's stages, reported to the engine (vx_stats_stage) by the pulling thread. */
+typedef struct q3_stats {
+    double prefill_ms, talker_ms, predictor_ms, decoder_ms;
+    uint64_t prefills, frames, decoded;
+} q3_stats;
+
 typedef struct q3_sess {
     vox_session *s;
+    const q3_options *o;                /* the session's options (s->opts) */
     const q3_model *m;
     const q3_lm *lm;
     vx_pool *pool;
@@ -191,10 +198,10 @@ typedef struct q3_sess {
     int32_t *dec_codes;                 /* the codes of the chunk being decoded, apart from q->codes */
     size_t dec_cap;
     int64_t n_chunks, n_overlapped;     /* streamed chunks; those decoded beside a worker (VOX_PROFILE) */
-    vox_engine_stats gen;               /* generation statistics (talker, predictor, frames), merged into delta
+    q3_stats gen;                       /* generation statistics (talker, predictor, frames), merged into delta
                                            by the pulling thread when no worker runs */
     /* statistics: not yet reported to the engine / totals for VOX_PROFILE */
-    vox_engine_stats delta;
+    q3_stats delta;
     double tot_prefill, tot_talker, tot_pred, tot_dec;
     int64_t tot_frames, tot_samples, tot_steps;
 } q3_sess;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "../family.h"
 #include "codec.h"
 #include "lm_internal.h"
 #include "../vulkan/q3_gpu.h"
@@ -41,7 +42,7 @@ vox_status q3_session_init(vox_session *s) {
     q->m = m;
     q->lm = m->lm;
     q->pool = s->engine->pool;
-    const vox_synth_params *p = &s->params;
+    const q3_options *p = q->o = s->opts;
     q->talker_sp = (q3_sampler){p->do_sample != 0, p->temperature, p->top_k, p->top_p};
     q->pred_sp = (q3_sampler){p->subtalker_do_sample != 0, p->subtalker_temperature, p->subtalker_top_k,
                               p->subtalker_top_p};
@@ -60,16 +61,21 @@ vox_status q3_session_init(vox_session *s) {
 }
 
 static void report(q3_sess *q) {
-    vox_engine_stats *d = &q->delta;
+    q3_stats *d = &q->delta;
     if (!q->worker_on) {   /* the generation's own counters, while no worker writes them */
         d->talker_ms += q->gen.talker_ms, d->predictor_ms += q->gen.predictor_ms;
-        d->frames_generated += q->gen.frames_generated;
+        d->frames += q->gen.frames;
         memset(&q->gen, 0, sizeof q->gen);
     }
     q->tot_prefill += d->prefill_ms, q->tot_talker += d->talker_ms, q->tot_pred += d->predictor_ms;
-    q->tot_dec += d->decoder_ms, q->tot_frames += (int64_t)d->frames_generated;
-    q->tot_samples += (int64_t)d->samples_produced;
-    vx_stats_add(q->s->engine, d);
+    q->tot_dec += d->decoder_ms, q->tot_frames += (int64_t)d->frames;
+    vox_engine *e = q->s->engine;
+    if (d->prefills || d->prefill_ms > 0) vx_stats_stage(e, Q3_ST_PREFILL, d->prefill_ms, d->prefills);
+    if (d->frames || d->talker_ms > 0) {
+        vx_stats_stage(e, Q3_ST_TALKER, d->talker_ms, d->frames);
+        vx_stats_stage(e, Q3_ST_PREDICTOR, d->predictor_ms, d->frames);
+    }
+    if (d->decoded || d->decoder_ms > 0) vx_stats_stage(e, Q3_ST_DECODER, d->decoder_ms, d->decoded);
     memset(d, 0, sizeof *d);
 }
 
@@ -119,6 +125,7 @@ static vox_status prepare(q3_sess *q, int *need_text) {
     double t0 = vx_now_ms();
     st = q3_prefill(q);
     q->delta.prefill_ms += vx_now_ms() - t0;
+    q->delta.prefills++;
     return st;
 }
 
@@ -130,7 +137,7 @@ static vox_status decode_stream(q3_sess *q, const int32_t *codes, int64_t first,
     double t0 = vx_now_ms();
     if (!q->stream) {
         if ((st = q3_stream_create(codec, &q->stream))) return st;
-        int64_t ctx = q->s->params.decoder_context;
+        int64_t ctx = q->o->decoder_context;
         if (ctx < 0 || ctx > q->n_ref) ctx = q->n_ref;
         if (ctx > 0 &&
             (st = q3_stream_prime_cached(q->m->primes, q->stream, q->pool, q->ref_codes + (q->n_ref - ctx) * G, ctx)))
@@ -139,13 +146,14 @@ static vox_status decode_stream(q3_sess *q, const int32_t *codes, int64_t first,
     if ((st = ensure_pcm(q, (size_t)(n * spf)))) return st;
     if ((st = q3_stream_push(q->stream, q->pool, codes, n, q->pcm))) return st;
     q->delta.decoder_ms += vx_now_ms() - t0;
+    q->delta.decoded += (uint64_t)n;
     out->kind = VOX_CHUNK_AUDIO;
     out->samples = q->pcm;
     out->n_samples = (size_t)(n * spf);
     out->sample_rate = q3_codec_sample_rate(codec);
     out->first_frame = (uint32_t)first;
     out->n_frames = (uint32_t)n;
-    q->delta.samples_produced += out->n_samples;
+    q->tot_samples += (int64_t)out->n_samples;
     return VOX_OK;
 }
 
@@ -168,6 +176,7 @@ static vox_status decode_reference(q3_sess *q, vox_chunk *out) {
     free(all);
     const int64_t cut = nr ? q3_reference_cut(nr, total, ns) : 0;
     q->delta.decoder_ms += vx_now_ms() - t0;
+    q->delta.decoded += (uint64_t)total;
     out->kind = VOX_CHUNK_AUDIO;
     out->samples = q->pcm + cut;
     out->n_samples = (size_t)(ns - cut);
@@ -175,7 +184,7 @@ static vox_status decode_reference(q3_sess *q, vox_chunk *out) {
     out->first_frame = 0;
     out->n_frames = (uint32_t)q->n_frames;
     out->is_last = 1;
-    q->delta.samples_produced += out->n_samples;
+    q->tot_samples += (int64_t)out->n_samples;
     return VOX_OK;
 }
 
@@ -201,7 +210,7 @@ static int generate_chunk(q3_sess *q, int64_t want, vox_status *st) {
 static void *chunk_worker(void *arg) {
     q3_sess *q = arg;
     vx_fp_fast();
-    q->worker_r = generate_chunk(q, q->s->params.chunk_frames, &q->worker_st);
+    q->worker_r = generate_chunk(q, q->o->chunk_frames, &q->worker_st);
     if (q->worker_r == Q3_ERROR) snprintf(q->worker_err, sizeof q->worker_err, "%s", vox_last_error());
     return NULL;
 }
@@ -220,7 +229,7 @@ static void join_worker(q3_sess *q) {
 static const int32_t *overlap_next(q3_sess *q, int64_t first, int64_t n) {
     const int64_t G = q->lm->n_groups;
     const int32_t *codes = q->codes + first * G;
-    if (!q->overlap || !q->final || q->s->params.decoder == VOX_DECODER_REFERENCE) return codes;
+    if (!q->overlap || !q->final || q->o->decoder == Q3_DECODER_REFERENCE) return codes;
     if ((size_t)(n * G) > q->dec_cap) {
         int32_t *c = realloc(q->dec_codes, (size_t)(n * G) * sizeof *c);
         if (!c) return codes;   /* no overlap this time: decoded in sequence */
@@ -244,7 +253,7 @@ static vox_status pull(q3_sess *q, vox_chunk *out) {
         out->kind = VOX_CHUNK_END;
         return VOX_OK;
     }
-    const int reference = q->s->params.decoder == VOX_DECODER_REFERENCE;
+    const int reference = q->o->decoder == Q3_DECODER_REFERENCE;
     int64_t first;
     int r;
     if (q->ahead) {   /* this chunk's frames were generated while the last one was decoded */
@@ -260,7 +269,7 @@ static vox_status pull(q3_sess *q, vox_chunk *out) {
             return VOX_OK;
         }
         first = q->n_frames;
-        r = generate_chunk(q, reference ? INT64_MAX : q->s->params.chunk_frames, &st);
+        r = generate_chunk(q, reference ? INT64_MAX : q->o->chunk_frames, &st);
         if (r == Q3_ERROR) return st;
     }
     if (reference) {
@@ -305,27 +314,29 @@ vox_status q3_session_pull(vox_session *s, vox_chunk *out) {
     return st;
 }
 
-vox_status q3_session_codes(const vox_session *s, const int32_t **codes, size_t *n_frames, size_t *n_groups) {
+vox_status q3_session_output(vox_session *s, const char *name, vox_array *out) {
     q3_sess *q = s->impl;
+    (void)name;   /* "codes", the only one (family.c's list) */
     join_worker(q);   /* the codes so far, the chunk being generated ahead included */
     static const int32_t none[1] = {0};
-    *codes = q->codes ? q->codes : none;
-    *n_frames = (size_t)q->n_frames;
-    *n_groups = (size_t)q->lm->n_groups;
+    out->name = "codes";
+    out->dtype = VOX_DTYPE_I32;
+    out->ndim = 2;
+    out->shape[0] = q->n_frames;
+    out->shape[1] = q->lm->n_groups;
+    out->data = q->codes ? q->codes : none;
     return VOX_OK;
 }
 
-vox_status q3_session_prompt(vox_session *s, const float **embeds, size_t *n_rows, size_t *dim) {
+vox_status q3_run_prompt(vox_session *s, vox_trace *t) {
     q3_sess *q = s->impl;
     vox_status st;
     uint32_t fp = vx_fp_fast();
     if (!(st = q3_sess_update_text(q))) st = q3_sess_build_prompt(q);
     vx_fp_restore(fp);
     if (st) return st;
-    *embeds = q->prompt;
-    *n_rows = (size_t)q->n_prompt;
-    *dim = (size_t)q->lm->talker.hidden;
-    return VOX_OK;
+    int64_t shape[2] = {q->n_prompt, q->lm->talker.hidden};
+    return vx_trace_put(t, "prompt", VOX_DTYPE_F32, 2, shape, q->prompt);
 }
 
 static vox_status teacher_force(q3_sess *q, const int32_t *codes, size_t n_frames, float *tl, float *pl) {
@@ -362,11 +373,25 @@ static vox_status teacher_force(q3_sess *q, const int32_t *codes, size_t n_frame
     return VOX_OK;
 }
 
-vox_status q3_session_teacher_force(vox_session *s, const int32_t *codes, size_t n_frames, float *talker_logits,
-                                    float *predictor_logits) {
+/* teacher_force: codes (I32 [frames][groups]) instead of sampling; the raw talker logits
+ * [frames + 1][vocab] and predictor logits [frames][groups - 1][codebook] of every step. */
+vox_status q3_run_teacher_force(vox_session *s, const vox_array *codes, vox_trace *t) {
     q3_sess *q = s->impl;
-    uint32_t fp = vx_fp_fast();
-    vox_status st = teacher_force(q, codes, n_frames, talker_logits, predictor_logits);
-    vx_fp_restore(fp);
+    const int64_t G = q->lm->n_groups, V = q->lm->vocab, PV = q->lm->pvocab;
+    if (!codes || codes->dtype != VOX_DTYPE_I32 || codes->ndim != 2 || codes->shape[1] != G)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "teacher_force: needs codes, I32 [frames][%lld]", (long long)G);
+    const size_t n = (size_t)codes->shape[0];
+    float *tl = malloc((n + 1) * (size_t)V * sizeof *tl), *pl = malloc((n ? n : 1) * (size_t)((G - 1) * PV) * sizeof *pl);
+    vox_status st = tl && pl ? VOX_OK : vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    if (st == VOX_OK) {
+        uint32_t fp = vx_fp_fast();
+        st = teacher_force(q, codes->data, n, tl, pl);
+        vx_fp_restore(fp);
+    }
+    int64_t ts[2] = {(int64_t)n + 1, V}, ps[3] = {(int64_t)n, G - 1, PV};
+    if (st == VOX_OK) st = vx_trace_put(t, "talker_logits", VOX_DTYPE_F32, 2, ts, tl);
+    if (st == VOX_OK) st = vx_trace_put(t, "predictor_logits", VOX_DTYPE_F32, 3, ps, pl);
+    free(tl);
+    free(pl);
     return st;
 }

@@ -21,6 +21,12 @@ typedef struct q3_codec q3_codec;
 typedef struct q3_venc q3_venc;
 typedef struct q3_prime_cache q3_prime_cache;
 
+/* The codec decoder's two modes (the decoder option; q3_decode). */
+enum { Q3_DECODER_STREAM = 0, Q3_DECODER_REFERENCE = 1 };
+
+/* The family's manifest check (manifest.c). */
+vox_status q3_check_manifest(const vox_model *m, const vox_json *root);
+
 typedef struct q3_model {
     const vox_model *file;
     const vox_json *manifest;        /* root object */

@@ -39,7 +39,7 @@ vox_status q3_sess_resolve(q3_sess *q) {
     q->mode = !strcmp(mode, "icl") ? Q3_ICL : !strcmp(mode, "xvector") ? Q3_XVECTOR
             : !strcmp(mode, "speaker") ? Q3_SPEAKER : !strcmp(mode, "design") ? Q3_DESIGN : -1;
     if (q->mode < 0) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "unknown voice mode \"%s\"", mode);
-    q->nonstream = q->s->params.non_streaming_text != 0;
+    q->nonstream = q->o->non_streaming_text != 0;
 
     /* language: auto (no language id) or a non-dialect language of the model, any case */
     const char *lang = q->s->language ? q->s->language : "auto";
@@ -65,31 +65,35 @@ vox_status q3_sess_resolve(q3_sess *q) {
     q->spk_embed = NULL;
     const char *instruct = NULL;
     const int64_t H = lm->talker.hidden;
+    const vx_voice_array *emb = vx_voice_get_array(v, "speaker_embedding"), *rc = vx_voice_get_array(v, "ref_codes"),
+                         *rt = vx_voice_get_array(v, "ref_text_tokens");
     if (q->mode == Q3_ICL || q->mode == Q3_XVECTOR) {
-        if (!v->embedding || (int64_t)v->n_embedding != H)
+        if (!emb || (int64_t)emb->count != H)
             return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the voice's speaker embedding has %zu values, the talker "
-                                 "wants %lld", v->n_embedding, (long long)H);
-        q->spk_embed = v->embedding;
+                                 "wants %lld", emb ? emb->count : 0, (long long)H);
+        q->spk_embed = emb->data;
     }
     if (q->mode == Q3_ICL) {
-        if (!v->ref_codes || v->n_ref_frames == 0 || (int64_t)v->n_groups != lm->n_groups)
+        if (!rc || rc->shape[0] == 0 || rc->shape[1] != lm->n_groups)
             return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "an ICL voice needs reference codes with %lld groups",
                                  (long long)lm->n_groups);
-        if (!v->ref_text_tokens || v->n_ref_text_tokens < 5)
+        if (!rt || rt->count < 5)
             return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "an ICL voice needs its reference text tokens");
-        for (size_t i = 0; i < v->n_ref_frames * v->n_groups; i++)
-            if (v->ref_codes[i] < 0 || v->ref_codes[i] >= (i % v->n_groups ? lm->pvocab : lm->vocab))
+        const int32_t *codes = rc->data, *toks = rt->data;
+        const size_t G = (size_t)rc->shape[1];
+        for (size_t i = 0; i < rc->count; i++)
+            if (codes[i] < 0 || codes[i] >= (i % G ? lm->pvocab : lm->vocab))
                 return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the voice's reference codes are out of range");
-        for (size_t i = 0; i < v->n_ref_text_tokens; i++)
-            if (v->ref_text_tokens[i] < 0 || v->ref_text_tokens[i] >= lm->text_vocab)
+        for (size_t i = 0; i < rt->count; i++)
+            if (toks[i] < 0 || toks[i] >= lm->text_vocab)
                 return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the voice's reference text tokens are out of range");
-        q->ref_codes = v->ref_codes;
-        q->n_ref = (int64_t)v->n_ref_frames;
-        q->ref_ids = v->ref_text_tokens + 3; /* ref_text(...) ids [3:-2] */
-        q->n_ref_ids = (int64_t)v->n_ref_text_tokens - 5;
+        q->ref_codes = codes;
+        q->n_ref = rc->shape[0];
+        q->ref_ids = toks + 3; /* ref_text(...) ids [3:-2] */
+        q->n_ref_ids = (int64_t)rt->count - 5;
     }
     if (q->mode == Q3_SPEAKER) {
-        const char *name = v->speaker ? v->speaker : "";
+        const char *name = vx_voice_text(v, "speaker") ? vx_voice_text(v, "speaker") : "";
         const vox_json *spk = find_ci(vox_json_get(tc, "spk_id"), name);
         if (!spk || spk->type != VOX_JSON_NUMBER || !spk->is_integer || spk->integer < 0 || spk->integer >= lm->vocab)
             return vox_set_error(VOX_ERR_NOT_FOUND, "speaker \"%s\" is not in this model", name);
@@ -103,9 +107,9 @@ vox_status q3_sess_resolve(q3_sess *q) {
             q->lang_id = (int32_t)l->integer;
         }
         /* the official wrapper: `if self.model.tts_model_size in "0b6": instruct = None` (a substring test) */
-        if (!strstr("0b6", q->m->size)) instruct = v->instruct;
+        if (!strstr("0b6", q->m->size)) instruct = vx_voice_text(v, "instruct");
     }
-    if (q->mode == Q3_DESIGN) instruct = v->instruct;
+    if (q->mode == Q3_DESIGN) instruct = vx_voice_text(v, "instruct");
     if (instruct && instruct[0]) {
         size_t n = 0;
         vox_status st = tokenize_str(q, "<|im_start|>user\n", instruct, "<|im_end|>\n", &q->instr_ids, &n);
@@ -230,7 +234,7 @@ const float *q3_trailing(const q3_sess *q, int64_t frame) {
 }
 
 int64_t q3_sess_limit(const q3_sess *q) {
-    if (q->s->params.max_new_tokens > 0) return q->s->params.max_new_tokens;
+    if (q->o->max_new_tokens > 0) return q->o->max_new_tokens;
     if (!q->final) return INT64_MAX;
     return q3_guard_steps(q->lm, q->n_text);
 }

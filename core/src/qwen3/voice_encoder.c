@@ -132,7 +132,7 @@ static vox_status ref_text_tokens(const q3_model *m, const char *ref_text, int32
 }
 
 vox_status q3_voice_clone(vox_engine *e, const float *mono, size_t n, int32_t sample_rate, const vox_clone_params *p,
-                          vox_voice *v) {
+                          int x_vector_only, vox_voice *v) {
     const q3_model *m = e->impl;
     const q3_venc *venc = m->venc;
     if (!venc)
@@ -143,7 +143,10 @@ vox_status q3_voice_clone(vox_engine *e, const float *mono, size_t n, int32_t sa
     size_t n_ids = 0;
     float *wav = NULL, *emb = NULL;
     int64_t n24 = 0, n_frames = 0;
-    bool icl = !p->x_vector_only;
+    bool icl = !x_vector_only;
+    if (icl && (!p->ref_text || !*p->ref_text))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "cloning a voice needs the transcript of the recording "
+                             "(ref_text), or x_vector_only for a voice from the speaker embedding alone");
     /* the transcript first: it is cheap, and a failure should not cost the encoders' time */
     if (icl && (st = ref_text_tokens(m, p->ref_text ? p->ref_text : "", &ids, &n_ids)) != VOX_OK) goto fail;
     if (sample_rate != SAMPLE_RATE) {
@@ -161,16 +164,20 @@ vox_status q3_voice_clone(vox_engine *e, const float *mono, size_t n, int32_t sa
     if ((st = q3_speaker_embedding(venc, e->pool, w24, n24, emb)) != VOX_OK) goto fail;
     if (icl && (st = q3_encode_codes(venc, e->pool, w24, n24, &codes, &n_frames)) != VOX_OK) goto fail;
     free(wav);
-    v->embedding = emb;
-    v->n_embedding = (size_t)dim;
+    wav = NULL;
+    int64_t es[1] = {dim}, cs[2] = {n_frames, q3_mimi_groups(venc->mimi)}, ts[1] = {(int64_t)n_ids};
+    st = vx_voice_put_array(v, "speaker_embedding", VOX_DTYPE_F32, 1, es, emb);
+    emb = NULL;
     if (icl) {
-        v->ref_codes = codes;
-        v->n_ref_frames = (size_t)n_frames;
-        v->n_groups = (size_t)q3_mimi_groups(venc->mimi);
-        v->ref_text_tokens = ids;
-        v->n_ref_text_tokens = n_ids;
+        if (st == VOX_OK) st = vx_voice_put_array(v, "ref_codes", VOX_DTYPE_I32, 2, cs, codes);
+        else free(codes);
+        codes = NULL;
+        if (st == VOX_OK) st = vx_voice_put_array(v, "ref_text_tokens", VOX_DTYPE_I32, 1, ts, ids);
+        else free(ids);
+        ids = NULL;
+        if (st == VOX_OK) st = vx_voice_put_text(v, "ref_text", p->ref_text);
     }
-    return VOX_OK;
+    return st;
 fail:
     free(ids), free(codes), free(wav), free(emb);
     return st;

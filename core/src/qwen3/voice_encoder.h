@@ -27,7 +27,7 @@ vox_status q3_encode_codes(const q3_venc *v, vx_pool *pool, const float *wav24k,
 /* The family's voice_clone (family.c forwards to it): resample, embed, encode, tokenize the
  * reference text, fill the voice. */
 vox_status q3_voice_clone(vox_engine *e, const float *mono, size_t n, int32_t sample_rate,
-                          const vox_clone_params *p, vox_voice *v);
+                          const vox_clone_params *p, int x_vector_only, vox_voice *v);
 
 /* ------------------------------------------------------------------------------------------------
  * The parts (each file named for what it holds; all mirror vox.reference.qwen3 step by step).

@@ -48,7 +48,8 @@ const vx_vk_device_info *vx_vk_devices(int *n);
 const char *vx_vk_unavailable_reason(void);
 
 /* ------------------------------------------------------------------------------ device spec */
-/* The --device string: cpu | auto | gpu[:N] | vulkan[:N], then options ",strict" and ",codec=cpu|gpu".
+/* The --device string: cpu | auto | gpu[:N] | vulkan[:N], then ",strict" and key=value options that
+ * the model family checks (such as ",codec=cpu").
  * auto picks the first non-software Vulkan device with the most memory, else the CPU; gpu/vulkan
  * without N picks as auto does but may pick a software renderer when it is the only device (so a CI
  * machine with lavapipe runs the GPU path when asked to); an explicit N is used as is. */
@@ -56,7 +57,9 @@ typedef struct vx_device_spec {
     int gpu;            /* 1: run on Vulkan device `index`; 0: the CPU */
     int index;
     int strict;         /* a fallback for lack of video memory is an error (also VOX_GPU_STRICT=1) */
-    int codec_cpu;      /* codec decoder on the CPU */
+    /* the other options, "key=value" each, for the model family to check (engine.c) */
+    struct { char key[24], value[24]; } opts[4];
+    int n_opts;
     int asked_auto;     /* "auto": the choice was vox's */
 } vx_device_spec;
 

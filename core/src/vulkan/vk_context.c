@@ -85,7 +85,7 @@ struct vx_gpu {
 
 static vox_status vk_fail(VkResult r, const char *what) {
     vox_status st = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? VOX_ERR_OUT_OF_MEMORY
-                                                                                             : VOX_ERR_INTERNAL;
+                                                                                             : VOX_ERR_DEVICE;
     return vox_set_error(st, "Vulkan: %s failed (VkResult %d)", what, (int)r);
 }
 
@@ -130,7 +130,7 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     VkInstance inst;
     VkPhysicalDevice pd;
     const vx_vk_fns *fi = vx_vk_instance(&inst, &pd, index);
-    if (!fi) return vox_set_error(VOX_ERR_NOT_FOUND, "there is no Vulkan device %d", index);
+    if (!fi) return vox_set_error(VOX_ERR_DEVICE, "there is no Vulkan device %d", index);
     vx_gpu *g = calloc(1, sizeof *g);
     if (!g) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     pthread_mutex_init(&g->lock, NULL);
@@ -180,7 +180,7 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     }
 #define VX_VK_LOAD_DEV(name, ret, args)                                                                  \
     if (!(g->f.name = (ret(*) args)fi->vkGetDeviceProcAddr(g->dev, #name))) {                            \
-        st = vox_set_error(VOX_ERR_INTERNAL, "Vulkan: the driver lacks %s", #name);                      \
+        st = vox_set_error(VOX_ERR_DEVICE, "Vulkan: the driver lacks %s", #name);                      \
         goto fail;                                                                                       \
     }
     VX_VK_DEVICE_FNS(VX_VK_LOAD_DEV)
@@ -328,7 +328,7 @@ vox_status vx_gpu_alloc(vx_gpu *g, uint64_t size, int host, vx_gbuf *out) {
     }
     if (type < 0) {
         g->f.vkDestroyBuffer(g->dev, buf, NULL);
-        return vox_set_error(VOX_ERR_INTERNAL, "Vulkan: no suitable memory type for a buffer");
+        return vox_set_error(VOX_ERR_DEVICE, "Vulkan: no suitable memory type for a buffer");
     }
     VkMemoryAllocateInfo mai;
     memset(&mai, 0, sizeof mai);

@@ -117,6 +117,40 @@ const char *kt_override_get(const kt_overrides *ov, const char *w, size_t n) {
     return NULL;
 }
 
+/* Words one token each, mapped to non-empty phonemes of the model's vocabulary. */
+vox_status vx_kfront_check_overrides(const vx_kfront *f, const vox_json *root) {
+    char q[80];
+    if (!root) return VOX_OK;
+    if (root->type != VOX_JSON_OBJECT)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                             "pronunciation overrides: expected a JSON object mapping words to phonemes");
+    for (const vox_json *v = root->child; v; v = v->next) {
+        vox_json_quote(q, sizeof q, v->key, v->key_len);
+        bool bad_word = v->key_len == 0 || v->key_len > MAX_OVERRIDE_WORD || memchr(v->key, 0, v->key_len);
+        for (size_t i = 0; i < v->key_len && !bad_word; i++)
+            bad_word = strchr(" \t\n\r", v->key[i]) != NULL;
+        if (bad_word)
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                                 "pronunciation overrides: bad word %s (one word, 1 to %d bytes)", q, MAX_OVERRIDE_WORD);
+        if (v->type != VOX_JSON_STRING || v->str_len == 0)
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                                 "pronunciation overrides: %s must map to a non-empty string of phonemes", q);
+        for (size_t i = 0; i < v->str_len;) {
+            uint32_t cp;
+            size_t k = vx_utf8_decode(v->str, v->str_len, i, &cp, NULL);
+            if (k == 0 || !in_vocab(f, cp)) {
+                char sym[8] = {0};
+                if (k) memcpy(sym, v->str + i, k);
+                return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                                     "override %s: symbol \"%s\" (U+%04X) is not in the Kokoro vocabulary", q, sym,
+                                     (unsigned)cp);
+            }
+            i += k;
+        }
+    }
+    return VOX_OK;
+}
+
 static vox_status parse_overrides(const vx_kfront *f, const char *json, kt_overrides *ov) {
     memset(ov, 0, sizeof *ov);
     if (!json || !*json) return VOX_OK;
@@ -127,47 +161,35 @@ static vox_status parse_overrides(const vx_kfront *f, const char *json, kt_overr
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "pronunciation overrides: not valid JSON (%s at offset %zu)",
                              err.message, err.offset);
     const vox_json *root = vox_json_root(ov->doc);
-    char q[80];
-    if (root->type != VOX_JSON_OBJECT) {
+    if ((st = vx_kfront_check_overrides(f, root)) != VOX_OK) {
         vox_json_free(ov->doc);
         ov->doc = NULL;
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                             "pronunciation overrides: expected a JSON object mapping words to phonemes");
-    }
-    for (const vox_json *v = root->child; v; v = v->next) {
-        vox_json_quote(q, sizeof q, v->key, v->key_len);
-        bool bad_word = v->key_len == 0 || v->key_len > MAX_OVERRIDE_WORD || memchr(v->key, 0, v->key_len);
-        for (size_t i = 0; i < v->key_len && !bad_word; i++)
-            bad_word = strchr(" \t\n\r", v->key[i]) != NULL;
-        if (bad_word) {
-            vox_json_free(ov->doc);
-            ov->doc = NULL;
-            return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                                 "pronunciation overrides: bad word %s (one word, 1 to %d bytes)", q, MAX_OVERRIDE_WORD);
-        }
-        if (v->type != VOX_JSON_STRING || v->str_len == 0) {
-            vox_json_free(ov->doc);
-            ov->doc = NULL;
-            return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                                 "pronunciation overrides: %s must map to a non-empty string of phonemes", q);
-        }
-        for (size_t i = 0; i < v->str_len;) {
-            uint32_t cp;
-            size_t k = vx_utf8_decode(v->str, v->str_len, i, &cp, NULL);
-            if (k == 0 || !in_vocab(f, cp)) {
-                char sym[8] = {0};
-                if (k) memcpy(sym, v->str + i, k);
-                vox_json_free(ov->doc);
-                ov->doc = NULL;
-                return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                                     "override %s: symbol \"%s\" (U+%04X) is not in the Kokoro vocabulary", q, sym,
-                                     (unsigned)cp);
-            }
-            i += k;
-        }
+        return st;
     }
     ov->obj = root;
     return VOX_OK;
+}
+
+static vox_status phonemize(const vx_kfront *f, const char *span, size_t len, kt_overrides *ov, vx_buf *out) {
+    kt_items items = {0};
+    kt_normalize(ov, span ? span : "", len, &items);
+    if (!items.failed) kt_g2p(&f->lexicon, f->final.count ? &f->final : NULL, ov, &items, out);
+    bool failed = items.failed || out->failed;
+    kt_items_free(&items);
+    return failed ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory in the text frontend") : VOX_OK;
+}
+
+vox_status vx_kfront_phonemize_with(const vx_kfront *f, const char *span, size_t len, const vox_json *overrides,
+                                    vx_buf *out) {
+    if (!f || (!span && len) || !out)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_kfront_phonemize: NULL argument");
+    if (vx_utf8_valid_prefix(span, len) != len)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "text is not valid UTF-8 (at byte %zu)",
+                             vx_utf8_valid_prefix(span, len));
+    vox_status st = vx_kfront_check_overrides(f, overrides);
+    if (st != VOX_OK) return st;
+    kt_overrides ov = {.obj = overrides};
+    return phonemize(f, span, len, &ov, out);
 }
 
 vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len, const char *overrides_json,
@@ -180,11 +202,7 @@ vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len,
     kt_overrides ov;
     vox_status st = parse_overrides(f, overrides_json, &ov);
     if (st != VOX_OK) return st;
-    kt_items items = {0};
-    kt_normalize(&ov, span ? span : "", len, &items);
-    if (!items.failed) kt_g2p(&f->lexicon, f->final.count ? &f->final : NULL, &ov, &items, out);
-    bool failed = items.failed || out->failed;
-    kt_items_free(&items);
+    st = phonemize(f, span, len, &ov, out);
     vox_json_free(ov.doc);
-    return failed ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory in the text frontend") : VOX_OK;
+    return st;
 }

@@ -40,4 +40,10 @@ size_t vx_kfront_next_span(const char *text, size_t len, int final, size_t *cons
 vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len, const char *overrides_json,
                                vx_buf *out);
 
+/* The same with the overrides already parsed (a JSON object, or NULL). */
+vox_status vx_kfront_phonemize_with(const vx_kfront *f, const char *span, size_t len, const vox_json *overrides,
+                                    vx_buf *out);
+/* VOX_OK when `overrides` (NULL or a JSON object) is a valid pronunciation table for this vocabulary. */
+vox_status vx_kfront_check_overrides(const vx_kfront *f, const vox_json *overrides);
+
 #endif
