@@ -46,10 +46,8 @@ def describe(info: dict) -> str:
                          + (f", codec {p['codec_dtype']}" if "codec_dtype" in p else ""))
         by = ", ".join(f"{d} {v['tensors']} ({fb(v['bytes'])})" for d, v in info["dtypes"].items())
         row("tensors", f"{info['tensor_count']} ({fb(info['tensor_bytes'])}): {by}")
-        if "runtime" in info:  # what an engine loaded here runs (Kokoro: the generator's math on this CPU)
-            rt = info["runtime"]
-            row("generator", f"{rt['generator_math']} on this CPU ({rt['generator_math_why']}; "
-                             "VOX_KOKORO_GEN=int8|bf16|f32 asks for one)")
+        for key, text in info.get("runtime_lines", {}).items():  # what an engine loaded here runs (family's)
+            row(key, text)
         row("speakers", _list(info["speakers"]))
         row("languages", _list(info["languages"]))
     else:
@@ -57,9 +55,9 @@ def describe(info: dict) -> str:
         row("model", f"{info['family']} {info['variant']}")
         row("model_id", info["model_id"])
         row("language", info["language"])
-        for key in ("speaker", "instruct", "ref_text"):
-            if info[key]:
-                row(key, repr(info[key]))
+        for key, text in info.get("texts", {}).items():
+            if text:
+                row(key, repr(text))
         if info["lengths"]:
             row("lengths", ", ".join(f"{k} {v}" for k, v in info["lengths"].items()))
         if info["defaults"]:

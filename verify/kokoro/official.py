@@ -57,7 +57,7 @@ def import_official():
 
 
 def config() -> dict:
-    from vox.convert.kokoro import config as published
+    from vox.families.kokoro.convert import config as published
 
     return published()
 

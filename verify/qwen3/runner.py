@@ -66,7 +66,7 @@ def conversion_rows(conv, src, label: str) -> list[Row]:
 
 def _model_id(model_dir: str) -> str | None:
     from vox.convert.common import model_id, sha256_file
-    from vox.convert.qwen3 import source_files
+    from vox.families.qwen3.convert import source_files
 
     try:
         return model_id({f: sha256_file(Path(model_dir) / f) for f in source_files(model_dir)})

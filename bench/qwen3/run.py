@@ -1,8 +1,8 @@
 """One side of a Qwen3-TTS benchmark, run in its own process (so peak RSS is its own): vox on a .tmod,
 or the official PyTorch code on the checkpoint directory the .tmod came from. Prints one JSON object.
 
-    python -m vox.bench.qwen3_run vox --model m.tmod --frames 50 --threads 2
-    python -m vox.bench.qwen3_run official --model DIR --frames 50 --threads 2
+    python -m vox.bench.qwen3.run vox --model m.tmod --frames 50 --threads 2
+    python -m vox.bench.qwen3.run official --model DIR --frames 50 --threads 2
 
 Both sides synthesize the same text with a voice cloned from the same recording (ICL), the same
 sampling parameters and the same number of frames (max_new_tokens = frames + 1; the benchmark models
@@ -22,7 +22,7 @@ import os
 import sys
 import time
 
-from .memory import peak_rss_mb
+from ..memory import peak_rss_mb
 
 TEXT = ("The quick brown fox jumps over the lazy dog. This sentence is long enough to keep the talker busy "
         "for many frames, which is what a benchmark of speed needs.")

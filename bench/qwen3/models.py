@@ -16,7 +16,7 @@ Two changes to the official random init keep the benchmark meaningful: codebooks
 top-k candidates and every run produces exactly max_new_tokens - 1 frames (the same number of frames
 for vox and the official code).
 
-    python -m vox.bench.qwen3_models 0b6 --out DIR    (about 2 GB for 0.6B, 4.5 GB for 1.7B)
+    python -m vox.bench.qwen3.models 0b6 --out DIR    (about 2 GB for 0.6B, 4.5 GB for 1.7B)
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 from typing import Callable
 
-from ..errors import FormatError, VoxError
+from ...errors import FormatError, VoxError
 
 # name -> (version, sha256 of the wheel file)
 WHEELS: dict[str, tuple[str, str]] = {
