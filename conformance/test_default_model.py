@@ -37,7 +37,7 @@ def test_cache_location(monkeypatch, tmp_path):
 
 def test_built_once_reused_and_rebuilt_when_truncated(model_dir, monkeypatch):
     from vox import models
-    from vox.convert import kokoro
+    from vox.families.kokoro import convert as kokoro
     from vox.formats.tmod import open_tmod
 
     calls = []
@@ -72,7 +72,7 @@ def test_two_processes_build_once(model_dir):
     """Two processes asking at the same moment: one builds, the other waits and uses its file."""
     log = model_dir.parent / "builds.log"
     code = f"""
-import vox.convert.kokoro as k, vox.models as m
+import vox.families.kokoro.convert as k, vox.models as m
 real = k.build_from_wheels
 def counting(out, **kw):
     open({str(log)!r}, "a").write("build\\n")

@@ -436,7 +436,7 @@ def _source_id(d: Path) -> tuple[dict, str]:
 def _assert_converted(path: Path, src_dir: Path, dtype: str, quant_: str, codec: str) -> dict:
     """Every source tensor is in the file, in the dtype of the table, and equal to the source rounded
     to that dtype (exactly); the manifest carries the configs, tables and ids of the source."""
-    from vox.convert.qwen3 import tensor_dtype
+    from vox.families.qwen3.convert import tensor_dtype
 
     src = Checkpoint.from_hf_dir(src_dir)
     config = json.loads((src_dir / "config.json").read_text())

@@ -14,7 +14,7 @@ import pytest
 
 def test_bench_kokoro_sides(tmp_path):
     pytest.importorskip("onnxruntime")
-    from vox.convert.kokoro import build_from_wheels
+    from vox.families.kokoro.convert import build_from_wheels
 
     tmod = build_from_wheels(tmp_path / "kokoro.tmod", dtype="f32")
     r = subprocess.run([sys.executable, "-m", "vox.cli.main", "bench", "--model", str(tmod), "--onnx", "f32",

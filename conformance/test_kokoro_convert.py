@@ -16,7 +16,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from vox.convert import kokoro, kokoro_onnx, kokoro_sources
+from vox.families.kokoro import convert as kokoro
+from vox.families.kokoro import onnx_weights as kokoro_onnx
+from vox.families.kokoro import sources as kokoro_sources
 from vox.errors import FormatError
 from vox.formats import tmod
 from vox.formats.torch_pickle import read_torch_file

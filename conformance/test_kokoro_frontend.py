@@ -30,7 +30,7 @@ MISAKI_WHEEL = "misaki-0.9.4-py3-none-any.whl"
 
 def _misaki_wheel() -> Path:
     try:
-        from vox.convert.kokoro_sources import fetch_wheel
+        from vox.families.kokoro.sources import fetch_wheel
     except ImportError:
         fetch_wheel = None
     if fetch_wheel is not None:
@@ -44,7 +44,7 @@ def _misaki_wheel() -> Path:
 
 @pytest.fixture(scope="module")
 def blobs() -> tuple[bytes, bytes]:
-    from vox.convert.kokoro_frontend import frontend_tensors
+    from vox.families.kokoro.frontend_data import frontend_tensors
 
     tensors, manifest = frontend_tensors(_misaki_wheel())
     assert manifest["lexicon_entries"] > 300_000 and manifest["lexicon_final_entries"] > 30
@@ -524,7 +524,7 @@ def test_overrides(fe, native):
 
 
 def test_pronunciation_file(tmp_path):
-    from vox.convert.kokoro_frontend import pronunciations_json
+    from vox.families.kokoro.frontend_data import pronunciations_json
     from vox.errors import FormatError
 
     good = tmp_path / "good.json"
@@ -542,7 +542,7 @@ def test_pronunciation_file(tmp_path):
 def test_frontend_tensors_manifest_and_vocab_check():
     import hashlib
 
-    from vox.convert.kokoro_frontend import frontend_tensors
+    from vox.families.kokoro.frontend_data import frontend_tensors
     from vox.errors import FormatError
     from vox.reference.kokoro.frontend.lexicon import Lexicon
     from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB

