@@ -32,6 +32,7 @@ def run(tmp: Path) -> int:
     import vox
     from fixtures.qwen3_tiny import fixture_dir
     from vox.convert import convert
+    from vox.families.qwen3 import decode
 
     models = {}
     for variant, dtype, quant in (("custom06", "bf16", "q8"), ("base17", "f32", "none"), ("design17", "f16", "q4")):
@@ -58,13 +59,13 @@ def run(tmp: Path) -> int:
                 pass
         codes = np.random.default_rng(0).integers(0, 2048, size=(9, 16))
         for mode in ("stream", "reference"):
-            pcm = eng.decode(codes, mode=mode, chunk_frames=4)
+            pcm = decode(eng, codes, mode=mode, chunk_frames=4)
             assert pcm.size == 9 * 1920 and np.isfinite(pcm).all()
     with vox.Engine(models["base17"], threads=1) as eng:
         sr = 24000
         wav = (0.3 * np.sin(2 * np.pi * 180 * np.arange(3 * sr) / sr)).astype(np.float32)
         voice = eng.clone_voice((wav, sr), "A short reference sentence.")
-        assert voice.ref_codes is not None and voice.speaker_embedding is not None
+        assert voice.array("ref_codes") is not None and voice.array("speaker_embedding") is not None
         assert eng.synthesize("Short.", voice, max_new_tokens=6).size > 0
     with vox.Engine(models["design17"]) as eng:
         assert eng.synthesize("Designed.", eng.design_voice("A calm voice."), max_new_tokens=6).size > 0

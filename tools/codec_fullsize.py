@@ -95,6 +95,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
 
     import vox
+    from vox.families.qwen3 import decode
 
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -104,11 +105,11 @@ def main(argv=None) -> int:
     results = {}
     for th in a.threads:
         with vox.Engine(str(path), threads=th) as eng:
-            eng.decode(codes[:2], None, "stream", 0, a.chunk)  # page the weights in
+            decode(eng, codes[:2], None, "stream", 0, a.chunk)  # page the weights in
             best = float("inf")
             for _ in range(a.repeat):
                 t0 = time.perf_counter()
-                audio = eng.decode(codes, None, "stream", 0, a.chunk)
+                audio = decode(eng, codes, None, "stream", 0, a.chunk)
                 best = min(best, time.perf_counter() - t0)
             results[th] = audio
             print(f"codec {a.codec_dtype} threads {th} chunk {a.chunk}: {best * 1000 / a.frames:.1f} ms/frame "

@@ -1,5 +1,5 @@
 """Time the native language model and decoder of a Qwen3-TTS .tmod (e.g. a full-size random-weight model
-from `python -m vox.bench.qwen3_models`, converted with `vox build --quant q8`): ms per frame for the
+from `python -m vox.bench.qwen3.models`, converted with `vox build --quant q8`): ms per frame for the
 talker, the code predictor and the decoder, and the real-time factor (VOX_PROFILE=1 prints the same
 per session). Base models speak with a random x-vector voice, CustomVoice models with their first
 speaker, VoiceDesign models with a short description.
@@ -31,8 +31,9 @@ def bench_voice(eng):
     dim = int(TmodFile(eng.model_path).manifest["config"]["talker_config"]["hidden_size"])
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "x.tvoice")
-        v = Voice(mode="xvector", model_id=eng.info["model_id"], variant="base", name="bench",
-                  speaker_embedding=np.random.default_rng(0).standard_normal(dim).astype(np.float32) * 0.05)
+        emb = np.random.default_rng(0).standard_normal(dim).astype(np.float32) * 0.05
+        v = Voice("qwen3_tts", "xvector", eng.info["model_id"], "base", name="bench",
+                  arrays={"speaker_embedding": emb})
         write_voice(path, v)
         return eng.load_voice(path)
 
@@ -58,16 +59,17 @@ def main(argv=None) -> int:
             first = None
             n = 0
             with eng.session(voice, seed=r, max_new_tokens=a.frames + 1, chunk_frames=a.chunk,
-                             non_streaming_text=1) as s:
+                             non_streaming_text=True) as s:
                 s.feed(a.text)
                 s.end()
                 for c in s:
                     first = first or time.perf_counter() - t0
                     n += c.samples.size
-                frames = s.codes.shape[0]
+                frames = s.output("codes").shape[0]
             dt = time.perf_counter() - t0
             s1 = eng.stats()
-            d = {k: s1[k] - s0[k] for k in ("prefill_ms", "talker_ms", "predictor_ms", "decoder_ms")}
+            d = {f"{k}_ms": s1["stages"][k]["ms"] - s0["stages"][k]["ms"]
+                 for k in ("prefill", "talker", "predictor", "decoder")}
             f = max(frames, 1)
             audio = n / eng.sample_rate
             print(f"run {r}: {frames} frames, {audio:.2f} s audio in {dt:.2f} s: RTF {dt / max(audio, 1e-9):.3f}, "

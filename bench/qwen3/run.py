@@ -57,7 +57,10 @@ def run_vox(model: str, frames: int, threads: int, seed: int = 0, device: str = 
             n += c.samples.size
     total = time.perf_counter() - t0
     after = eng.stats()
-    d = {k: after[k] - before[k] for k in ("prefill_ms", "talker_ms", "predictor_ms", "decoder_ms", "frames_generated")}
+    # per stage of the pipeline: milliseconds, and the frames the talker generated (its count)
+    d = {f"{k}_ms": after["stages"][k]["ms"] - before["stages"][k]["ms"]
+         for k in ("prefill", "talker", "predictor", "decoder")}
+    d["frames_generated"] = after["stages"]["talker"]["count"] - before["stages"]["talker"]["count"]
     nf = max(d["frames_generated"], 1)
     audio = n / eng.sample_rate
     out = dict(side="vox", model=os.path.basename(model), precision=eng.info.get("precision"), threads=threads,

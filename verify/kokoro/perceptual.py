@@ -5,7 +5,7 @@ For each sentence of the corpus (fixtures/kokoro/perceptual_en.txt):
              frontend the engine runs; a conformance test checks that), so every side speaks the
              same phonemes;
   native     vox.Engine on the text: the product path (frontend, span, model, trim), for WER;
-  native_raw vox.Engine.trace(..., "audio", noise off) on the phonemes: the model output alone, for
+  native_raw vox.families.kokoro.trace(..., "audio", noise off) on the phonemes: the model output alone, for
              the spectral comparison with the official model;
   onnx       onnxruntime on the same phonemes (int8 as published, or its f32 rewrite): the peer the
              native WER must not be worse than;
@@ -85,11 +85,13 @@ def native_text(engine, voice, texts: list[str], seed: int = 0) -> list[np.ndarr
 
 def native_raw(engine, packs: dict[str, np.ndarray], voice: str, phonemes: list[str],
                vocab: dict[str, int]) -> list[np.ndarray]:
+    from vox.families.kokoro import trace
+
     out = []
     for p in phonemes:
         ids = vocab_ids(p, vocab)
         style = packs[voice][len(ids) - 1]
-        out.append(engine.trace(np.array([0, *ids, 0], np.int32), style, "audio", noise=False).reshape(-1))
+        out.append(trace(engine, np.array([0, *ids, 0], np.int32), style, "audio", noise=False).reshape(-1))
     return out
 
 

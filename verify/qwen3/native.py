@@ -38,11 +38,12 @@ def official_voice_file(eng, tts_voice: vt.Voice, tokenizer, x_vector_only: bool
     emb = tts_voice.speaker_embedding.astype(np.float32)
     mid = eng.info["model_id"]
     if x_vector_only:
-        v = TVoice(mode="xvector", model_id=mid, variant="base", name="official", speaker_embedding=emb)
+        v = TVoice("qwen3_tts", "xvector", mid, "base", name="official", arrays={"speaker_embedding": emb})
     else:
         ids = tokenizer.encode(tk.ref_text(tts_voice.ref_text)).astype(np.int64)
-        v = TVoice(mode="icl", model_id=mid, variant="base", name="official", ref_text=tts_voice.ref_text,
-                   speaker_embedding=emb, ref_codes=tts_voice.ref_codes.astype(np.int64), ref_text_tokens=ids)
+        v = TVoice("qwen3_tts", "icl", mid, "base", name="official", texts={"ref_text": tts_voice.ref_text},
+                   arrays={"speaker_embedding": emb, "ref_codes": tts_voice.ref_codes.astype(np.int64),
+                           "ref_text_tokens": ids})
     write_voice(path, v)
     return eng.load_voice(path)
 
@@ -59,7 +60,7 @@ def open_session(eng, case: vt.Case, voices: dict, **kw):
     """A native session for an official request, in the official wrapper's text mode."""
     streaming_default = case.non_streaming_mode if case.non_streaming_mode is not None else case.kind != "clone"
     s = eng.session(native_voice(eng, case, voices), language=case.language,
-                    non_streaming_text=int(streaming_default), **kw)
+                    non_streaming_text=bool(streaming_default), **kw)
     s.feed(case.text)
     s.end()
     return s
@@ -70,11 +71,12 @@ def voice_rows(tts, eng, wav: np.ndarray, sr: int, text: str, label: str) -> lis
     off = vt.official_voice(tts, wav, sr, text)
     v = eng.clone_voice((wav, sr), text)
     sub = f"{label} clone ({sr} Hz)"
+    emb, codes = v.array("speaker_embedding"), v.array("ref_codes")
     if sr == 24000:
-        return [_row(measure("qwen3.speaker_embedding", v.speaker_embedding, off.speaker_embedding, sub)),
-                _row(Row("qwen3.ref_codes", sub, metrics.match_fraction(v.ref_codes, off.ref_codes)))]
-    return [_row(measure("qwen3.speaker_embedding_resampled", v.speaker_embedding, off.speaker_embedding, sub)),
-            _row(Row("qwen3.ref_codes_resampled", sub, metrics.match_fraction(v.ref_codes, off.ref_codes)))]
+        return [_row(measure("qwen3.speaker_embedding", emb, off.speaker_embedding, sub)),
+                _row(Row("qwen3.ref_codes", sub, metrics.match_fraction(codes, off.ref_codes)))]
+    return [_row(measure("qwen3.speaker_embedding_resampled", emb, off.speaker_embedding, sub)),
+            _row(Row("qwen3.ref_codes_resampled", sub, metrics.match_fraction(codes, off.ref_codes)))]
 
 
 def talker_rows(tts, eng, ckpt, voice: vt.Voice | None, key: str | None, label: str,
@@ -97,12 +99,13 @@ def talker_rows(tts, eng, ckpt, voice: vt.Voice | None, key: str | None, label: 
             for case in cases:
                 off = vt.official_prompt(tts, case, voice)
                 with open_session(eng, case, voices) as s:
-                    ours = s.prompt_embeddings()
+                    ours = s.run("prompt")["prompt"]
                 rows.append(_row(vt._shape_row("qwen3.prompt_embeds", ours, off.embeds, f"{label} {case.name}")))
         case = cases[0]
         run = vt.official_generate(tts, case, voice, seed=0, max_new_tokens=max_new_tokens)
         with open_session(eng, case, voices) as s:
-            tl, pl = s.teacher_force(run.codes, run.talker_logits.shape[1], run.predictor_logits.shape[2])
+            out = s.run("teacher_force", codes=run.codes)
+        tl, pl = out["talker_logits"], out["predictor_logits"]
         pr, po = pl.reshape(-1, pl.shape[-1]), run.predictor_logits.reshape(-1, run.predictor_logits.shape[-1])
         sub_t = f"{label} {case.name}, {tl.shape[0]} steps"
         sub_p = f"{label} {case.name}, {run.codes.shape[0]} frames x 15"
@@ -116,7 +119,7 @@ def talker_rows(tts, eng, ckpt, voice: vt.Voice | None, key: str | None, label: 
             with open_session(eng, case, voices, do_sample=False, subtalker_do_sample=False,
                               max_new_tokens=max_new_tokens) as s:
                 list(s)
-                codes = s.codes
+                codes = s.output("codes")
             rows.append(_row(Row("qwen3.greedy_codes", f"{label} {case.name}, {greedy.codes.shape[0]} frames",
                                  metrics.match_fraction(codes, greedy.codes), note=f"native {codes.shape[0]} frames")))
         else:
@@ -132,6 +135,8 @@ def decoder_rows(tts, eng, ref_codes: np.ndarray | None, label: str, seed: int =
     decoder on the same frames, and reference mode against the official decode + cut."""
     import torch
 
+    from vox.families.qwen3 import decode
+
     rng = np.random.default_rng(seed)
     gen = rng.integers(0, 2048, size=(90, 16)).astype(np.int64)
     dec = tts.model.speech_tokenizer.model.decoder
@@ -140,12 +145,12 @@ def decoder_rows(tts, eng, ref_codes: np.ndarray | None, label: str, seed: int =
         ctx = min(50, len(ref_codes)) if ref_codes is not None else 0
         frames = np.concatenate([ref_codes[len(ref_codes) - ctx:], gen]) if ctx else gen
         want = dec(torch.from_numpy(frames.T[None])).numpy().reshape(-1)[ctx * 1920:]
-        ours = eng.decode(gen, ref_codes, mode="stream", context=50, chunk_frames=4)
+        ours = decode(eng, gen, ref_codes, mode="stream", context=50, chunk_frames=4)
         rows.append(_row(measure("qwen3.decoder_audio_stream", ours, want, f"{label} 90 frames, warm-up {ctx}, chunk 4")))
         allc = np.concatenate([ref_codes, gen]) if ref_codes is not None else gen
         full = tts.model.speech_tokenizer.decode([{"audio_codes": torch.from_numpy(allc)}])[0][0]
         n_ref = 0 if ref_codes is None else len(ref_codes)
         cut = int(n_ref / max(len(allc), 1) * full.shape[0])
-        ours = eng.decode(gen, ref_codes, mode="reference")
+        ours = decode(eng, gen, ref_codes, mode="reference")
         rows.append(_row(measure("qwen3.decoder_audio_reference", ours, full[cut:], f"{label} ref {n_ref} + 90 frames")))
     return rows

@@ -88,7 +88,7 @@ def load_recording(path: str | None, text: str | None) -> tuple[str, np.ndarray,
 
 def verify(model_path: str, official_dir: str, *, ref_audio: str | None = None, ref_text: str | None = None,
            max_new_tokens: int = 24, native: bool = True, say: Callable[[str], None] = print) -> list[Row]:
-    from vox.formats.tmod import read_checkpoint
+    from vox.families.qwen3.checkpoint import read_checkpoint
     from vox.reference.common.checkpoint import Checkpoint
 
     label = Path(model_path).name
