@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the results here")
     a = ap.parse_args(argv)
 
-    from vox.verify.perceptual import kokoro_gate as kg
+    from vox.verify.kokoro import perceptual as kg
     from vox.verify.perceptual.asr import Transcriber
     from vox.verify.perceptual.wer import corpus_wer
 
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
         def speak(voice):
             return kg.native_text(eng, eng.speaker_voice(voice), texts)
     else:
-        from vox.bench.kokoro_onnx import OnnxKokoro
+        from vox.bench.kokoro.onnx_peer import OnnxKokoro
 
         k = OnnxKokoro(a.onnx, threads=a.threads)
         phonemes = kg.phonemize(texts)

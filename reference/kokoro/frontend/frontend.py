@@ -61,7 +61,7 @@ class Frontend:
 
     @classmethod
     def from_wheel(cls, misaki_wheel) -> "Frontend":
-        from vox.convert.kokoro_frontend import frontend_tensors
+        from vox.families.kokoro.frontend_data import frontend_tensors
 
         tensors, _ = frontend_tensors(misaki_wheel)
         return cls(tensors["frontend.lexicon"].tobytes(), tensors["frontend.lexicon_final"].tobytes())
