@@ -35,7 +35,7 @@ def test_engine_info(qwen3_tmod):
 def test_voices_follow_the_variant(qwen3_tmod, tmp_path):
     with vox.Engine(qwen3_tmod("custom06")) as eng:
         v = eng.speaker_voice("ERIC", instruct="calmly")  # speaker names are case-insensitive, as the official
-        assert v.info["speaker"] == "eric" and v.mode == "speaker"
+        assert v.texts["speaker"] == "eric" and v.mode == "speaker"
         with pytest.raises(vox.NotFound, match="unknown speaker"):
             eng.speaker_voice("nobody")
         with pytest.raises(vox.VoxError, match="VoiceDesign"):
@@ -45,7 +45,7 @@ def test_voices_follow_the_variant(qwen3_tmod, tmp_path):
         v.save(tmp_path / "eric.tvoice")
     with vox.Engine(qwen3_tmod("design17")) as eng:
         d = eng.design_voice("A bright, fast voice.")
-        assert d.mode == "design" and d.info["instruct"] == "A bright, fast voice."
+        assert d.mode == "design" and d.texts["instruct"] == "A bright, fast voice."
         with pytest.raises(vox.VoxError, match="CustomVoice"):
             eng.speaker_voice("eric")
         with pytest.raises(vox.VoxError):  # a speaker voice for a VoiceDesign model
@@ -58,10 +58,11 @@ def test_tvoice_c_and_python_agree(qwen3_tmod, tmp_path):
     with vox.Engine(path) as eng:
         eng.speaker_voice("dylan", "Speak slowly.").save(tmp_path / "c.tvoice")
         py = tvoice.read_voice(tmp_path / "c.tvoice")
-        assert (py.mode, py.speaker, py.instruct, py.variant) == ("speaker", "dylan", "Speak slowly.", "custom_voice")
+        assert (py.mode, py.texts["speaker"], py.texts["instruct"], py.variant) == ("speaker", "dylan", "Speak slowly.",
+                                                                                   "custom_voice")
         tvoice.write_voice(tmp_path / "py.tvoice", py)
         back = eng.load_voice(tmp_path / "py.tvoice")
-        assert back.info["speaker"] == "dylan" and back.info["instruct"] == "Speak slowly."
+        assert back.texts == {"speaker": "dylan", "instruct": "Speak slowly."}
 
 
 def test_tvoice_with_tensors_round_trips_through_c(qwen3_tmod, tmp_path):
@@ -70,16 +71,19 @@ def test_tvoice_with_tensors_round_trips_through_c(qwen3_tmod, tmp_path):
     with vox.Engine(path) as eng:
         mid, dim = eng.info["model_id"], 32
         rng = np.random.default_rng(1)
-        v = tvoice.Voice(mode="icl", model_id=mid, variant="base", name="x", ref_text="hello there",
-                         speaker_embedding=rng.standard_normal(dim).astype(np.float32),
-                         ref_codes=rng.integers(0, 2048, (7, 16)).astype(np.int64),
-                         ref_text_tokens=np.array([151644, 77091, 198, 9707, 151645, 198], np.int64),
-                         source_wav=rng.standard_normal(500).astype(np.float32), source_sample_rate=16000,
-                         defaults={"seed": 3})
+        v = tvoice.Voice("qwen3_tts", "icl", mid, "base", name="x", texts={"ref_text": "hello there"},
+                         arrays={"speaker_embedding": rng.standard_normal(dim).astype(np.float32),
+                                 "ref_codes": rng.integers(0, 2048, (7, 16)).astype(np.int64),
+                                 "ref_text_tokens": np.array([151644, 77091, 198, 9707, 151645, 198], np.int64),
+                                 "source_wav": rng.standard_normal(500).astype(np.float32)},
+                         source_sample_rate=16000, defaults={"seed": 3})
         tvoice.write_voice(tmp_path / "a.tvoice", v)
         cv = eng.load_voice(tmp_path / "a.tvoice")
-        assert np.array_equal(cv.speaker_embedding, v.speaker_embedding)
-        assert np.array_equal(cv.ref_codes, v.ref_codes)
+        assert cv.texts == {"ref_text": "hello there"}
+        assert cv.info["arrays"] == {n: list(a.shape) for n, a in v.arrays.items()}
+        assert np.array_equal(cv.array("speaker_embedding"), v.arrays["speaker_embedding"])
+        assert cv.array("ref_codes").dtype == np.int32 and np.array_equal(cv.array("ref_codes"), v.arrays["ref_codes"])
+        assert np.array_equal(cv.array("source_wav"), v.arrays["source_wav"])
         assert cv.info["defaults"] == {"seed": 3} and cv.info["source_rate"] == 16000
         cv.save(tmp_path / "b.tvoice")
         assert tvoice.read_voice(tmp_path / "b.tvoice") == v
@@ -93,7 +97,7 @@ def test_voice_of_other_weights_is_refused(qwen3_tmod, tmp_path):
             eng.load_voice(tmp_path / "a.tvoice")
 
 
-def test_session_limit_is_out_of_memory(qwen3_tmod):
+def test_session_limit_is_its_own_error(qwen3_tmod):
     path = str(qwen3_tmod("custom06")).encode()
     p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
     p.max_sessions = 1
@@ -104,7 +108,7 @@ def test_session_limit_is_out_of_memory(qwen3_tmod):
     s1, s2 = ffi.new("vox_session **"), ffi.new("vox_session **")
     st1 = lib.vox_session_create(e[0], v[0], ffi.NULL, s1)
     if st1 == lib.VOX_OK:
-        assert lib.vox_session_create(e[0], v[0], ffi.NULL, s2) == lib.VOX_ERR_LIMIT
+        assert lib.vox_session_create(e[0], v[0], ffi.NULL, s2) == lib.VOX_ERR_SESSION_LIMIT
         assert "max_sessions" in string(lib.vox_last_error())
         lib.vox_session_free(s1[0])
     lib.vox_voice_free(v[0])
@@ -116,7 +120,7 @@ def test_session_limit_is_out_of_memory(qwen3_tmod):
         except vox.VoxError as exc:  # the family may not synthesize in this build
             assert "not in this build" in str(exc)
             return
-        with pytest.raises(vox.OutOfMemory):
+        with pytest.raises(vox.SessionLimit, match="max_sessions"):
             eng.session(voice)
         s.close()
 
@@ -131,7 +135,7 @@ def test_bad_arguments_are_errors_not_crashes(qwen3_tmod, tmp_path):
     assert "struct_size" in string(lib.vox_last_error())
     p = ffi.new("vox_engine_params *", lib.vox_engine_default_params())
     p.device = ffi.new("char[]", b"vulkan:77")   # no such device (or no Vulkan at all)
-    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_NOT_FOUND
+    assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_DEVICE
     assert "Vulkan device" in string(lib.vox_last_error())
     p.device = ffi.new("char[]", b"vulkan:0,turbo")
     assert lib.vox_engine_create(str(qwen3_tmod("custom06")).encode(), p, out) == lib.VOX_ERR_INVALID_ARGUMENT
@@ -151,9 +155,10 @@ def test_bad_arguments_are_errors_not_crashes(qwen3_tmod, tmp_path):
 def test_default_params_come_from_the_model(qwen3_tmod):
     with vox.Engine(qwen3_tmod("custom06")) as eng:
         p = lib.vox_synth_default_params(eng._h, ffi.NULL)
-        assert p.struct_size == ffi.sizeof("vox_synth_params")
-        assert (p.top_k, p.chunk_frames, p.decoder, p.decoder_context) == (50, 4, lib.VOX_DECODER_STREAM, 50)
-        assert abs(p.temperature - 0.9) < 1e-6 and abs(p.repetition_penalty - 1.05) < 1e-6
+        assert p.struct_size == ffi.sizeof("vox_synth_params") and p.seed == 0 and p.options == ffi.NULL
+        d = {o["name"]: o["default"] for o in eng.options()["options"]}
+        assert (d["top_k"], d["chunk_frames"], d["decoder"], d["decoder_context"]) == (50, 4, "stream", 50)
+        assert abs(d["temperature"] - 0.9) < 1e-6 and abs(d["repetition_penalty"] - 1.05) < 1e-6
 
 
 # ----------------------------------------------------------------------------- .tvoice fuzzing
@@ -163,11 +168,12 @@ def icl_voice_bytes(qwen3_tmod, tmp_path_factory):
     path = qwen3_tmod("base06")
     eng = vox.Engine(path, threads=1)
     rng = np.random.default_rng(5)
-    v = tvoice.Voice(mode="icl", model_id=eng.info["model_id"], variant="base", name="f", ref_text="hello",
-                     speaker_embedding=rng.standard_normal(32).astype(np.float32),
-                     ref_codes=rng.integers(0, 2048, (5, 16)).astype(np.int64),
-                     ref_text_tokens=np.array([151644, 77091, 198, 9707, 151645, 198], np.int64),
-                     source_wav=rng.standard_normal(64).astype(np.float32), source_sample_rate=24000)
+    v = tvoice.Voice("qwen3_tts", "icl", eng.info["model_id"], "base", name="f", texts={"ref_text": "hello"},
+                     arrays={"speaker_embedding": rng.standard_normal(32).astype(np.float32),
+                             "ref_codes": rng.integers(0, 2048, (5, 16)).astype(np.int64),
+                             "ref_text_tokens": np.array([151644, 77091, 198, 9707, 151645, 198], np.int64),
+                             "source_wav": rng.standard_normal(64).astype(np.float32)},
+                     source_sample_rate=24000)
     p = tmp_path_factory.mktemp("tv") / "v.tvoice"
     tvoice.write_voice(p, v)
     yield eng, p.read_bytes(), p.parent
