@@ -27,9 +27,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import vox.errors
+import vox.families
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from vox.errors import FormatError
+from vox.families.qwen3 import checkpoint as q3ck
 from vox.formats import quant, tmod, tvoice
 from vox.formats.native import NativeModel
 from vox.inspection import inspect as inspect_file
@@ -51,7 +53,7 @@ def qwen3_manifest(**over) -> dict:
         "precision": {"dtype": "bf16", "quant": "q8", "codec_dtype": "f32"},
         "config": {"talker_config": {"hidden_size": 32, "rms_norm_eps": 1e-6, "name": "t\u00e9st \U0001F600"}},
         "speech_tokenizer_config": {}, "generation": {"temperature": 0.9},
-        "tokenizer": {"type": "qwen2_bpe", **{role: t for role, (_, t) in tmod.QWEN3_TOKENIZER_FILES.items()}},
+        "tokenizer": {"type": "qwen2_bpe", **{role: t for role, (_, t) in q3ck.TOKENIZER_FILES.items()}},
         "speakers": {"aiden": 2861}, "languages": {"english": 2050},
     }
     m.update(over)
@@ -193,7 +195,7 @@ def test_roundtrip_every_dtype(tmp_path):
         assert np.array_equal(p, p_ref) and np.array_equal(s, s_ref)
         assert f.raw("w.bf16").dtype == np.uint16 and f.raw("w.f16").dtype == np.float16
         f.verify_checksums()
-        assert f.tokenizer_files() == {"vocab.json": b'{"a": 0}', "merges.txt": b"a b\n", "tokenizer_config.json": b"{}"}
+        assert q3ck.tokenizer_files(f) == {"vocab.json": b'{"a": 0}', "merges.txt": b"a b\n", "tokenizer_config.json": b"{}"}
     with NativeModel(path) as m:
         assert json.loads(m.manifest_text) == tmod.TmodFile(path).manifest
         infos = m.tensors()
@@ -210,7 +212,7 @@ def test_read_checkpoint_dequantizes(tmp_path):
     rng = np.random.default_rng(2)
     tensors = small_tensors(rng)
     tmod.write_tmod(tmp_path / "m.tmod", qwen3_manifest(), tensors)
-    ck = tmod.read_checkpoint(tmp_path / "m.tmod")
+    ck = q3ck.read_checkpoint(tmp_path / "m.tmod")
     assert isinstance(ck, Checkpoint)
     assert set(ck.names()) == set(tensors) - set(TOKENIZER)
     assert ck.tokenizer_files["merges.txt"] == b"a b\n"
@@ -452,8 +454,8 @@ def _assert_converted(path: Path, src_dir: Path, dtype: str, quant_: str, codec:
         assert m["generation"] == json.loads((src_dir / "generation_config.json").read_text())
         assert m["speakers"] == config["talker_config"]["spk_id"]
         assert m["languages"] == config["talker_config"]["codec_language_id"]
-        assert f.tokenizer_files() == src.tokenizer_files
-        names = set(f.tensors) - {t for _, t in tmod.QWEN3_TOKENIZER_FILES.values()}
+        assert q3ck.tokenizer_files(f) == src.tokenizer_files
+        names = set(f.tensors) - {t for _, t in q3ck.TOKENIZER_FILES.values()}
         assert names == set(src.tensors)
         dtypes = {}
         for name in src.tensors:
@@ -481,7 +483,7 @@ def test_convert_every_variant(variant, qwen3_fixture, converted):
         keep_f32 = len(entries[name].shape) == 1 or name.startswith(("speech_tokenizer.", "speaker_encoder."))
         assert dt == ("f32" if keep_f32 else "bf16"), name
     assert any(dt == "bf16" for dt in dtypes.values()) and any(n.startswith("speech_tokenizer.") for n in dtypes)
-    ck = tmod.read_checkpoint(converted(variant))
+    ck = q3ck.read_checkpoint(converted(variant))
     ref = Checkpoint.from_hf_dir(d)
     assert ck.config == ref.config and ck.tokenizer_files == ref.tokenizer_files
     assert sorted(ck.names()) == sorted(ref.names())
@@ -508,7 +510,7 @@ def test_convert_precisions(dtype, quant_, codec, qwen3_fixture, converted):
     # Same source weights, same model_id, whatever the precision.
     assert tmod.TmodFile(path).manifest["model_id"] == tmod.TmodFile(converted("base17")).manifest["model_id"]
     if dtype == "f32" and codec == "f32":
-        ref, ck = Checkpoint.from_hf_dir(d), tmod.read_checkpoint(path)
+        ref, ck = Checkpoint.from_hf_dir(d), q3ck.read_checkpoint(path)
         for name in ref.names():
             assert np.array_equal(ck.get(name), ref.get(name)), name
 
@@ -670,29 +672,33 @@ def test_cli_build_and_inspect(qwen3_fixture, tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------------------- voices
+QWEN3_MODES = vox.families.get("qwen3_tts").voice_schema.modes  # mode -> (variant, required, allowed, text)
+
+
 def make_voice(mode: str, model_id: str, *, dim: int = 32, groups: int = 16, seed: int = 0) -> tvoice.Voice:
     rng = np.random.default_rng(seed)
-    v = tvoice.Voice(mode=mode, model_id=model_id, variant=tvoice.MODES[mode], name=f"test {mode}",
+    v = tvoice.Voice("qwen3_tts", mode, model_id, QWEN3_MODES[mode][0], name=f"test {mode}",
                      defaults={"seed": 7, "temperature": 0.8})
     if mode in ("icl", "xvector"):
-        v.speaker_embedding = rng.normal(size=dim).astype(np.float32)
-        v.source_wav = (0.1 * rng.normal(size=2400)).astype(np.float32)
+        v.arrays["speaker_embedding"] = rng.normal(size=dim).astype(np.float32)
+        v.arrays["source_wav"] = (0.1 * rng.normal(size=2400)).astype(np.float32)
         v.source_sample_rate = 24000
     if mode == "icl":
-        v.ref_codes = rng.integers(0, 2048, size=(20, groups)).astype(np.int64)
-        v.ref_text_tokens = rng.integers(0, 151936, size=9).astype(np.int64)
-        v.ref_text = "Hello there, \u00e9t\u00e9."
+        v.arrays["ref_codes"] = rng.integers(0, 2048, size=(20, groups)).astype(np.int64)
+        v.arrays["ref_text_tokens"] = rng.integers(0, 151936, size=9).astype(np.int64)
+        v.texts["ref_text"] = "Hello there, \u00e9t\u00e9."
     if mode == "speaker":
-        v.speaker, v.instruct, v.language = "aiden", "calm", "english"
+        v.texts.update(speaker="aiden", instruct="calm")
+        v.language = "english"
     if mode == "design":
-        v.instruct = "A warm, low voice."
+        v.texts["instruct"] = "A warm, low voice."
     return v
 
 
 _MODEL_FOR_MODE = {"icl": "base06", "xvector": "base06", "speaker": "custom06", "design": "design17"}
 
 
-@pytest.mark.parametrize("mode", list(tvoice.MODES))
+@pytest.mark.parametrize("mode", list(QWEN3_MODES))
 def test_voice_roundtrip_and_binding(mode, converted, tmp_path, capsys):
     man = tmod.TmodFile(converted(_MODEL_FOR_MODE[mode])).manifest
     v = make_voice(mode, man["model_id"])
@@ -726,7 +732,7 @@ def test_voice_binding_errors(converted):
         (make_voice("icl", mid, groups=8), "ref_codes has 8 code groups, the model 16"),
     ]
     v = make_voice("icl", mid)
-    v.ref_codes[3, 2] = 5000
+    v.arrays["ref_codes"][3, 2] = 5000
     cases.append((v, "ref_codes holds code 5000, the codebook has 2048"))
     v = make_voice("icl", mid)
     v.language = "klingon"
@@ -738,7 +744,7 @@ def test_voice_binding_errors(converted):
         tvoice.check_model(make_voice("icl", mid), dict(man, variant="custom_voice"), "v.tvoice")
     cman = tmod.TmodFile(converted("custom06")).manifest
     v = make_voice("speaker", cman["model_id"])
-    v.speaker = "nobody"
+    v.texts["speaker"] = "nobody"
     with pytest.raises(FormatError, match="no speaker 'nobody'"):
         tvoice.check_model(v, cman, "v.tvoice")
 
@@ -749,28 +755,28 @@ def test_voice_validation(tmp_path):
     # Invalid voices are refused by the writer, before anything is written.
     bad = []
     v = make_voice("icl", mid)
-    v.ref_codes = None
+    del v.arrays["ref_codes"]
     bad.append((v, "a icl voice needs the tensor ref_codes"))
     v = make_voice("icl", mid)
-    v.ref_text = ""
+    v.texts["ref_text"] = ""
     bad.append((v, "a icl voice needs ref_text"))
     v = make_voice("xvector", mid)
-    v.ref_codes = np.zeros((3, 16), np.int64)
+    v.arrays["ref_codes"] = np.zeros((3, 16), np.int64)
     bad.append((v, "a xvector voice has no ref_codes"))
     v = make_voice("design", mid)
     v.variant = "base"
     bad.append((v, "belongs to the voice_design variant"))
     v = make_voice("speaker", mid)
-    v.speaker = ""
+    v.texts["speaker"] = ""
     bad.append((v, "needs speaker"))
     v = make_voice("xvector", mid)
-    v.speaker_embedding = v.speaker_embedding.astype(np.float64)
+    v.arrays["speaker_embedding"] = v.arrays["speaker_embedding"].astype(np.float64)
     bad.append((v, "speaker_embedding must be F32"))
     v = make_voice("xvector", mid)
-    v.speaker_embedding[0] = np.nan
+    v.arrays["speaker_embedding"][0] = np.nan
     bad.append((v, "non-finite"))
     v = make_voice("icl", mid)
-    v.ref_codes = v.ref_codes[0]
+    v.arrays["ref_codes"] = v.arrays["ref_codes"][0]
     bad.append((v, "ref_codes has shape [16]; it must have 2 non-empty axes"))
     v = make_voice("xvector", mid)
     v.source_sample_rate = None
@@ -937,7 +943,7 @@ def test_fuzz_voice_files(tmp_path_factory, data):
     d = tmp_path_factory.getbasetemp() / "fuzz-voice"
     d.mkdir(exist_ok=True)
     names = FileNamer(d, ".tvoice")
-    mode = data.draw(st.sampled_from(list(tvoice.MODES)))
+    mode = data.draw(st.sampled_from(list(QWEN3_MODES)))
     seed = d / f"seed-{mode}.tvoice"
     if not seed.exists():
         tvoice.write_voice(seed, make_voice(mode, "cd" * 32))
