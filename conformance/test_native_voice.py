@@ -127,14 +127,15 @@ def native_voice(eng, tmod, wav, sr, text, work: Path):
     test_voice."""
     if has_tokenizer(eng):
         v = eng.clone_voice((wav, sr), text)
-        return v.speaker_embedding, v.ref_codes.astype(np.int64), "clone_voice (icl)"
+        return v.array("speaker_embedding"), v.array("ref_codes").astype(np.int64), "clone_voice (icl)"
     v = eng.clone_voice((wav, sr), x_vector_only=True)
     mono = np.asarray(wav, dtype=np.float32)
     if mono.ndim > 1:
         mono = mono.mean(axis=-1, dtype=np.float32)
     w24 = mono if sr == 24000 else native_resample(mono, sr, work)
     codes, _, _ = native_encode(tmod, w24, work)
-    return v.speaker_embedding, codes, "clone_voice (xvector) + codes via q3_encode_codes (no tokenizer in this build)"
+    return (v.array("speaker_embedding"), codes,
+            "clone_voice (xvector) + codes via q3_encode_codes (no tokenizer in this build)")
 
 
 def codes_row(check, ours, off, subject, note=""):
@@ -178,7 +179,7 @@ def test_encoders_24k(record, model, engine, qwen3_tmod, ref_audio, work, varian
     eng, tmod = engine(variant), qwen3_tmod(variant)
     wav, sr, text = ref_audio(name)
     subj = f"{variant} {name}"
-    emb = eng.clone_voice((wav, sr), x_vector_only=True).speaker_embedding
+    emb = eng.clone_voice((wav, sr), x_vector_only=True).array("speaker_embedding")
     codes, latent, margin = native_encode(tmod, wav, work)
     enc = MimiEncoder(ckpt)
     ref_latent = enc.latent(wav)
@@ -217,7 +218,7 @@ def test_voice_resampled(record, model, engine, qwen3_tmod, ref_audio, work, var
     subj = f"{variant} {name}"
     off_emb, off_codes = V.official_prompt(tts, wav, sr, text)
     w24 = V.official_resample(wav, sr)
-    iso_emb = eng.clone_voice((w24, 24000), x_vector_only=True).speaker_embedding
+    iso_emb = eng.clone_voice((w24, 24000), x_vector_only=True).array("speaker_embedding")
     iso_codes, _, _ = native_encode(tmod, w24, work)
     emb, codes, how = native_voice(eng, tmod, wav, sr, text, work)
     ref = ref_voice.create_voice(ckpt, wav, sr, ref_text=text)
@@ -359,14 +360,14 @@ def test_stereo(record, model, engine, qwen3_tmod, ref_audio, tmp_path, work, na
     off_emb, off_codes = V.official_prompt(tts, str(path), None, text)
     emb, codes, how = native_voice(eng, tmod, stereo, sr, text, work)
     v = eng.clone_voice(str(path), x_vector_only=True)  # the file path: soundfile, then the C downmix
-    assert np.array_equal(v.speaker_embedding, emb)
+    assert np.array_equal(v.array("speaker_embedding"), emb)
     subj = f"base06 stereo {name}"
     if sr == 24000:
         rows = [measure("qwen3.speaker_embedding", emb, off_emb, subj, backend=CPU),
                 codes_row("qwen3.ref_codes", codes, off_codes, subj, note=how)]
     else:
         w24 = V.official_resample(stereo.mean(axis=-1).astype(np.float32), sr)
-        iso_emb = eng.clone_voice((w24, 24000), x_vector_only=True).speaker_embedding
+        iso_emb = eng.clone_voice((w24, 24000), x_vector_only=True).array("speaker_embedding")
         iso_codes, _, _ = native_encode(tmod, w24, work)
         rows = [measure("qwen3.speaker_embedding_official_resampled", iso_emb, off_emb, subj, backend=CPU),
                 codes_row("qwen3.ref_codes_official_resampled", iso_codes, off_codes, subj),
@@ -386,17 +387,17 @@ def test_modes_and_errors(engine, ref_audio, qwen3_tmod):
     wav, sr, text = ref_audio("ref_en_24k.wav")
     wav = wav[:48000]
     xv = eng.clone_voice((wav, sr), x_vector_only=True, name="x", language="english")
-    assert xv.mode == "xvector" and xv.ref_codes is None and xv.speaker_embedding.shape == (32,)
+    assert xv.mode == "xvector" and xv.array("ref_codes") is None and xv.array("speaker_embedding").shape == (32,)
     info = xv.info
-    assert info["name"] == "x" and info["language"] == "english" and info["source_samples"] == 48000
-    assert info["embedding_dim"] == 32 and info["ref_frames"] == 0 and info["ref_text_tokens"] == 0
+    assert info["name"] == "x" and info["language"] == "english" and info["source_rate"] == sr
+    assert info["arrays"] == {"speaker_embedding": [32], "source_wav": [48000]} and info["texts"] == {}
     with pytest.raises(vox.errors.VoxError, match="ref_text"):
         eng.clone_voice((wav, sr))
     if has_tokenizer(eng):
         icl = eng.clone_voice((wav, sr), text)
-        assert icl.mode == "icl" and icl.ref_codes.shape == (25, 16)
-        assert np.array_equal(icl.speaker_embedding, xv.speaker_embedding)
-        assert icl.info["ref_text"] == text and icl.info["ref_text_tokens"] > 0
+        assert icl.mode == "icl" and icl.array("ref_codes").shape == (25, 16)
+        assert np.array_equal(icl.array("speaker_embedding"), xv.array("speaker_embedding"))
+        assert icl.texts == {"ref_text": text} and icl.info["arrays"]["ref_text_tokens"][0] > 0
     else:
         with pytest.raises(vox.errors.VoxError, match="tokeniz"):
             eng.clone_voice((wav, sr), text)
@@ -419,15 +420,17 @@ def test_tvoice_roundtrip(engine, ref_audio, tmp_path):
         v.save(path)
         r = read_voice(path)
         assert r.mode == v.mode and r.name == v.name and r.variant == "base"
-        assert r.speaker_embedding.dtype == np.float32 and np.array_equal(r.speaker_embedding, v.speaker_embedding)
-        assert r.source_sample_rate == sr and np.array_equal(r.source_wav, wav)
+        emb = r.arrays["speaker_embedding"]
+        assert emb.dtype == np.float32 and np.array_equal(emb, v.array("speaker_embedding"))
+        assert r.source_sample_rate == sr and np.array_equal(r.arrays["source_wav"], wav)
         if v.mode == "icl":
-            assert np.array_equal(r.ref_codes, v.ref_codes.astype(np.int64)) and r.ref_text == text
-            assert r.ref_text_tokens is not None and len(r.ref_text_tokens) == v.info["ref_text_tokens"]
+            assert np.array_equal(r.arrays["ref_codes"], v.array("ref_codes").astype(np.int64))
+            assert r.texts.get("ref_text") == text
+            assert len(r.arrays["ref_text_tokens"]) == v.info["arrays"]["ref_text_tokens"][0]
         else:
-            assert r.ref_codes is None and r.ref_text_tokens is None
+            assert r.arrays.get("ref_codes") is None and r.arrays.get("ref_text_tokens") is None
         back = eng.load_voice(path)
-        assert np.array_equal(back.speaker_embedding, v.speaker_embedding) and back.mode == v.mode
+        assert np.array_equal(back.array("speaker_embedding"), v.array("speaker_embedding")) and back.mode == v.mode
 
 
 def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
@@ -435,8 +438,8 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     wav, sr, text = ref_audio("ref_en_44k.wav")
     wav = wav[:sr * 3]
     e1, e2 = engine("base17", threads=1), engine("base17", threads=2)
-    a = e1.clone_voice((wav, sr), x_vector_only=True).speaker_embedding
-    b = e2.clone_voice((wav, sr), x_vector_only=True).speaker_embedding
+    a = e1.clone_voice((wav, sr), x_vector_only=True).array("speaker_embedding")
+    b = e2.clone_voice((wav, sr), x_vector_only=True).array("speaker_embedding")
     assert np.array_equal(a, b)
     w24 = native_resample(wav, sr, work, threads=1)
     assert np.array_equal(w24, native_resample(wav, sr, work, threads=2))
@@ -446,7 +449,8 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     assert np.array_equal(c1, c2) and np.array_equal(l1, l2)
     if has_tokenizer(e1):
         v1, v2 = e1.clone_voice((wav, sr), text), e2.clone_voice((wav, sr), text)
-        assert np.array_equal(v1.ref_codes, v2.ref_codes) and np.array_equal(v1.ref_codes, c1)
+        c = v1.array("ref_codes")
+        assert np.array_equal(c, v2.array("ref_codes")) and np.array_equal(c, c1)
     # several voices cloned at once on one engine (the pool is shared; the codebook tables are built once)
     from concurrent.futures import ThreadPoolExecutor
 
@@ -455,8 +459,9 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     with ThreadPoolExecutor(3) as ex:
         voices = list(ex.map(lambda _: e3.clone_voice((wav, sr), **kw), range(3)))
     for v in voices[1:]:
-        assert np.array_equal(v.speaker_embedding, voices[0].speaker_embedding)
-        assert (v.ref_codes is None and voices[0].ref_codes is None) or np.array_equal(v.ref_codes, voices[0].ref_codes)
+        assert np.array_equal(v.array("speaker_embedding"), voices[0].array("speaker_embedding"))
+        c, c0 = v.array("ref_codes"), voices[0].array("ref_codes")
+        assert (c is None and c0 is None) or np.array_equal(c, c0)
 
 
 def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
@@ -479,7 +484,7 @@ def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
         text = unicodedata.normalize("NFC", text)
         path = tmp_path / f"v{i}.tvoice"
         eng.clone_voice((wav, sr), text).save(path)
-        ours.append(read_voice(path).ref_text_tokens.astype(np.int64))
+        ours.append(read_voice(path).arrays["ref_text_tokens"].astype(np.int64))
         off.append(tts._tokenize_texts([tts._build_ref_text(text)])[0][0].numpy().astype(np.int64))
     lens = [len(o) for o in off]
     record(Row("qwen3.text_tokens", f"base06 ICL voices' ref_text_tokens, {len(texts)} transcripts",
@@ -497,9 +502,11 @@ def test_codec_dtypes(record, engine, qwen3_tmod, ref_audio, codec_dtype):
         kw = {"ref_text": text} if has_tokenizer(eng) else {"x_vector_only": True}
         a, b = base.clone_voice((wav, sr), **kw), eng.clone_voice((wav, sr), **kw)
     subj = f"base17 ref_en_24k.wav, codec {codec_dtype} (talker bf16 + q8)"
-    rows = [measure("qwen3.native_codec_dtype_embedding", b.speaker_embedding, a.speaker_embedding, subj, backend=CPU)]
-    if a.ref_codes is not None:
-        per = np.mean(a.ref_codes == b.ref_codes, axis=0)
-        rows.append(measure("qwen3.native_codec_dtype_codes", b.ref_codes, a.ref_codes, subj, backend=CPU,
+    rows = [measure("qwen3.native_codec_dtype_embedding", b.array("speaker_embedding"), a.array("speaker_embedding"),
+                    subj, backend=CPU)]
+    ca, cb = a.array("ref_codes"), b.array("ref_codes")
+    if ca is not None:
+        per = np.mean(ca == cb, axis=0)
+        rows.append(measure("qwen3.native_codec_dtype_codes", cb, ca, subj, backend=CPU,
                             note=f"semantic codebook {per[0]:.3f}, last codebook {per[-1]:.3f}"))
     record(rows)
