@@ -24,7 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import vox
-from vox.formats.tmod import read_checkpoint
+from vox.families.qwen3 import decode
+from vox.families.qwen3.checkpoint import read_checkpoint
 from vox.formats.tvoice import Voice as TVoice, write_voice
 from vox.reference.common.checkpoint import Checkpoint
 from vox.reference.qwen3 import tokenizer as tk
@@ -104,12 +105,12 @@ def native(qwen3_tmod, lm_env, tmp_path_factory):
 def base_tvoice(env, model_id: str, x_vector_only: bool) -> TVoice:
     v = env["voice"]
     if x_vector_only:
-        return TVoice(mode="xvector", model_id=model_id, variant="base", name="ref",
-                      speaker_embedding=v.speaker_embedding.astype(np.float32))
+        return TVoice("qwen3_tts", "xvector", model_id, "base", name="ref",
+                      arrays={"speaker_embedding": v.speaker_embedding.astype(np.float32)})
     ids = env["model"].tokenizer.encode(tk.ref_text(v.ref_text)).astype(np.int64)
-    return TVoice(mode="icl", model_id=model_id, variant="base", name="ref", ref_text=v.ref_text,
-                  speaker_embedding=v.speaker_embedding.astype(np.float32), ref_codes=v.ref_codes.astype(np.int64),
-                  ref_text_tokens=ids)
+    return TVoice("qwen3_tts", "icl", model_id, "base", name="ref", texts={"ref_text": v.ref_text},
+                  arrays={"speaker_embedding": v.speaker_embedding.astype(np.float32),
+                          "ref_codes": v.ref_codes.astype(np.int64), "ref_text_tokens": ids})
 
 
 def native_voice(nat, case: vt.Case):
@@ -123,7 +124,7 @@ def native_voice(nat, case: vt.Case):
 
 def open_session(nat, case: vt.Case, text: str | None = None, end: bool = True, **kw):
     s = nat["eng"].session(native_voice(nat, case), language=case.language,
-                           non_streaming_text=int(streaming_default(case)), **kw)
+                           non_streaming_text=streaming_default(case), **kw)
     if text is None:
         text = case.text
     if text:
@@ -137,7 +138,7 @@ def run_session(nat, case: vt.Case, **kw):
     """(codes [T, 16], audio chunks) of a whole native session."""
     s = open_session(nat, case, **kw)
     chunks = list(s)
-    codes = s.codes
+    codes = s.output("codes")
     s.close()
     return codes, chunks
 
@@ -174,7 +175,7 @@ def test_prompt_embeddings(variant, lm_env, native, record):
         for dtype in DTYPES:
             nat = native(variant, dtype)
             s = open_session(nat, case)
-            ours = s.prompt_embeddings()
+            ours = s.run("prompt")["prompt"]
             s.close()
             ref = vt.reference_prompt(nat["ref"], case, env["voice"]).embeds
             sub = f"{variant} {dtype} {case.name}"
@@ -201,8 +202,11 @@ def test_teacher_forced_logits(variant, dtype, lm_env, native, sampled_runs, rec
     codes = run.codes
     assert codes.shape[0] >= 2
     s = open_session(nat, case)
-    tl, pl = s.teacher_force(codes, run.talker_logits.shape[1], run.predictor_logits.shape[2])
+    out = s.run("teacher_force", codes=codes)
     s.close()
+    tl, pl = out["talker_logits"], out["predictor_logits"]
+    assert tl.shape == (codes.shape[0] + 1, run.talker_logits.shape[1])
+    assert pl.shape == (codes.shape[0], codes.shape[1] - 1, run.predictor_logits.shape[2])
     rtl, rpl = teacher_force(nat["ref"], vt.reference_prompt(nat["ref"], case, env["voice"]), codes)
     pr, rpr = pl.reshape(-1, pl.shape[-1]), rpl.reshape(-1, rpl.shape[-1])
     po = run.predictor_logits.reshape(-1, run.predictor_logits.shape[-1])
@@ -345,7 +349,7 @@ def test_text_in_pieces(data, native, lm_env):
         got += list(s.ready())
     s.end()
     got += list(s)
-    assert np.array_equal(s.codes, whole)
+    assert np.array_equal(s.output("codes"), whole)
     assert sum(c.n_frames for c in got) == whole.shape[0]
     # the composed text gives the same codes
     nfc, _ = run_session(nat, replace(case, text=unicodedata.normalize("NFC", text)), seed=5, max_new_tokens=20)
@@ -370,7 +374,7 @@ def test_cancel_from_another_thread(native, lm_env):
     nat = native("custom17", threads=2)
     s = open_session(nat, replace(env["cases"][0], text=" ".join(["A long text to keep the talker busy."] * 40)),
                      max_new_tokens=100000, decoder="reference", top_k=1, subtalker_top_k=1)
-    s.prompt_embeddings()  # tokenize and build the prompt first: the cancel lands in the generation
+    # the tiny model tokenizes and prefills in milliseconds: the cancel 0.3 s later lands in the generation
     t = threading.Timer(0.3, s.cancel)
     t.start()
     t0 = time.perf_counter()
@@ -379,14 +383,14 @@ def test_cancel_from_another_thread(native, lm_env):
     dt = time.perf_counter() - t0
     t.join()
     assert dt < 2.0
-    assert s.codes.shape[0] > 0
+    assert s.output("codes").shape[0] > 0
     with pytest.raises(vox.VoxError, match="cancelled"):
         s.pull()
     s.close()
 
 
 def test_reference_decoder_mode(native, lm_env):
-    """decoder='reference': all audio in one last chunk, = vox_engine_decode's reference mode (the
+    """decoder='reference': all audio in one last chunk, = the "decode" entry's reference mode (the
     reference part of an ICL voice cut as the official wrapper does)."""
     nat = native("base06")
     env = lm_env("base06")
@@ -394,11 +398,11 @@ def test_reference_decoder_mode(native, lm_env):
     codes, chunks = run_session(nat, case, seed=3, max_new_tokens=10, decoder="reference")
     assert len(chunks) == 1 and chunks[0].is_last and chunks[0].n_frames == codes.shape[0]
     ref = env["voice"].ref_codes
-    want = nat["eng"].decode(codes, ref, mode="reference")
+    want = decode(nat["eng"], codes, ref, mode="reference")
     assert np.array_equal(chunks[0].samples, want)
     codes2, chunks2 = run_session(nat, case, seed=3, max_new_tokens=10, decoder_context=-1)
     assert np.array_equal(codes2, codes)
-    assert np.array_equal(audio_of(chunks2), nat["eng"].decode(codes, ref, mode="stream", context=-1))
+    assert np.array_equal(audio_of(chunks2), decode(nat["eng"], codes, ref, mode="stream", context=-1))
 
 
 def test_invalid_inputs(native, lm_env, qwen3_tmod):
@@ -421,7 +425,7 @@ def test_invalid_inputs(native, lm_env, qwen3_tmod):
         native("custom17")["eng"].session(icl)
     s = open_session(nat, case)
     with pytest.raises(vox.VoxError, match="range"):
-        s.teacher_force(np.full((2, 16), 5000, np.int32), 3072, 2048)
+        s.run("teacher_force", codes=np.full((2, 16), 5000, np.int32))
 
 
 def test_stats_and_profile(native, lm_env, capfd, monkeypatch):
@@ -431,9 +435,12 @@ def test_stats_and_profile(native, lm_env, capfd, monkeypatch):
     monkeypatch.setenv("VOX_PROFILE", "1")
     codes, chunks = run_session(nat, case, seed=2, max_new_tokens=9)
     after = nat["eng"].stats()
-    assert after["frames_generated"] - before["frames_generated"] == codes.shape[0] == 8
+    st0, st1 = before["stages"], after["stages"]
+    assert list(st1) == ["prefill", "talker", "predictor", "decoder", "voice"]
+    assert st1["talker"]["count"] - st0["talker"]["count"] == codes.shape[0] == 8
     assert after["samples_produced"] - before["samples_produced"] == audio_of(chunks).size
-    for k in ("prefill_ms", "talker_ms", "predictor_ms", "decoder_ms"):
-        assert after[k] > before[k]
+    for k in ("prefill", "talker", "predictor", "decoder"):
+        assert st1[k]["ms"] > st0[k]["ms"]
+    assert after["compute_ms"] > before["compute_ms"]
     err = capfd.readouterr().err
     assert "vox profile" in err and "talker" in err and "predictor" in err
