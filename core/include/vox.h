@@ -237,9 +237,10 @@ typedef struct vox_clone_params {
 } vox_clone_params;
 
 VOX_API vox_clone_params vox_clone_default_params(void);
-/* Clone a voice from `n_frames` frames of interleaved float PCM in [-1, 1] at `sample_rate` Hz with
- * `channels` channels (averaged to mono; resampled to the model's rate). The recording is kept in the
- * voice ("source_wav"), so a voice can be made again for other weights. */
+/* Clone a voice from `n_frames` frames of interleaved float PCM in [-1, 1] at `sample_rate` Hz (1 kHz
+ * to 768 kHz) with `channels` channels (1 to 64; averaged to mono; resampled to the model's rate), at
+ * most 600 s (VOX_ERR_LIMIT beyond); a non-finite sample is VOX_ERR_INVALID_ARGUMENT. The recording is
+ * kept in the voice ("source_wav"), so a voice can be made again for other weights. */
 VOX_API vox_status vox_voice_clone(vox_engine *engine, const float *pcm, size_t n_frames, int32_t channels,
                                    int32_t sample_rate, const vox_clone_params *params, vox_voice **out);
 /* A built-in speaker, with an optional style instruction (NULL: none). */

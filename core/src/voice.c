@@ -10,6 +10,8 @@
 #include "json.h"
 #include "strbuf.h"
 
+#define VX_VOICE_MAX_SECONDS 600
+
 vox_voice *vx_voice_new(void) {
     vox_voice *v = calloc(1, sizeof *v);
     if (v && !(v->defaults = strdup("{}"))) {
@@ -146,6 +148,10 @@ vox_status vox_voice_clone(vox_engine *e, const float *pcm, size_t n_frames, int
     if (sample_rate < 1000 || sample_rate > 768000)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_voice_clone: sample rate %d Hz is not supported", sample_rate);
     if (n_frames == 0) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_voice_clone: the recording is empty");
+    /* a voice needs seconds of speech; ten minutes bounds what cloning may allocate and compute */
+    if ((double)n_frames / sample_rate > VX_VOICE_MAX_SECONDS)
+        return vox_set_error(VOX_ERR_LIMIT, "vox_voice_clone: %.0f s of audio is too long for a voice (at most %d s)",
+                             (double)n_frames / sample_rate, VX_VOICE_MAX_SECONDS);
     vox_clone_params p = vox_clone_default_params();
     if (params) {
         if (params->struct_size < sizeof(uint32_t) || params->struct_size > 4096)

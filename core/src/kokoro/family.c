@@ -382,6 +382,12 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         vx_fp_restore(fp);
         free(ids);
         if (st != VOX_OK) return st;
+        for (int64_t i = 0; i < n_audio; i++)
+            if (!isfinite(audio[i])) { /* the model produced NaN/inf: corrupt weights, not audio to trim away */
+                free(audio);
+                return vox_set_error(VOX_ERR_FORMAT, "the model produced non-finite audio (sample %lld of span %u): "
+                                     "its weights are corrupt (vox inspect --check MODEL)", (long long)i, q->span);
+            }
         int64_t keep = trim_tail(audio, n_audio);
         int64_t pause = q->span > 0 ? (int64_t)o->pause_ms * KK_SAMPLE_RATE / 1000 : 0;
         free(q->out);

@@ -69,11 +69,18 @@ vox_status kk_durations(const kk_model *m, vx_pool *pool, const float *d, int64_
     if (st == VOX_OK) {
         vx_linear(pool, &m->dur_proj, m->dur_proj_b, x, n, p);
         vx_sigmoid(p, n * M, p);
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = 0; i < n && st == VOX_OK; i++) {
             float sum = 0.0f;
             for (int64_t j = 0; j < M; j++) sum += p[i * M + j];
             float v = sum / speed;
             if (raw) raw[i] = v;
+            /* a sum of sigmoids is in [0, M]: NaN only from non-finite weights or style values, which
+             * must not reach the cast (undefined behaviour) */
+            if (!isfinite(v)) {
+                st = vox_set_error(VOX_ERR_FORMAT, "the duration predictor computed NaN: the model's weights or "
+                                   "the voice's style values are not finite (vox inspect --check MODEL)");
+                break;
+            }
             float r = nearbyintf(v);
             dur[i] = r < 1.0f ? 1 : (int32_t)r;
         }

@@ -3,6 +3,7 @@
  * per group), the talker's logits processing and Philox sampling, the stop rules. Every buffer is
  * allocated once per session; a frame allocates nothing. */
 #include <stdatomic.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,14 @@ static int next_code0(q3_sess *q, vox_status *st) {
         q->tot_steps++;
         q->pending_adv = 0;
     }
+    /* a NaN or infinite logit comes only from non-finite weights (or a corrupt voice): sampling on it
+     * would pick garbage codes silently */
+    for (int64_t i = 0; i < lm->vocab; i++)
+        if (!isfinite(q->logits[i])) {
+            *st = vox_set_error(VOX_ERR_FORMAT, "the talker computed a non-finite logit at frame %lld: the model's "
+                                "weights or the voice are not finite (vox inspect --check MODEL)", (long long)f);
+            return Q3_ERROR;
+        }
     memcpy(q->scores, q->logits, (size_t)lm->vocab * sizeof(float));
     q3_process_talker(q->scores, lm->vocab, q->distinct, q->n_distinct, q->n_hist, q->o->repetition_penalty,
                       lm->codec_eos, 2, &q->talker_sp, &q->swt);
