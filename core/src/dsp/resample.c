@@ -1,4 +1,4 @@
-/* Resampling: vox.reference.qwen3.resample in C, number for number.
+/* Resampling: vox.reference.dsp.resample in C, number for number.
  *
  * A Kaiser-windowed sinc (pass band to 0.913, stop band from 1.0 of the lower Nyquist frequency,
  * 126.43 dB: the specification of soxr's HQ setting that the official librosa.resample uses), as a

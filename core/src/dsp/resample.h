@@ -1,4 +1,4 @@
-/* Internal: resampling mono audio between rates (vox.reference.qwen3.resample is the spec: the
+/* Internal: resampling mono audio between rates (vox.reference.dsp.resample is the spec: the
  * Kaiser-windowed sinc of soxr's HQ setting, which librosa.resample uses, with librosa's lengths). */
 #ifndef VOX_DSP_RESAMPLE_H
 #define VOX_DSP_RESAMPLE_H
