@@ -87,7 +87,7 @@ def test_resampler_lengths():
     soxr's round(n * L / M) are zeros; equal rates pass the signal through."""
     import librosa
 
-    from vox.reference.qwen3.resample import produced_length, resample
+    from vox.reference.dsp.resample import produced_length, resample
 
     rng = np.random.default_rng(3)
     for sr in (16000, 44100, 22050):

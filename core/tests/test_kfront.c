@@ -111,7 +111,7 @@ int main(void) {
     memset(longtext, 0, sizeof longtext);
     for (int i = 0; i < 100; i++) strcat(longtext, "word ");
     r = vx_kfront_next_span(longtext, strlen(longtext), 0, &consumed);
-    CHECK(r > 0 && kt_count(longtext, r) <= VX_KFRONT_SPAN_LIMIT && longtext[r] == ' ', "long span cut at a space: %zu", r);
+    CHECK(r > 0 && vt_count(longtext, r) <= VX_KFRONT_SPAN_LIMIT && longtext[r] == ' ', "long span cut at a space: %zu", r);
 
     /* a piece that ends inside a multi-byte character: decided only once the character is whole */
     char cut[300];

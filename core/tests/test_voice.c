@@ -80,7 +80,7 @@ static int tool(int argc, char **argv) {
         int64_t ny = 0;
         vx_pool *pool = make_pool(argc > 6 ? atoi(argv[6]) : 1);
         if (!x || !pool) return die("input");
-        if (q3_resample_pool(pool, x, n, atoi(argv[3]), atoi(argv[4]), &y, &ny) != VOX_OK) return die("resample");
+        if (vx_resample_pool(pool, x, n, atoi(argv[3]), atoi(argv[4]), &y, &ny) != VOX_OK) return die("resample");
         int rc = write_raw(argv[5], y, (size_t)ny * 4);
         free(x), free(y), vx_pool_free(pool);
         return rc;
@@ -159,7 +159,7 @@ static int tool(int argc, char **argv) {
             double t1 = vx_now_ms();
             vox_voice_free(voice);
             free(w24), w24 = NULL;
-            if (sr != 24000 && q3_resample_pool(e->pool, x, n, sr, 24000, &w24, &n24) != VOX_OK) return die("resample");
+            if (sr != 24000 && vx_resample_pool(e->pool, x, n, sr, 24000, &w24, &n24) != VOX_OK) return die("resample");
             double t2 = vx_now_ms();
             float emb[8192];
             if (q3_speaker_embedding(v, e->pool, w24 ? w24 : x, n24, emb) != VOX_OK) return die("embed");
@@ -190,9 +190,9 @@ static float noise(void) {
 }
 
 static void test_resample_lengths(void) {
-    CHECK(q3_resample_length(44100, 44100, 24000) == 24001, "librosa's double product: 44100 @ 44.1k -> 24001");
-    CHECK(q3_resample_length(16000, 16000, 24000) == 24000, "16k");
-    CHECK(q3_resample_length(1, 44100, 24000) == 1, "1 sample");
+    CHECK(vx_resample_length(44100, 44100, 24000) == 24001, "librosa's double product: 44100 @ 44.1k -> 24001");
+    CHECK(vx_resample_length(16000, 16000, 24000) == 24000, "16k");
+    CHECK(vx_resample_length(1, 44100, 24000) == 1, "1 sample");
     static const int32_t rates[3] = {16000, 44100, 22050};
     static const int64_t lens[7] = {1, 2, 3, 146, 147, 148, 1000};
     for (int r = 0; r < 3; r++)
@@ -200,7 +200,7 @@ static void test_resample_lengths(void) {
             float x[1000], *y = NULL;
             int64_t ny = 0;
             for (int64_t k = 0; k < lens[i]; k++) x[k] = noise();
-            CHECK(q3_resample(x, lens[i], rates[r], 24000, &y, &ny) == VOX_OK, "%s", vox_last_error());
+            CHECK(vx_resample(x, lens[i], rates[r], 24000, &y, &ny) == VOX_OK, "%s", vox_last_error());
             CHECK(ny == (int64_t)ceil((double)lens[i] * (24000.0 / rates[r])), "%d Hz, %lld samples: %lld", rates[r],
                   (long long)lens[i], (long long)ny);
             /* samples past soxr's round-half-up(n L / M) are zeros */
@@ -211,7 +211,7 @@ static void test_resample_lengths(void) {
         }
     float x[5] = {0.1f, -0.2f, 0.3f, 0.4f, 0.5f}, *y = NULL;
     int64_t ny = 0;
-    CHECK(q3_resample(x, 5, 24000, 24000, &y, &ny) == VOX_OK && ny == 5 && !memcmp(x, y, sizeof x), "equal rates");
+    CHECK(vx_resample(x, 5, 24000, 24000, &y, &ny) == VOX_OK && ny == 5 && !memcmp(x, y, sizeof x), "equal rates");
     free(y);
 }
 
@@ -221,7 +221,7 @@ static void sine_check(int32_t sr, double hz, double tol) {
     float *x = malloc((size_t)n * sizeof *x), *y = NULL;
     for (int64_t k = 0; k < n; k++) x[k] = (float)(0.5 * sin(2 * M_PI * hz * (double)k / sr));
     int64_t ny = 0;
-    CHECK(q3_resample(x, n, sr, 24000, &y, &ny) == VOX_OK, "%s", vox_last_error());
+    CHECK(vx_resample(x, n, sr, 24000, &y, &ny) == VOX_OK, "%s", vox_last_error());
     double worst = 0;
     for (int64_t k = 1200; k < ny - 1200; k++) {
         double want = 0.5 * sin(2 * M_PI * hz * (double)k / 24000.0);
@@ -239,8 +239,8 @@ static void test_resample_threads(void) {
         for (int64_t k = 0; k < n; k++) x[k] = noise();
         vx_pool *p1 = make_pool(1), *p2 = make_pool(2);
         int64_t n1 = 0, n2 = 0;
-        CHECK(q3_resample_pool(p1, x, n, rates[r], 24000, &y1, &n1) == VOX_OK, "%s", vox_last_error());
-        CHECK(q3_resample_pool(p2, x, n, rates[r], 24000, &y2, &n2) == VOX_OK, "%s", vox_last_error());
+        CHECK(vx_resample_pool(p1, x, n, rates[r], 24000, &y1, &n1) == VOX_OK, "%s", vox_last_error());
+        CHECK(vx_resample_pool(p2, x, n, rates[r], 24000, &y2, &n2) == VOX_OK, "%s", vox_last_error());
         CHECK(n1 == n2 && y1 && y2 && !memcmp(y1, y2, (size_t)n1 * 4), "%d Hz: 1 vs 2 threads differ", rates[r]);
         free(x), free(y1), free(y2), vx_pool_free(p1), vx_pool_free(p2);
     }

@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "tolerance_table.h"
-#include "vulkan/codec_gpu.h"
+#include "qwen3/gpu_codec.h"
 #include "vulkan/vk.h"
 #include "vk_testdev.h"
 

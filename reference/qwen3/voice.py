@@ -25,7 +25,7 @@ import numpy as np
 from ..common.checkpoint import Checkpoint
 from .mel import mel_spectrogram
 from .mimi_encoder import MimiEncoder
-from .resample import resample
+from ..dsp.resample import resample
 from .speaker_encoder import SpeakerEncoder, min_samples
 
 SAMPLE_RATE = 24000

@@ -85,7 +85,7 @@ def ensure_model_dir(wheels_dir=None) -> Path:
 
 def to_16k(audio: np.ndarray, sr: int) -> np.ndarray:
     """Resample to whisper's 16 kHz with vox's reference resampler (a Kaiser-windowed sinc)."""
-    from vox.reference.qwen3.resample import resample
+    from vox.reference.dsp.resample import resample
 
     x = np.asarray(audio, dtype=np.float32)
     return x if sr == ASR_SR else resample(x, sr, ASR_SR).astype(np.float32)

@@ -188,7 +188,7 @@ def _per_codebook(ours: np.ndarray, off: np.ndarray) -> str:
 
 def resampler_rows(wav: np.ndarray, sr: int, subject: str, check: str = "qwen3.resample_vs_soxr_speech") -> list[Row]:
     """Reference resampler vs librosa.resample(res_type="soxr_hq") (what the official calls)."""
-    from vox.reference.qwen3.resample import resample
+    from vox.reference.dsp.resample import resample
 
     wav = np.asarray(wav, dtype=np.float32)
     ours = resample(wav, sr, SR)
@@ -204,7 +204,7 @@ def resampler_rows(wav: np.ndarray, sr: int, subject: str, check: str = "qwen3.r
 def noise_rows(sr: int, seed: int = 0, seconds: float = 1.0) -> list[Row]:
     """Reference resampler vs soxr_hq on synthetic noise at `sr`: white (worst case, transition band)
     and band-limited to 0.8 of the lower Nyquist frequency (pass band; ends excluded)."""
-    from vox.reference.qwen3.resample import resample
+    from vox.reference.dsp.resample import resample
 
     rng = np.random.default_rng(seed)
     n = int(sr * seconds)

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "../error.h"
-#include "../vulkan/codec_gpu.h"
+#include "gpu_codec.h"
 #include "codec.h"
 
 #define Q3_STREAM_MAX_FRAMES 16

@@ -15,8 +15,8 @@
 #include "model.h"
 #include "tokenizer.h"
 #include "voice_encoder.h"
-#include "../vulkan/codec_gpu.h"
-#include "../vulkan/q3_gpu.h"
+#include "gpu_codec.h"
+#include "gpu_lm.h"
 
 /* Primed decoder states kept per engine (~5 MB each for the 12 Hz codec). */
 #define Q3_PRIME_CACHE_VOICES 4

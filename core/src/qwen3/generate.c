@@ -9,7 +9,7 @@
 
 #include "../error.h"
 #include "lm_internal.h"
-#include "../vulkan/q3_gpu.h"
+#include "gpu_lm.h"
 
 vox_status q3_sess_alloc(q3_sess *q) {
     const q3_lm *lm = q->lm;

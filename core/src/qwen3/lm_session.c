@@ -10,7 +10,7 @@
 #include "../family.h"
 #include "codec.h"
 #include "lm_internal.h"
-#include "../vulkan/q3_gpu.h"
+#include "gpu_lm.h"
 
 static void join_worker(q3_sess *q);
 

@@ -151,7 +151,7 @@ vox_status q3_voice_clone(vox_engine *e, const float *mono, size_t n, int32_t sa
     if (icl && (st = ref_text_tokens(m, p->ref_text ? p->ref_text : "", &ids, &n_ids)) != VOX_OK) goto fail;
     if (sample_rate != SAMPLE_RATE) {
         /* the official checks nothing before resampling; the speaker encoder's minimum is checked below */
-        if ((st = q3_resample_pool(e->pool, mono, (int64_t)n, sample_rate, SAMPLE_RATE, &wav, &n24)) != VOX_OK) goto fail;
+        if ((st = vx_resample_pool(e->pool, mono, (int64_t)n, sample_rate, SAMPLE_RATE, &wav, &n24)) != VOX_OK) goto fail;
     }
     const float *w24 = wav ? wav : mono;
     if (!wav) n24 = (int64_t)n;

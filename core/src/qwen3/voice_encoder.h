@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "../dsp/resample.h"
 #include "model.h"
 
 /* Loads the Mimi encoder, and the speaker encoder when the model has one (Base). */
@@ -16,9 +17,6 @@ vox_status q3_venc_load(const q3_model *m, q3_venc **out);
 void q3_venc_free(q3_venc *v);
 int32_t q3_venc_embedding_dim(const q3_venc *v);  /* 0 when there is no speaker encoder */
 
-/* mono[n] at sample_rate -> *out (malloc'd) at 24 kHz, *n_out samples (the reference's lengths). */
-vox_status q3_resample(const float *mono, int64_t n, int32_t sample_rate, int32_t target_rate, float **out,
-                       int64_t *n_out);
 vox_status q3_speaker_embedding(const q3_venc *v, vx_pool *pool, const float *wav24k, int64_t n, float *emb);
 /* codes: malloc'd [*n_frames][16] */
 vox_status q3_encode_codes(const q3_venc *v, vx_pool *pool, const float *wav24k, int64_t n, int32_t **codes,
@@ -33,12 +31,6 @@ vox_status q3_voice_clone(vox_engine *e, const float *mono, size_t n, int32_t sa
  * The parts (each file named for what it holds; all mirror vox.reference.qwen3 step by step).
  * Activations are time-major: [frames][channels]. */
 
-/* resample.c: the length the reference (librosa) gives n samples at sr_in -> sr_out:
- * ceil(n * (sr_out / sr_in)) in double. */
-int64_t q3_resample_length(int64_t n, int32_t sr_in, int32_t sr_out);
-/* q3_resample with a pool (NULL: the calling thread only); bit-identical for any thread count. */
-vox_status q3_resample_pool(vx_pool *pool, const float *mono, int64_t n, int32_t sample_rate, int32_t target_rate,
-                            float **out, int64_t *n_out);
 
 /* mel.c: the speaker encoder's log-mel front end (24 kHz, n_fft 1024, hop 256, 128 slaney mels). */
 typedef struct q3_mel q3_mel;

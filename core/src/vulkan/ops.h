@@ -131,7 +131,7 @@ vox_status vx_gop_attention_nr(vx_gpu *g, vx_gbind q, int64_t nq, int64_t hq, vx
                                int64_t hkv, int64_t d, float scale, int64_t window, vx_gbind out, vx_gbind kr,
                                vx_gbind w, float eps, vx_gbind cos, vx_gbind sin, const char *label);
 
-/* Choosing a code from logits [v] (v <= 8192) into codes[slot], as q3_warp + q3_choose with float32
+/* Choosing a code from logits [v] (v <= 8192) into codes[slot], as a codec model's sampler (greedy, temperature, top-k, top-p) with float32
  * probabilities (sample.comp): greedy when !do_sample, else temperature, top-k, top-p and the inverse
  * CDF at u[slot] (float; the host computes it with vox_philox_uniform). ws: v floats of scratch. */
 typedef struct vx_gsampler {

@@ -18,7 +18,7 @@ characters, so the spans are the same whatever the sizes of the pieces the text 
 
 from __future__ import annotations
 
-from .normalize import LEAD, NO_BREAK, is_initialism, is_upper, is_ws
+from ...text.normalize import LEAD, NO_BREAK, is_initialism, is_upper, is_ws
 
 LIMIT = 240
 TERMINATORS = frozenset(".!?…")

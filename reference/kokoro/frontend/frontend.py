@@ -8,7 +8,7 @@ import json
 from .chunk import next_span
 from .g2p import G2P
 from .lexicon import Lexicon
-from .normalize import Normalizer
+from ...text.normalize import Normalizer
 from .vocab import KOKORO_VOCAB
 
 __all__ = ["Frontend", "OverrideError", "parse_overrides", "next_span"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .lexicon import Lexicon
 from .lts import letters_to_sounds
-from .normalize import Item, ascii_lower, is_lower, is_upper
+from ...text.normalize import Item, ascii_lower, is_lower, is_upper
 
 PRIMARY, SECONDARY = "ˈ", "ˌ"
 VOWELS = frozenset("AIOQWYaiuæɑɒɔəɛɜɪʊʌᵻ")

@@ -19,7 +19,7 @@ static const char *const NO_BREAK[] = {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Mt
 
 static uint32_t cp_at(const char *t, size_t n, size_t i, size_t *k) {
     uint32_t cp;
-    *k = kt_next(t, n, i, &cp);
+    *k = vt_next(t, n, i, &cp);
     return cp;
 }
 
@@ -27,29 +27,29 @@ static uint32_t cp_at(const char *t, size_t n, size_t i, size_t *k) {
 static bool no_break(const char *t, size_t n, size_t i) {
     size_t k = i, l;
     while (k > 0) {
-        size_t p = kt_prev(t, k);
-        if (kt_is_ws(cp_at(t, n, p, &l))) break;
+        size_t p = vt_prev(t, k);
+        if (vt_is_ws(cp_at(t, n, p, &l))) break;
         k = p;
     }
-    while (k < i && kt_in(cp_at(t, n, k, &l), LEAD)) k += l;
+    while (k < i && vt_in(cp_at(t, n, k, &l), LEAD)) k += l;
     size_t wn = i - k;
     if (!wn) return false;
     const char *w = t + k; /* w followed by the dot is t[k..i] */
     for (size_t a = 0; a < sizeof NO_BREAK / sizeof NO_BREAK[0]; a++)
-        if (kt_eq(w, wn + 1, NO_BREAK[a])) return true;
-    if (wn == 1 && kt_is_upper((unsigned char)w[0])) return true;
-    return kt_is_initialism(w, wn + 1);
+        if (vt_eq(w, wn + 1, NO_BREAK[a])) return true;
+    if (wn == 1 && vt_is_upper((unsigned char)w[0])) return true;
+    return vt_is_initialism(w, wn + 1);
 }
 
 size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed) {
     size_t s = 0, k;
     if (!final && n) { /* a character cut off by the end of a piece counts only once it is whole */
-        size_t p = kt_prev(t, n);
+        size_t p = vt_prev(t, n);
         uint32_t cp;
         bool incomplete = false;
         if (vx_utf8_decode(t, n, p, &cp, &incomplete) == 0 && incomplete) n = p;
     }
-    while (s < n && kt_is_ws(cp_at(t, n, s, &k))) s += k;
+    while (s < n && vt_is_ws(cp_at(t, n, s, &k))) s += k;
     if (s == n) { /* only whitespace: dropped at the end (kept before, so spans do not depend on the pieces) */
         *consumed = final ? n : 0;
         return 0;
@@ -60,13 +60,13 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
         if (c == '\n') { /* a blank line (two newlines, spaces between) ends a span */
             size_t j = i + 1, nl = 1, k2;
             uint32_t c2;
-            while (j < n && kt_is_ws((c2 = cp_at(t, n, j, &k2)))) {
+            while (j < n && vt_is_ws((c2 = cp_at(t, n, j, &k2)))) {
                 nl += c2 == '\n';
                 j += k2;
             }
             if (nl >= 2) {
                 size_t e = i;
-                while (kt_is_ws(cp_at(t, n, kt_prev(t, e), &k2))) e = kt_prev(t, e);
+                while (vt_is_ws(cp_at(t, n, vt_prev(t, e), &k2))) e = vt_prev(t, e);
                 *consumed = i;
                 return e;
             }
@@ -75,16 +75,16 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
                 return 0; /* a second newline may still come */
             }
         }
-        if (kt_in(c, TERMINATORS)) {
+        if (vt_in(c, TERMINATORS)) {
             size_t j = i, jc = count;
-            while (j < n && kt_in(cp_at(t, n, j, &k), TERMINATORS)) j += k, jc++;
-            while (j < n && kt_in(cp_at(t, n, j, &k), CLOSERS)) j += k, jc++;
+            while (j < n && vt_in(cp_at(t, n, j, &k), TERMINATORS)) j += k, jc++;
+            while (j < n && vt_in(cp_at(t, n, j, &k), CLOSERS)) j += k, jc++;
             if (jc > VX_KFRONT_SPAN_LIMIT) break;
             if (j == n) {
                 *consumed = final ? j : 0;
                 return final ? j : 0;
             }
-            if (kt_is_ws(cp_at(t, n, j, &k)) && !(j == i + 1 && t[i] == '.' && no_break(t, n, i))) {
+            if (vt_is_ws(cp_at(t, n, j, &k)) && !(j == i + 1 && t[i] == '.' && no_break(t, n, i))) {
                 *consumed = j;
                 return j;
             }
@@ -95,29 +95,29 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
         i += k;
         count++;
     }
-    size_t total = kt_count(t + s, n - s);
+    size_t total = vt_count(t + s, n - s);
     if (total <= VX_KFRONT_SPAN_LIMIT) {
         if (!final) {
             *consumed = 0;
             return 0;
         }
         size_t e = n;
-        while (kt_is_ws(cp_at(t, n, kt_prev(t, e), &k))) e = kt_prev(t, e);
+        while (vt_is_ws(cp_at(t, n, vt_prev(t, e), &k))) e = vt_prev(t, e);
         *consumed = n;
         return e;
     }
     /* Longer than the limit: decide within the first LIMIT + 1 characters. */
     size_t w_end = s;
-    for (size_t c = 0; c < VX_KFRONT_SPAN_LIMIT; c++) w_end += kt_next(t, n, w_end, &(uint32_t){0});
+    for (size_t c = 0; c < VX_KFRONT_SPAN_LIMIT; c++) w_end += vt_next(t, n, w_end, &(uint32_t){0});
     size_t clause = 0, space = 0;
     for (size_t p = s; p <= w_end;) {
         uint32_t c = cp_at(t, n, p, &k);
         if (p > s) {
-            if (p < w_end && kt_in(c, CLAUSE)) {
+            if (p < w_end && vt_in(c, CLAUSE)) {
                 size_t k2;
-                if (c == 0x2014 || kt_is_ws(cp_at(t, n, p + k, &k2))) clause = p + k;
+                if (c == 0x2014 || vt_is_ws(cp_at(t, n, p + k, &k2))) clause = p + k;
             }
-            if (kt_is_ws(c)) space = p;
+            if (vt_is_ws(c)) space = p;
         }
         p += k;
     }
@@ -127,12 +127,12 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
     }
     if (space) {
         size_t e = space;
-        while (kt_is_ws(cp_at(t, n, kt_prev(t, e), &k))) e = kt_prev(t, e);
+        while (vt_is_ws(cp_at(t, n, vt_prev(t, e), &k))) e = vt_prev(t, e);
         *consumed = space;
         return e;
     }
     size_t p = w_end;
-    while (p < n && !kt_is_ws(cp_at(t, n, p, &k))) p += k;
+    while (p < n && !vt_is_ws(cp_at(t, n, p, &k))) p += k;
     if (p == n && !final) {
         *consumed = 0;
         return 0;

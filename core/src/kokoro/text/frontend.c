@@ -98,25 +98,6 @@ static bool in_vocab(const vx_kfront *f, uint32_t cp) {
     return false;
 }
 
-/* Exact key first, then the first key (document order) equal ignoring ASCII case. */
-const char *kt_override_get(const kt_overrides *ov, const char *w, size_t n) {
-    if (!ov || !ov->obj) return NULL;
-    for (const vox_json *v = ov->obj->child; v; v = v->next)
-        if (v->key_len == n && memcmp(v->key, w, n) == 0) return v->str;
-    for (const vox_json *v = ov->obj->child; v; v = v->next) {
-        if (v->key_len != n) continue;
-        size_t i = 0;
-        for (; i < n; i++) {
-            char a = v->key[i], b = w[i];
-            if (a >= 'A' && a <= 'Z') a = (char)(a + 32);
-            if (b >= 'A' && b <= 'Z') b = (char)(b + 32);
-            if (a != b) break;
-        }
-        if (i == n) return v->str;
-    }
-    return NULL;
-}
-
 /* Words one token each, mapped to non-empty phonemes of the model's vocabulary. */
 vox_status vx_kfront_check_overrides(const vx_kfront *f, const vox_json *root) {
     char q[80];
@@ -151,7 +132,7 @@ vox_status vx_kfront_check_overrides(const vx_kfront *f, const vox_json *root) {
     return VOX_OK;
 }
 
-static vox_status parse_overrides(const vx_kfront *f, const char *json, kt_overrides *ov) {
+static vox_status parse_overrides(const vx_kfront *f, const char *json, vt_overrides *ov) {
     memset(ov, 0, sizeof *ov);
     if (!json || !*json) return VOX_OK;
     vox_json_error err;
@@ -170,12 +151,12 @@ static vox_status parse_overrides(const vx_kfront *f, const char *json, kt_overr
     return VOX_OK;
 }
 
-static vox_status phonemize(const vx_kfront *f, const char *span, size_t len, kt_overrides *ov, vx_buf *out) {
-    kt_items items = {0};
-    kt_normalize(ov, span ? span : "", len, &items);
+static vox_status phonemize(const vx_kfront *f, const char *span, size_t len, vt_overrides *ov, vx_buf *out) {
+    vt_items items = {0};
+    vt_normalize(ov, span ? span : "", len, &items);
     if (!items.failed) kt_g2p(&f->lexicon, f->final.count ? &f->final : NULL, ov, &items, out);
     bool failed = items.failed || out->failed;
-    kt_items_free(&items);
+    vt_items_free(&items);
     return failed ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory in the text frontend") : VOX_OK;
 }
 
@@ -188,7 +169,7 @@ vox_status vx_kfront_phonemize_with(const vx_kfront *f, const char *span, size_t
                              vx_utf8_valid_prefix(span, len));
     vox_status st = vx_kfront_check_overrides(f, overrides);
     if (st != VOX_OK) return st;
-    kt_overrides ov = {.obj = overrides};
+    vt_overrides ov = {.obj = overrides};
     return phonemize(f, span, len, &ov, out);
 }
 
@@ -199,7 +180,7 @@ vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len,
     if (vx_utf8_valid_prefix(span, len) != len)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "text is not valid UTF-8 (at byte %zu)",
                              vx_utf8_valid_prefix(span, len));
-    kt_overrides ov;
+    vt_overrides ov;
     vox_status st = parse_overrides(f, overrides_json, &ov);
     if (st != VOX_OK) return st;
     st = phonemize(f, span, len, &ov, out);

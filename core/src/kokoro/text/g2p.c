@@ -19,7 +19,7 @@
 typedef struct g2p {
     const kt_lexicon *lx;
     const kt_lexicon *fin; /* phrase-final readings ("there" ðˈɛɹ), or NULL */
-    const kt_overrides *ov;
+    const vt_overrides *ov;
 } g2p;
 
 enum { ST_NONE, ST_M1, ST_0, ST_05, ST_2 };
@@ -57,9 +57,9 @@ static char *replace(const char *s, const char *from, const char *to) {
     return vx_buf_take(&b);
 }
 static uint32_t last_cp(const char *s, size_t n, size_t *start) {
-    size_t k = kt_prev(s, n);
+    size_t k = vt_prev(s, n);
     uint32_t cp;
-    kt_next(s, n, k, &cp);
+    vt_next(s, n, k, &cp);
     if (start) *start = k;
     return cp;
 }
@@ -67,8 +67,8 @@ static bool has_cp_in(const char *s, const char *set) {
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         uint32_t c;
-        i += kt_next(s, n, i, &c);
-        if (kt_in(c, set)) return true;
+        i += vt_next(s, n, i, &c);
+        if (vt_in(c, set)) return true;
     }
     return false;
 }
@@ -76,8 +76,8 @@ static char *stress_first_vowel(const char *ps, const char *mark) {
     size_t n = strlen(ps);
     for (size_t i = 0; i < n;) {
         uint32_t c;
-        size_t k = kt_next(ps, n, i, &c);
-        if (kt_in(c, VOWELS)) return cat3(ps, i, mark, ps + i);
+        size_t k = vt_next(ps, n, i, &c);
+        if (vt_in(c, VOWELS)) return cat3(ps, i, mark, ps + i);
         i += k;
     }
     return dups(ps);
@@ -110,7 +110,7 @@ static char *suf_s(char *stem) {
     if (!stem) return NULL;
     size_t n = strlen(stem);
     uint32_t c = last_cp(stem, n, NULL);
-    const char *add = kt_in(c, "ptkfθ") ? "s" : kt_in(c, "szʃʒʧʤ") ? "ᵻz" : "z";
+    const char *add = vt_in(c, "ptkfθ") ? "s" : vt_in(c, "szʃʒʧʤ") ? "ᵻz" : "z";
     char *r = cat3(stem, n, add, "");
     free(stem);
     return r;
@@ -120,17 +120,17 @@ static char *suf_ed(char *stem) {
     size_t n = strlen(stem), k;
     uint32_t c = last_cp(stem, n, &k);
     char *r;
-    if (kt_in(c, "pkfθʃsʧ"))
+    if (vt_in(c, "pkfθʃsʧ"))
         r = cat3(stem, n, "t", "");
     else if (c == 'd')
         r = cat3(stem, n, "ᵻd", "");
     else if (c != 't')
         r = cat3(stem, n, "d", "");
-    else if (kt_count(stem, n) < 2)
+    else if (vt_count(stem, n) < 2)
         r = cat3(stem, n, "ɪd", "");
     else {
         uint32_t c2 = last_cp(stem, k, NULL);
-        r = kt_in(c2, US_TAUS) ? cat3(stem, k, "ɾᵻd", "") : cat3(stem, n, "ᵻd", "");
+        r = vt_in(c2, US_TAUS) ? cat3(stem, k, "ɾᵻd", "") : cat3(stem, n, "ᵻd", "");
     }
     free(stem);
     return r;
@@ -140,7 +140,7 @@ static char *suf_ing(char *stem) {
     size_t n = strlen(stem), k;
     char *r;
     uint32_t c = last_cp(stem, n, &k);
-    if (kt_count(stem, n) > 1 && c == 't' && kt_in(last_cp(stem, k, NULL), US_TAUS))
+    if (vt_count(stem, n) > 1 && c == 't' && vt_in(last_cp(stem, k, NULL), US_TAUS))
         r = cat3(stem, k, "ɾɪŋ", "");
     else
         r = cat3(stem, n, "ɪŋ", "");
@@ -156,7 +156,7 @@ static char *lex_final(const g2p *g, const char *w, size_t n, bool final) {
     return p ? dups(p) : lex_get(g, w, n);
 }
 static char *lex_word(const g2p *g, const char *w, size_t n) {
-    return kt_count(w, n) >= 2 ? lex_get(g, w, n) : NULL;
+    return vt_count(w, n) >= 2 ? lex_get(g, w, n) : NULL;
 }
 
 static char *spell(const g2p *g, const char *w, size_t n) {
@@ -218,35 +218,35 @@ static const struct { const char *suf, *add; size_t minlen; } EXTRA[] = {
 };
 
 static char *stems_ex(const g2p *g, const char *w, size_t bn, resolver rs, bool extra) {
-    size_t n = kt_count(w, bn);
+    size_t n = vt_count(w, bn);
     char *ps;
-    if (n >= 3 && kt_ends(w, bn, "s")) {
-        if (!kt_ends(w, bn, "ss") && (ps = nz(resolve_with(g, rs, w, bn - 1, "")))) return suf_s(ps);
-        if ((kt_ends(w, bn, "'s") || (n > 4 && kt_ends(w, bn, "es") && !kt_ends(w, bn, "ies"))) &&
+    if (n >= 3 && vt_ends(w, bn, "s")) {
+        if (!vt_ends(w, bn, "ss") && (ps = nz(resolve_with(g, rs, w, bn - 1, "")))) return suf_s(ps);
+        if ((vt_ends(w, bn, "'s") || (n > 4 && vt_ends(w, bn, "es") && !vt_ends(w, bn, "ies"))) &&
             (ps = nz(resolve_with(g, rs, w, bn - 2, ""))))
             return suf_s(ps);
-        if (n > 4 && kt_ends(w, bn, "ies") && (ps = nz(resolve_with(g, rs, w, bn - 3, "y")))) return suf_s(ps);
+        if (n > 4 && vt_ends(w, bn, "ies") && (ps = nz(resolve_with(g, rs, w, bn - 3, "y")))) return suf_s(ps);
     }
-    if (n >= 4 && kt_ends(w, bn, "d")) {
-        if (!kt_ends(w, bn, "dd") && (ps = nz(resolve_with(g, rs, w, bn - 1, "")))) return suf_ed(ps);
-        if (n > 4 && kt_ends(w, bn, "ed") && !kt_ends(w, bn, "eed") && (ps = nz(resolve_with(g, rs, w, bn - 2, ""))))
+    if (n >= 4 && vt_ends(w, bn, "d")) {
+        if (!vt_ends(w, bn, "dd") && (ps = nz(resolve_with(g, rs, w, bn - 1, "")))) return suf_ed(ps);
+        if (n > 4 && vt_ends(w, bn, "ed") && !vt_ends(w, bn, "eed") && (ps = nz(resolve_with(g, rs, w, bn - 2, ""))))
             return suf_ed(ps);
-        if (n > 4 && kt_ends(w, bn, "ied") && (ps = nz(resolve_with(g, rs, w, bn - 3, "y")))) return suf_ed(ps);
-        if (n > 5 && kt_ends(w, bn, "ed") && w[bn - 3] == w[bn - 4] && in_double(w[bn - 3]) &&
+        if (n > 4 && vt_ends(w, bn, "ied") && (ps = nz(resolve_with(g, rs, w, bn - 3, "y")))) return suf_ed(ps);
+        if (n > 5 && vt_ends(w, bn, "ed") && w[bn - 3] == w[bn - 4] && in_double(w[bn - 3]) &&
             (ps = nz(resolve_with(g, rs, w, bn - 3, ""))))
             return suf_ed(ps);
     }
-    if (n >= 5 && kt_ends(w, bn, "ing")) {
+    if (n >= 5 && vt_ends(w, bn, "ing")) {
         /* misaki looks -ing stems up at stress 0.5 */
         if (n > 5 && (ps = nz(resolve_with(g, rs, w, bn - 3, "")))) return suf_ing(apply_stress(ps, ST_05));
         if ((ps = nz(resolve_with(g, rs, w, bn - 3, "e")))) return suf_ing(apply_stress(ps, ST_05));
-        if (n > 5 && ((w[bn - 4] == w[bn - 5] && in_double(w[bn - 4])) || kt_ends(w, bn, "cking")) &&
+        if (n > 5 && ((w[bn - 4] == w[bn - 5] && in_double(w[bn - 4])) || vt_ends(w, bn, "cking")) &&
             (ps = nz(resolve_with(g, rs, w, bn - 4, ""))))
             return suf_ing(apply_stress(ps, ST_05));
     }
     for (size_t e = 0; extra && e < sizeof EXTRA / sizeof EXTRA[0]; e++) {
         size_t sl = strlen(EXTRA[e].suf);
-        if (n < EXTRA[e].minlen || !kt_ends(w, bn, EXTRA[e].suf)) continue;
+        if (n < EXTRA[e].minlen || !vt_ends(w, bn, EXTRA[e].suf)) continue;
         size_t base = bn - sl;
         const char *add = EXTRA[e].add;
         bool er = e < 2;
@@ -262,7 +262,7 @@ static char *stems_ex(const g2p *g, const char *w, size_t bn, resolver rs, bool 
                 ps = resolve_with(g, rs, w, base - 1, "y");
                 y_stem = true;
             } else {
-                if (!(kt_count(w, base) >= 4 && w[base - 1] == w[base - 2] && in_double(w[base - 1]))) continue;
+                if (!(vt_count(w, base) >= 4 && w[base - 1] == w[base - 2] && in_double(w[base - 1]))) continue;
                 ps = resolve_with(g, rs, w, base - 1, "");
             }
             if (!usable(&ps)) continue;
@@ -287,7 +287,7 @@ static char *compound(const g2p *g, const char *w, size_t bn) {
     for (size_t i = 0; i < bn && n < 129;) {
         bounds[n++] = i;
         uint32_t c;
-        i += kt_next(w, bn, i, &c);
+        i += vt_next(w, bn, i, &c);
     }
     if (n >= 129) return NULL; /* beyond any lexicon word; the Python twin has the same cap */
     bounds[n] = bn;
@@ -306,7 +306,7 @@ static char *compound(const g2p *g, const char *w, size_t bn) {
         if (a == bounds[i + 1] - bounds[i] && !memcmp(w + bounds[i - 1], w + bounds[i], a) && lpn && rpn) {
             /* a doubled letter at the joint is one sound: con|nor, book|keeper */
             uint32_t lc = last_cp(lp, lpn, &ls), rc;
-            size_t k = kt_next(rp, rpn, 0, &rc);
+            size_t k = vt_next(rp, rpn, 0, &rc);
             if (lc == rc) memmove(rp, rp + k, rpn - k + 1);
         }
         size_t score = i < n - i ? i : n - i;
@@ -323,7 +323,7 @@ static char *compound(const g2p *g, const char *w, size_t bn) {
 }
 
 static char *compound_resolver(const g2p *g, const char *w, size_t n) {
-    return kt_count(w, n) >= 6 ? compound(g, w, n) : NULL;
+    return vt_count(w, n) >= 6 ? compound(g, w, n) : NULL;
 }
 
 static char *lts(const char *w, size_t n) {
@@ -334,7 +334,7 @@ static char *lts(const char *w, size_t n) {
 
 /* the chain for a lower-case word no lexicon entry covers ('s is stripped once: possessive) */
 static char *oov(const g2p *g, const char *lw, size_t bn, bool possessive) {
-    size_t n = kt_count(lw, bn);
+    size_t n = vt_count(lw, bn);
     char *ps = stems(g, lw, bn, lex_word);
     if (!ps && n >= 6) {
         ps = compound(g, lw, bn);
@@ -351,11 +351,11 @@ static char *oov(const g2p *g, const char *lw, size_t bn, bool possessive) {
         if (!ps) ps = stems(g, bare, k, lex_word);
         free(bare);
     }
-    if (!ps && possessive && n > 2 && kt_ends(lw, bn, "'s")) {
+    if (!ps && possessive && n > 2 && vt_ends(lw, bn, "'s")) {
         ps = oov(g, lw, bn - 2, false);
         ps = usable(&ps) ? suf_s(ps) : NULL;
     }
-    if (!ps && n >= 5 && kt_ends(lw, bn, "s") && !strchr("sui'", lw[bn - 2])) {
+    if (!ps && n >= 5 && vt_ends(lw, bn, "s") && !strchr("sui'", lw[bn - 2])) {
         ps = lts(lw, bn - 1);
         ps = usable(&ps) ? suf_s(ps) : NULL;
     }
@@ -393,7 +393,7 @@ static char *hyphenated(const g2p *g, const char *w, size_t n) {
         size_t j = i;
         while (j < n && w[j] != '-') j++;
         if (j > i) {
-            plen[k] = kt_count(w + i, j - i);
+            plen[k] = vt_count(w + i, j - i);
             if (!(parts[k++] = word(g, w + i, j - i, false))) goto out;
         }
         i = j + 1;
@@ -405,8 +405,8 @@ static char *hyphenated(const g2p *g, const char *w, size_t n) {
         int wgt = 0;
         for (size_t q = 0; q < pn;) {
             uint32_t c;
-            q += kt_next(parts[i], pn, q, &c);
-            wgt += kt_in(c, "AIOQWYʤʧ") ? 2 : 1;
+            q += vt_next(parts[i], pn, q, &c);
+            wgt += vt_in(c, "AIOQWYʤʧ") ? 2 : 1;
         }
         keys[nk++] = (part_key){strstr(parts[i], PRIMARY) != NULL, wgt, i};
     }
@@ -437,14 +437,14 @@ out:
 /* g2p.py G2P.mixed_case: a word with a capital inside that no lexicon entry holds (O'Neill, McKenzie,
  * PhD(s), CamelCase read part by part like a hyphenated word); NULL when no rule reads it. */
 static char *mixed_case(const g2p *g, const char *w, size_t n) {
-    size_t nc = kt_count(w, n);
-    if (nc >= 4 && w[0] == 'O' && w[1] == '\'' && kt_is_upper((unsigned char)w[2])) {
+    size_t nc = vt_count(w, n);
+    if (nc >= 4 && w[0] == 'O' && w[1] == '\'' && vt_is_upper((unsigned char)w[2])) {
         char *rest = word(g, w + 2, n - 2, false);
         char *r = rest && *rest ? cat3("ˌO", strlen("ˌO"), rest, "") : NULL;
         free(rest);
         return r;
     }
-    if (nc >= 4 && w[0] == 'M' && w[1] == 'c' && kt_is_upper((unsigned char)w[2])) {
+    if (nc >= 4 && w[0] == 'M' && w[1] == 'c' && vt_is_upper((unsigned char)w[2])) {
         char *rest = word(g, w + 2, n - 2, false);   /* McGregor, McKenzie: no second k */
         char *r = NULL;
         if (rest && *rest) {
@@ -454,13 +454,13 @@ static char *mixed_case(const g2p *g, const char *w, size_t n) {
         free(rest);
         return r;
     }
-    size_t cn = (nc >= 3 && w[n - 1] == 's' && kt_is_upper((unsigned char)w[n - 2])) ? n - 1 : n;
+    size_t cn = (nc >= 3 && w[n - 1] == 's' && vt_is_upper((unsigned char)w[n - 2])) ? n - 1 : n;
     if (cn >= 2 && cn <= 4) {
         int upper = 0;
         bool letters = true;
         for (size_t i = 0; i < cn; i++) {
-            upper += kt_is_upper((unsigned char)w[i]);
-            letters &= kt_is_upper((unsigned char)w[i]) || kt_is_lower((unsigned char)w[i]);
+            upper += vt_is_upper((unsigned char)w[i]);
+            letters &= vt_is_upper((unsigned char)w[i]) || vt_is_lower((unsigned char)w[i]);
         }
         if (upper >= 2 && letters) {
             char *ps = spell(g, w, cn);
@@ -469,13 +469,13 @@ static char *mixed_case(const g2p *g, const char *w, size_t n) {
     }
     if (memchr(w, '\'', n)) return NULL;
     size_t cuts = 0;
-    for (size_t i = 1; i < n; i++) cuts += kt_is_upper((unsigned char)w[i]) && kt_is_lower((unsigned char)w[i - 1]);
+    for (size_t i = 1; i < n; i++) cuts += vt_is_upper((unsigned char)w[i]) && vt_is_lower((unsigned char)w[i - 1]);
     if (!cuts) return NULL;
     char *h = malloc(n + cuts + 1);
     if (!h) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i && kt_is_upper((unsigned char)w[i]) && kt_is_lower((unsigned char)w[i - 1])) h[k++] = '-';
+        if (i && vt_is_upper((unsigned char)w[i]) && vt_is_lower((unsigned char)w[i - 1])) h[k++] = '-';
         h[k++] = w[i];
     }
     h[k] = 0;
@@ -485,7 +485,7 @@ static char *mixed_case(const g2p *g, const char *w, size_t n) {
 }
 
 static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
-    const char *o = kt_override_get(g->ov, w0, n0);
+    const char *o = vt_override_get(g->ov, w0, n0);
     if (o) return dups(o);
     char *w = dupn(w0, n0);
     if (!w) return NULL;
@@ -509,8 +509,8 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
     char *lw = malloc(n + 1), *uw = malloc(n + 1);
     char *ps = NULL;
     if (!lw || !uw) goto done;
-    kt_lower(lw, w, n);
-    kt_upper(uw, w, n);
+    vt_lower(lw, w, n);
+    vt_upper(uw, w, n);
     lw[n] = uw[n] = 0;
     int st = memcmp(w, lw, n) == 0 ? ST_NONE : (memcmp(w, uw, n) == 0 ? ST_2 : ST_05);
     if ((ps = lex_final(g, w, n, final))) {
@@ -518,11 +518,11 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
         goto done;
     }
     uint32_t c0;
-    size_t k0 = kt_next(w, n, 0, &c0);
+    size_t k0 = vt_next(w, n, 0, &c0);
     if (memcmp(w, lw, n) != 0 && (memcmp(w, uw, n) == 0 || memcmp(w + k0, lw + k0, n - k0) == 0)) {
         /* misaki lower-cases a capitalized or all-caps word when the lexicon or its -s/-ed/-ing rules
          * read it; an all-caps word it cannot read that way is spelled */
-        ps = kt_count(lw, n) >= 2 ? lex_final(g, lw, n, final) : NULL;
+        ps = vt_count(lw, n) >= 2 ? lex_final(g, lw, n, final) : NULL;
         if (!ps) ps = stems_ex(g, lw, n, lex_word, false);
         if (ps) {
             ps = apply_stress(ps, st);
@@ -530,8 +530,8 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
         }
         bool any_upper = false, all_ok = true;
         for (size_t i = 0; i < n; i++) {
-            any_upper |= kt_is_upper((unsigned char)w[i]);
-            all_ok &= kt_is_upper((unsigned char)w[i]) || w[i] == '\'';
+            any_upper |= vt_is_upper((unsigned char)w[i]);
+            all_ok &= vt_is_upper((unsigned char)w[i]) || w[i] == '\'';
         }
         if (memcmp(w, uw, n) == 0 && any_upper && all_ok) {
             size_t k = 0;
@@ -547,7 +547,7 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
     if (n >= 3 && w[n - 1] == 's') {
         /* plural of an acronym ("APIs", "CEOs"): misaki strips the -s off the all-caps stem */
         bool caps = true;
-        for (size_t i = 0; i + 1 < n; i++) caps &= kt_is_upper((unsigned char)w[i]);
+        for (size_t i = 0; i + 1 < n; i++) caps &= vt_is_upper((unsigned char)w[i]);
         if (caps) {
             ps = word(g, w, n - 1, false);
             if (ps && *ps) {
@@ -565,7 +565,7 @@ static char *word(const g2p *g, const char *w0, size_t n0, bool final) {
         goto done;
     }
     bool inner_upper = false;
-    for (size_t i = 1; i < n; i++) inner_upper |= kt_is_upper((unsigned char)w[i]);
+    for (size_t i = 1; i < n; i++) inner_upper |= vt_is_upper((unsigned char)w[i]);
     if (!memchr(w, '-', n) && memcmp(w, uw, n) != 0 && inner_upper && (ps = mixed_case(g, w, n))) goto done;
     if (memchr(w, '-', n)) {
         ps = hyphenated(g, w, n);
@@ -581,20 +581,20 @@ done:
 
 /* misaki's special cases that need no tagger; fv: 0 next is a consonant, 1 a vowel, -1 nothing. */
 static char *special(const g2p *g, const char *w, size_t n, int fv) {
-    if (kt_eq(w, n, "a") || kt_eq(w, n, "A")) return dups("ɐ");
-    if (kt_eq(w, n, "an") || kt_eq(w, n, "An") || kt_eq(w, n, "AN")) return dups("ɐn");
-    if (kt_eq(w, n, "I")) return dups("ˌI");
-    if (kt_eq(w, n, "am") || kt_eq(w, n, "Am") || kt_eq(w, n, "AM"))
-        return (kt_eq(w, n, "am") && fv >= 0) ? dups("ɐm") : lex_get(g, "am", 2);
-    if (kt_eq(w, n, "to") || kt_eq(w, n, "To") || kt_eq(w, n, "TO"))
+    if (vt_eq(w, n, "a") || vt_eq(w, n, "A")) return dups("ɐ");
+    if (vt_eq(w, n, "an") || vt_eq(w, n, "An") || vt_eq(w, n, "AN")) return dups("ɐn");
+    if (vt_eq(w, n, "I")) return dups("ˌI");
+    if (vt_eq(w, n, "am") || vt_eq(w, n, "Am") || vt_eq(w, n, "AM"))
+        return (vt_eq(w, n, "am") && fv >= 0) ? dups("ɐm") : lex_get(g, "am", 2);
+    if (vt_eq(w, n, "to") || vt_eq(w, n, "To") || vt_eq(w, n, "TO"))
         return fv < 0 ? lex_get(g, "to", 2) : dups(fv ? "tʊ" : "tə");
-    if (kt_eq(w, n, "in") || kt_eq(w, n, "In") || kt_eq(w, n, "IN"))
+    if (vt_eq(w, n, "in") || vt_eq(w, n, "In") || vt_eq(w, n, "IN"))
         return dups(fv < 0 ? "ˈɪn" : "ɪn"); /* misaki with spaCy's usual tag for "in" (IN) */
-    if (kt_eq(w, n, "the") || kt_eq(w, n, "The") || kt_eq(w, n, "THE")) return dups(fv == 1 ? "ði" : "ðə");
+    if (vt_eq(w, n, "the") || vt_eq(w, n, "The") || vt_eq(w, n, "THE")) return dups(fv == 1 ? "ði" : "ðə");
     return NULL;
 }
 
-void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov, const kt_items *items, vx_buf *out) {
+void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov, const vt_items *items, vx_buf *out) {
     g2p g = {lx, fin, ov};
     size_t n = items->n;
     char **pss = calloc(n ? n : 1, sizeof *pss);
@@ -604,13 +604,13 @@ void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov,
     }
     int fv = -1;
     for (size_t k = n; k-- > 0;) {
-        const kt_item *it = &items->v[k];
-        const char *text = kt_item_text(items, k);
+        const vt_item *it = &items->v[k];
+        const char *text = vt_item_text(items, k);
         char *ps;
         if (it->kind == 'p' || it->kind == 'o') {
             ps = dupn(text, it->len);
         } else {
-            const char *o = kt_override_get(ov, text, it->len);
+            const char *o = vt_override_get(ov, text, it->len);
             ps = o ? dups(o) : special(&g, text, it->len, fv);
             if (!ps && !o) ps = word(&g, text, it->len, fv < 0);
         }
@@ -622,13 +622,13 @@ void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov,
         size_t pn = strlen(ps);
         for (size_t i = 0; i < pn;) {
             uint32_t c;
-            i += kt_next(ps, pn, i, &c);
-            if (kt_in(c, NON_QUOTE_PUNCTS)) {
+            i += vt_next(ps, pn, i, &c);
+            if (vt_in(c, NON_QUOTE_PUNCTS)) {
                 fv = -1;
                 break;
             }
-            if (kt_in(c, VOWELS) || kt_in(c, CONSONANTS)) {
-                fv = kt_in(c, VOWELS) ? 1 : 0;
+            if (vt_in(c, VOWELS) || vt_in(c, CONSONANTS)) {
+                fv = vt_in(c, VOWELS) ? 1 : 0;
                 break;
             }
         }
@@ -637,14 +637,14 @@ void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov,
     for (size_t k = 0; k < n && !out->failed; k++) {
         const char *ps = pss[k];
         if (!ps || !*ps) continue;
-        bool opening = kt_eq(ps, strlen(ps), "(") || kt_eq(ps, strlen(ps), "“");
+        bool opening = vt_eq(ps, strlen(ps), "(") || vt_eq(ps, strlen(ps), "“");
         if (items->v[k].kind == 'p' && !opening && strcmp(ps, "—") != 0) {
             vx_buf_append(out, ps, strlen(ps));
             continue;
         }
         if (out->len > start && out->s[out->len - 1] != ' ') {
             uint32_t c = last_cp(out->s, out->len, NULL);
-            if (!kt_in(c, OPENING)) vx_buf_append(out, " ", 1);
+            if (!vt_in(c, OPENING)) vx_buf_append(out, " ", 1);
         }
         vx_buf_append(out, ps, strlen(ps));
     }
@@ -660,7 +660,7 @@ void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const kt_overrides *ov,
     size_t d = start;
     for (size_t i = a; i < e;) {
         uint32_t c;
-        size_t k = kt_next(out->s, e, i, &c);
+        size_t k = vt_next(out->s, e, i, &c);
         if (c == 0x27E || c == 0x294) {
             out->s[d++] = c == 0x27E ? 'T' : 't';
         } else {

@@ -111,8 +111,8 @@ void kt_lts(const char *word, size_t wn, vx_buf *out) {
     bool stressed = false;
     while (i < sn) {
         uint32_t cp;
-        size_t k = kt_next(s, sn, i, &cp);
-        if (!stressed && kt_in(cp, LTS_VOWELS)) {
+        size_t k = vt_next(s, sn, i, &cp);
+        if (!stressed && vt_in(cp, LTS_VOWELS)) {
             vx_buf_append(out, "ˈ", strlen("ˈ"));
             vx_buf_append(out, s + i, k);
             stressed = true;

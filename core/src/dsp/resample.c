@@ -1,4 +1,4 @@
-/* Resampling to 24 kHz: vox.reference.qwen3.resample in C, number for number.
+/* Resampling: vox.reference.dsp.resample in C, number for number.
  *
  * A Kaiser-windowed sinc (pass band to 0.913, stop band from 1.0 of the lower Nyquist frequency,
  * 126.43 dB: the specification of soxr's HQ setting that the official librosa.resample uses), as a
@@ -11,13 +11,15 @@
  * not depend on the thread count. The tap table is built once per call; when it would be large (rate
  * pairs with a big L, e.g. 44099 Hz) the taps of a phase are computed where they are used instead,
  * with the same function, so the values are the same either way. */
+#include "resample.h"
+
 #include <math.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
-#include "voice_encoder.h"
 
 #define PASSBAND_END 0.913
 #define STOPBAND_BEGIN 1.0
@@ -90,7 +92,7 @@ static void rs_taps(const rs_filter *f, int64_t ph, double *taps) {
     }
 }
 
-int64_t q3_resample_length(int64_t n, int32_t sr_in, int32_t sr_out) {
+int64_t vx_resample_length(int64_t n, int32_t sr_in, int32_t sr_out) {
     return (int64_t)ceil((double)n * ((double)sr_out / (double)sr_in));
 }
 
@@ -140,11 +142,11 @@ static void rs_by_phase(void *ctx, int64_t b, int64_t e) {
     free(taps);
 }
 
-vox_status q3_resample_pool(vx_pool *pool, const float *mono, int64_t n, int32_t sr_in, int32_t sr_out, float **out,
+vox_status vx_resample_pool(vx_pool *pool, const float *mono, int64_t n, int32_t sr_in, int32_t sr_out, float **out,
                             int64_t *n_out) {
     *out = NULL;
     *n_out = 0;
-    if (n < 0 || (n > 0 && !mono)) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "q3_resample: invalid input");
+    if (n < 0 || (n > 0 && !mono)) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_resample: invalid input");
     if (sr_in <= 0 || sr_out <= 0)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "sample rates must be positive, got %d -> %d", sr_in, sr_out);
     if (sr_in == sr_out) {
@@ -157,7 +159,7 @@ vox_status q3_resample_pool(vx_pool *pool, const float *mono, int64_t n, int32_t
     }
     rs_filter f;
     rs_design(sr_in, sr_out, &f);
-    int64_t len = q3_resample_length(n, sr_in, sr_out);
+    int64_t len = vx_resample_length(n, sr_in, sr_out);
     int64_t produced = (2 * n * f.up + f.down) / (2 * f.down);
     int64_t n_val = len < produced ? len : produced;
     float *y = calloc((size_t)(len ? len : 1), sizeof *y);
@@ -188,7 +190,7 @@ vox_status q3_resample_pool(vx_pool *pool, const float *mono, int64_t n, int32_t
     return VOX_OK;
 }
 
-vox_status q3_resample(const float *mono, int64_t n, int32_t sample_rate, int32_t target_rate, float **out,
+vox_status vx_resample(const float *mono, int64_t n, int32_t sample_rate, int32_t target_rate, float **out,
                        int64_t *n_out) {
-    return q3_resample_pool(NULL, mono, n, sample_rate, target_rate, out, n_out);
+    return vx_resample_pool(NULL, mono, n, sample_rate, target_rate, out, n_out);
 }

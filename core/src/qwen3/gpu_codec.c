@@ -1,6 +1,6 @@
-/* The codec decoder on the GPU (see codec_gpu.h); the order of the steps is codec_stream.c's. */
+/* The codec decoder on the GPU (see gpu_codec.h); the order of the steps is codec_stream.c's. */
 
-#include "codec_gpu.h"
+#include "gpu_codec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "../error.h"
 #include "../tmod.h"
-#include "ops_codec.h"
+#include "../vulkan/ops_codec.h"
 
 #define SUB 16   /* frames per sub-chunk (bounds the work buffers; any chunking gives the same audio) */
 #define PART_FLOATS ((int64_t)4 << 20)   /* split-K scratch bound (16 MiB): 4-frame chunks of the 12 Hz codec fit */

@@ -3,12 +3,12 @@
  * GPU ops of ops.h. The embeddings and the text projection stay on the CPU for now; the inputs of a
  * forward are uploaded (host-visible memory: a memcpy) and only the last row's hidden state and the
  * logits come back: one dispatch chain and one host synchronization per talker step / predictor pass. */
-#ifndef VOX_VULKAN_Q3_GPU_H
-#define VOX_VULKAN_Q3_GPU_H
+#ifndef VOX_QWEN3_GPU_LM_H
+#define VOX_QWEN3_GPU_LM_H
 
-#include "../qwen3/lm_internal.h"
-#include "ops.h"
-#include "vk.h"
+#include "lm_internal.h"
+#include "../vulkan/ops.h"
+#include "../vulkan/vk.h"
 
 typedef struct vx_q3_gpu vx_q3_gpu;     /* per engine: the weights in VRAM */
 typedef struct vx_q3_gsess vx_q3_gsess; /* per session: KV caches and work buffers */

@@ -1,5 +1,5 @@
 /* Text normalization: a span -> items (words, punctuation, override phonemes), so that G2P never
- * sees a digit. reference/kokoro/frontend/normalize.py is the spec (and documents each reading);
+ * sees a digit. reference/text/normalize.py is the spec (and documents each reading);
  * this file follows it step by step. Lengths are bytes; the Python twin counts characters, and
  * every check below is written so that both agree (multi-byte characters are never digits,
  * letters of the ASCII patterns, or parts of a scanned number). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kokoro/text/text_internal.h"
+#include "text/text.h"
 
 #define LEAD "([{\"“'"
 #define TRAIL ".,;:!?…)]}\"”'"
@@ -68,8 +68,8 @@ static const pair INNER_PUNCT[] = {{",", ","}, {";", ";"}, {":", ":"}, {"!", "!"
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef struct norm {
-    const kt_overrides *ov;
-    kt_items *out;
+    const vt_overrides *ov;
+    vt_items *out;
 } norm;
 
 /* a slice that may be absent */
@@ -81,7 +81,7 @@ typedef struct slice {
 
 static const char *pair_get(const pair *t, size_t nt, const char *s, size_t n) {
     for (size_t i = 0; i < nt; i++)
-        if (kt_eq(s, n, t[i].k)) return t[i].v;
+        if (vt_eq(s, n, t[i].k)) return t[i].v;
     return NULL;
 }
 
@@ -89,32 +89,32 @@ static const char *pair_get(const pair *t, size_t nt, const char *s, size_t n) {
 static const char *pair_get_ci(const pair *t, size_t nt, const char *s, size_t n) {
     char buf[16];
     if (n > sizeof buf) return NULL;
-    kt_lower(buf, s, n);
+    vt_lower(buf, s, n);
     return pair_get(t, nt, buf, n);
 }
 
 static int unit_index(const char *s, size_t n) {
     for (size_t i = 0; i < COUNT(UNITS); i++)
-        if (kt_eq(s, n, UNITS[i][0])) return (int)i;
+        if (vt_eq(s, n, UNITS[i][0])) return (int)i;
     return -1;
 }
 
 static bool is_scale_word(const char *s, size_t n) {
     for (size_t i = 0; i < COUNT(SCALE_WORDS); i++)
-        if (kt_eq(s, n, SCALE_WORDS[i])) return true;
+        if (vt_eq(s, n, SCALE_WORDS[i])) return true;
     return false;
 }
 
 static bool is_month(const char *s, size_t n) {
     for (int i = 0; i < 12; i++)
-        if (kt_eq(s, n, MONTHS[i])) return true;
+        if (vt_eq(s, n, MONTHS[i])) return true;
     return false;
 }
 
 static bool all_digits(const char *s, size_t n) {
     if (!n) return false;
     for (size_t i = 0; i < n; i++)
-        if (!kt_is_digit((unsigned char)s[i])) return false;
+        if (!vt_is_digit((unsigned char)s[i])) return false;
     return true;
 }
 
@@ -126,18 +126,18 @@ static long small_int(const char *s, size_t n) {
     return v;
 }
 
-static bool is_one(const char *s, size_t n) { return kt_eq(s, n, "1"); }
+static bool is_one(const char *s, size_t n) { return vt_eq(s, n, "1"); }
 
-static void push(norm *z, char kind, const char *s, size_t n) { kt_items_push(z->out, kind, s, n); }
-static void pushz(norm *z, char kind, const char *s) { kt_items_push(z->out, kind, s, strlen(s)); }
+static void push(norm *z, char kind, const char *s, size_t n) { vt_items_push(z->out, kind, s, n); }
+static void pushz(norm *z, char kind, const char *s) { vt_items_push(z->out, kind, s, strlen(s)); }
 
 /* ---- number scanners (normalize.py scan_int / scan_num): the end index, or -1 ---- */
 static long scan_int(const char *s, size_t n, size_t i) {
     size_t j = i;
-    while (j < n && kt_is_digit((unsigned char)s[j])) j++;
+    while (j < n && vt_is_digit((unsigned char)s[j])) j++;
     if (j == i) return -1;
     if (j - i <= 3) {
-        while (j + 3 < n && s[j] == ',' && all_digits(s + j + 1, 3) && (j + 4 == n || !kt_is_digit((unsigned char)s[j + 4])))
+        while (j + 3 < n && s[j] == ',' && all_digits(s + j + 1, 3) && (j + 4 == n || !vt_is_digit((unsigned char)s[j + 4])))
             j += 4;
     }
     return (long)j;
@@ -147,17 +147,17 @@ static long scan_num(const char *s, size_t n, size_t i) {
     long r = scan_int(s, n, i);
     size_t j;
     if (r < 0) {
-        if (i < n && s[i] == '.' && i + 1 < n && kt_is_digit((unsigned char)s[i + 1])) {
+        if (i < n && s[i] == '.' && i + 1 < n && vt_is_digit((unsigned char)s[i + 1])) {
             j = i + 1;
-            while (j < n && kt_is_digit((unsigned char)s[j])) j++;
+            while (j < n && vt_is_digit((unsigned char)s[j])) j++;
             return (long)j;
         }
         return -1;
     }
     j = (size_t)r;
-    if (j + 1 < n && s[j] == '.' && kt_is_digit((unsigned char)s[j + 1])) {
+    if (j + 1 < n && s[j] == '.' && vt_is_digit((unsigned char)s[j + 1])) {
         j++;
-        while (j < n && kt_is_digit((unsigned char)s[j])) j++;
+        while (j < n && vt_is_digit((unsigned char)s[j])) j++;
     }
     return (long)j;
 }
@@ -173,7 +173,7 @@ static int phone_groups(const char *s, size_t n, size_t gs[MAX_GROUPS], size_t g
     char sep = 0;
     for (; i < n; i++) {
         char c = s[i];
-        if (kt_is_digit((unsigned char)c)) {
+        if (vt_is_digit((unsigned char)c)) {
             if (!cur_len) cur_start = i;
             cur_len++;
         } else if ((c == '-' || c == '.') && cur_len && (!sep || sep == c)) {
@@ -198,7 +198,7 @@ static int phone_groups(const char *s, size_t n, size_t gs[MAX_GROUPS], size_t g
     return ng;
 }
 
-static void read_number(norm *z, const char *s, size_t n) { kt_num_read(z->out, s, n); }
+static void read_number(norm *z, const char *s, size_t n) { vt_num_read(z->out, s, n); }
 
 static void word_core(norm *z, const char *c, size_t n);
 
@@ -217,7 +217,7 @@ static void money(norm *z, const char *amount, size_t n, const char *const unit[
     for (size_t i = 0; i < ipn; i++)
         if (amount[i] != ',') ip[k++] = amount[i];
     if (fpn > 2) {
-        kt_num_decimal(z->out, ip, k, fp, fpn);
+        vt_num_decimal(z->out, ip, k, fp, fpn);
         pushz(z, 'w', unit[2]);
         free(ip);
         return;
@@ -234,13 +234,13 @@ static void money(norm *z, const char *amount, size_t n, const char *const unit[
     bool cents_zero = cn == 2 && cents[0] == '0' && cents[1] == '0';
     bool has_main = nz < k || cn == 0 || cents_zero;
     if (has_main) {
-        kt_num_cardinal(z->out, ip, k);
+        vt_num_cardinal(z->out, ip, k);
         pushz(z, 'w', (k - nz == 1 && ip[nz] == '1') ? unit[1] : unit[2]);
     }
     if (cn && !cents_zero) {
         if (has_main) pushz(z, 'w', "and");
-        kt_num_cardinal(z->out, cents, cn);
-        pushz(z, 'w', kt_eq(cents, cn, "01") ? unit[3] : unit[4]);
+        vt_num_cardinal(z->out, cents, cn);
+        pushz(z, 'w', vt_eq(cents, cn, "01") ? unit[3] : unit[4]);
     }
     free(ip);
 }
@@ -248,7 +248,7 @@ static void money(norm *z, const char *amount, size_t n, const char *const unit[
 /* 1: matched (and *used set); 0: not a time */
 static int time_of_day(norm *z, const char *c, size_t n, slice nxt, bool *used) {
     size_t j = 0;
-    while (j < n && j < 2 && kt_is_digit((unsigned char)c[j])) j++;
+    while (j < n && j < 2 && vt_is_digit((unsigned char)c[j])) j++;
     if (j == 0 || j + 3 > n || c[j] != ':' || !all_digits(c + j + 1, 2)) return 0;
     long h = small_int(c, j), m = small_int(c + j + 1, 2), sec = -1;
     size_t k = j + 3;
@@ -264,23 +264,23 @@ static int time_of_day(norm *z, const char *c, size_t n, slice nxt, bool *used) 
     if (!rn && nxt.has && (ampm = pair_get_ci(AMPM, COUNT(AMPM), nxt.s, nxt.n))) *used = true;
     char hb[4];
     int hn = snprintf(hb, sizeof hb, "%ld", h);
-    kt_num_cardinal(z->out, hb, (size_t)hn);
+    vt_num_cardinal(z->out, hb, (size_t)hn);
     if (m == 0) {
         if (!ampm) pushz(z, 'w', "o'clock");
     } else if (m < 10) {
         pushz(z, 'w', "oh");
-        pushz(z, 'w', kt_ones[m]);
+        pushz(z, 'w', vt_ones[m]);
     } else {
-        kt_num_cardinal(z->out, c + j + 1, 2);
+        vt_num_cardinal(z->out, c + j + 1, 2);
     }
     if (sec > 0) { /* "ten forty five and thirty seconds"; :00 seconds are not read */
         char sb[4];
         int sn = snprintf(sb, sizeof sb, "%ld", sec);
         pushz(z, 'w', "and");
-        kt_num_cardinal(z->out, sb, (size_t)sn);
+        vt_num_cardinal(z->out, sb, (size_t)sn);
         pushz(z, 'w', sec == 1 ? "second" : "seconds");
     }
-    if (ampm) kt_items_words(z->out, ampm);
+    if (ampm) vt_items_words(z->out, ampm);
     return 1;
 }
 
@@ -319,9 +319,9 @@ static int date(norm *z, const char *c, size_t n) {
     pushz(z, 'w', MONTHS[mo - 1]);
     char db[4];
     int dn = snprintf(db, sizeof db, "%ld", d);
-    kt_num_ordinal(z->out, db, (size_t)dn);
+    vt_num_ordinal(z->out, db, (size_t)dn);
     pushz(z, 'p', ",");
-    kt_num_year(z->out, y, 4);
+    vt_num_year(z->out, y, 4);
     return 1;
 }
 
@@ -333,7 +333,7 @@ static int fraction(norm *z, const char *c, size_t n) {
     if (!all_digits(c, nn) || !all_digits(sl + 1, dn) || nn > 3 || dn > 3) return 0;
     long num = small_int(c, nn), den = small_int(sl + 1, dn);
     if (den < 2 || den > 100) return 0;
-    kt_num_cardinal(z->out, c, nn);
+    vt_num_cardinal(z->out, c, nn);
     if (den == 2) {
         pushz(z, 'w', num == 1 ? "half" : "halves");
     } else if (den == 4) {
@@ -341,15 +341,15 @@ static int fraction(norm *z, const char *c, size_t n) {
     } else {
         char db[4];
         int k = snprintf(db, sizeof db, "%ld", den);
-        kt_num_ordinal(z->out, db, (size_t)k);
+        vt_num_ordinal(z->out, db, (size_t)k);
         if (num != 1 && z->out->n && !z->out->failed) {
-            const char *w = kt_item_text(z->out, z->out->n - 1);
+            const char *w = vt_item_text(z->out, z->out->n - 1);
             size_t wn = z->out->v[z->out->n - 1].len;
             char buf[40];
             if (wn + 2 < sizeof buf) {
                 memcpy(buf, w, wn);
                 buf[wn] = 's';
-                kt_items_set_last(z->out, buf, wn + 1);
+                vt_items_set_last(z->out, buf, wn + 1);
             }
         }
     }
@@ -359,14 +359,14 @@ static int fraction(norm *z, const char *c, size_t n) {
 static void mixed(norm *z, const char *c, size_t n) {
     size_t i = 0, start = 0;
     while (i < n) {
-        bool num_start = kt_is_digit((unsigned char)c[i]);
-        if (!num_start && c[i] == '.' && i + 1 < n && kt_is_digit((unsigned char)c[i + 1])) {
+        bool num_start = vt_is_digit((unsigned char)c[i]);
+        if (!num_start && c[i] == '.' && i + 1 < n && vt_is_digit((unsigned char)c[i + 1])) {
             if (i == 0) {
                 num_start = true;
             } else {
                 uint32_t pc;
-                kt_next(c, n, kt_prev(c, i), &pc);
-                num_start = !kt_is_alpha(pc);
+                vt_next(c, n, vt_prev(c, i), &pc);
+                num_start = !vt_is_alpha(pc);
             }
         }
         if (num_start) {
@@ -376,7 +376,7 @@ static void mixed(norm *z, const char *c, size_t n) {
             i = start = (size_t)j;
         } else {
             uint32_t cp;
-            i += kt_next(c, n, i, &cp);
+            i += vt_next(c, n, i, &cp);
         }
     }
     if (start < n) word_core(z, c + start, n - start);
@@ -426,14 +426,14 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
         }
     }
     /* cents: N¢ */
-    if (kt_ends(c, n, "¢") && scan_int(c, n, 0) == (long)(n - strlen("¢"))) {
+    if (vt_ends(c, n, "¢") && scan_int(c, n, 0) == (long)(n - strlen("¢"))) {
         size_t vn = n - strlen("¢");
         read_number(z, c, vn);
         pushz(z, 'w', is_one(c, vn) ? "cent" : "cents");
         return false;
     }
     /* percent */
-    if (kt_ends(c, n, "%") && n > neg + 1 && scan_num(c, n, neg) == (long)(n - 1)) {
+    if (vt_ends(c, n, "%") && n > neg + 1 && scan_num(c, n, neg) == (long)(n - 1)) {
         number_words_then(z, neg, "minus");
         read_number(z, c + neg, n - 1 - neg);
         pushz(z, 'w', "percent");
@@ -448,7 +448,7 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
     long j = scan_int(c, n, 0);
     if (j > 0 && (size_t)j + 2 == n) {
         char suf[2];
-        kt_lower(suf, c + j, 2);
+        vt_lower(suf, c + j, 2);
         if (!memcmp(suf, "st", 2) || !memcmp(suf, "nd", 2) || !memcmp(suf, "rd", 2) || !memcmp(suf, "th", 2)) {
             char *tmp = malloc((size_t)j + 1);
             if (!tmp) {
@@ -458,7 +458,7 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
             size_t k = 0;
             for (long i = 0; i < j; i++)
                 if (c[i] != ',') tmp[k++] = c[i];
-            kt_num_ordinal(z->out, tmp, k);
+            vt_num_ordinal(z->out, tmp, k);
             free(tmp);
             return false;
         }
@@ -469,11 +469,11 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
     if ((dn == 3 || dn == 5) && dec[dn - 1] == 's' && all_digits(dec, dn - 1) && dec[dn - 2] == '0') {
         size_t before = z->out->n;
         if (dn == 5)
-            kt_num_year(z->out, dec, 4);
+            vt_num_year(z->out, dec, 4);
         else
-            kt_num_cardinal(z->out, dec, 2);
+            vt_num_cardinal(z->out, dec, 2);
         if (z->out->n > before && !z->out->failed) {
-            const char *w = kt_item_text(z->out, z->out->n - 1);
+            const char *w = vt_item_text(z->out, z->out->n - 1);
             size_t wn = z->out->v[z->out->n - 1].len;
             char buf[40];
             if (wn + 3 < sizeof buf) {
@@ -489,7 +489,7 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
                     buf[wn] = 's';
                     bn = wn + 1;
                 }
-                kt_items_set_last(z->out, buf, bn);
+                vt_items_set_last(z->out, buf, bn);
             }
         }
         return false;
@@ -501,7 +501,7 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
         if (c[0] == '+') pushz(z, 'w', "plus");
         for (int g = 0; g < ng; g++) {
             if (g) pushz(z, 'p', ",");
-            kt_num_digits(z->out, c + gs[g], ge[g] - gs[g]);
+            vt_num_digits(z->out, c + gs[g], ge[g] - gs[g]);
         }
         return false;
     }
@@ -529,19 +529,19 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
         if ((size_t)j == n) {
             if (prev_month && all_digits(value, vn) && vn <= 2 && small_int(value, vn) >= 1 && small_int(value, vn) <= 31) {
                 number_words_then(z, sign, signword);
-                kt_num_ordinal(z->out, value, vn);
+                vt_num_ordinal(z->out, value, vn);
                 return false;
             }
             number_words_then(z, sign, signword);
             read_number(z, value, vn);
             int u = nxt.has ? unit_index(nxt.s, nxt.n) : -1;
             if (u >= 0) {
-                kt_items_words(z->out, UNITS[u][is_one(value, vn) ? 1 : 2]);
+                vt_items_words(z->out, UNITS[u][is_one(value, vn) ? 1 : 2]);
                 return true;
             }
             const char *ampm = nxt.has ? pair_get_ci(AMPM, COUNT(AMPM), nxt.s, nxt.n) : NULL;
             if (ampm && all_digits(value, vn) && small_int(value, vn) <= 12) {
-                kt_items_words(z->out, ampm);
+                vt_items_words(z->out, ampm);
                 return true;
             }
             return false;
@@ -552,14 +552,14 @@ static bool number_core(norm *z, const char *c, size_t n, slice nxt, bool prev_m
         if (u >= 0) {
             number_words_then(z, sign, signword);
             read_number(z, value, vn);
-            kt_items_words(z->out, UNITS[u][is_one(value, vn) ? 1 : 2]);
+            vt_items_words(z->out, UNITS[u][is_one(value, vn) ? 1 : 2]);
             return false;
         }
         const char *ampm = pair_get_ci(AMPM, COUNT(AMPM), rest, rn);
         if (ampm && all_digits(value, vn) && small_int(value, vn) <= 12) {
             number_words_then(z, sign, signword);
             read_number(z, value, vn);
-            kt_items_words(z->out, ampm);
+            vt_items_words(z->out, ampm);
             return false;
         }
     }
@@ -573,7 +573,7 @@ static void flush_word(norm *z, const char *w, size_t n) {
     while (a < b && (w[a] == '-' || w[a] == '\'')) a++;
     while (b > a && (w[b - 1] == '-' || w[b - 1] == '\'')) b--;
     if (a == b) return;
-    const char *o = kt_override_get(z->ov, w + a, b - a);
+    const char *o = vt_override_get(z->ov, w + a, b - a);
     if (o)
         pushz(z, 'o', o);
     else
@@ -581,11 +581,11 @@ static void flush_word(norm *z, const char *w, size_t n) {
 }
 
 static void word_core(norm *z, const char *c, size_t n) {
-    if (kt_is_initialism(c, n)) {
+    if (vt_is_initialism(c, n)) {
         push(z, 'w', c, n);
         return;
     }
-    const char *o = kt_override_get(z->ov, c, n);
+    const char *o = vt_override_get(z->ov, c, n);
     if (o) {
         pushz(z, 'o', o);
         return;
@@ -595,8 +595,8 @@ static void word_core(norm *z, const char *c, size_t n) {
     bool inword = false;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t k = kt_next(c, n, i, &cp);
-        if (kt_is_alpha(cp) || cp == '\'' || cp == '-') {
+        size_t k = vt_next(c, n, i, &cp);
+        if (vt_is_alpha(cp) || cp == '\'' || cp == '-') {
             if (!inword) {
                 ws = i;
                 inword = true;
@@ -606,8 +606,8 @@ static void word_core(norm *z, const char *c, size_t n) {
             bool dot_word = false;
             if (cp == '.' && inword && i + 1 < n) {
                 uint32_t nc;
-                kt_next(c, n, i + 1, &nc);
-                dot_word = kt_is_alpha(nc);
+                vt_next(c, n, i + 1, &nc);
+                dot_word = vt_is_alpha(nc);
             }
             if (inword) flush_word(z, c + ws, we - ws);
             inword = false;
@@ -631,23 +631,23 @@ static void word_core(norm *z, const char *c, size_t n) {
 static bool core(norm *z, const char *c, size_t n, slice nxt, bool prev_month, bool *month) {
     *month = false;
     if (!n) return false;
-    const char *o = kt_override_get(z->ov, c, n);
+    const char *o = vt_override_get(z->ov, c, n);
     if (o) {
         pushz(z, 'o', o);
         return false;
     }
     const char *ab = pair_get(ABBREVIATIONS, COUNT(ABBREVIATIONS), c, n);
     if (ab) {
-        kt_items_words(z->out, ab);
+        vt_items_words(z->out, ab);
         *month = is_month(ab, strlen(ab));
         return false;
     }
-    if (kt_eq(c, n, "St.")) {
-        kt_items_words(z->out, (nxt.has && nxt.n && kt_is_upper((unsigned char)nxt.s[0])) ? "Saint" : "Street");
+    if (vt_eq(c, n, "St.")) {
+        vt_items_words(z->out, (nxt.has && nxt.n && vt_is_upper((unsigned char)nxt.s[0])) ? "Saint" : "Street");
         return false;
     }
-    if (kt_eq(c, n, "No.")) {
-        if (nxt.has && nxt.n && kt_is_digit((unsigned char)nxt.s[0])) {
+    if (vt_eq(c, n, "No.")) {
+        if (nxt.has && nxt.n && vt_is_digit((unsigned char)nxt.s[0])) {
             pushz(z, 'w', "number");
         } else {
             pushz(z, 'w', "No");
@@ -657,7 +657,7 @@ static bool core(norm *z, const char *c, size_t n, slice nxt, bool prev_month, b
     }
     const char *ci = pair_get_ci(ABBREVIATIONS_CI, COUNT(ABBREVIATIONS_CI), c, n);
     if (ci) {
-        kt_items_words(z->out, ci);
+        vt_items_words(z->out, ci);
         return false;
     }
     if (is_month(c, n)) {
@@ -666,8 +666,8 @@ static bool core(norm *z, const char *c, size_t n, slice nxt, bool prev_month, b
         return false;
     }
     for (size_t i = 0; i < n; i++)
-        if (kt_is_digit((unsigned char)c[i])) return number_core(z, c, n, nxt, prev_month);
-    if (kt_eq(c, n, "-") || kt_eq(c, n, "--") || kt_eq(c, n, "—")) {
+        if (vt_is_digit((unsigned char)c[i])) return number_core(z, c, n, nxt, prev_month);
+    if (vt_eq(c, n, "-") || vt_eq(c, n, "--") || vt_eq(c, n, "—")) {
         pushz(z, 'p', "—");
         return false;
     }
@@ -703,9 +703,9 @@ static int roman_value(const char *s, size_t n) {
 }
 
 static bool is_name(const char *s, size_t n) {
-    if (n < 2 || !kt_is_upper((unsigned char)s[0])) return false;
+    if (n < 2 || !vt_is_upper((unsigned char)s[0])) return false;
     for (size_t i = 1; i < n; i++)
-        if (!kt_is_lower((unsigned char)s[i])) return false;
+        if (!vt_is_lower((unsigned char)s[i])) return false;
     return true;
 }
 
@@ -713,12 +713,12 @@ static void roman_words(norm *z, int v, const char *prev, size_t pn) {
     char b[4];
     int k = snprintf(b, sizeof b, "%d", v);
     for (size_t i = 0; i < COUNT(ROMAN_COUNTED); i++)
-        if (kt_eq(prev, pn, ROMAN_COUNTED[i])) {
-            kt_num_cardinal(z->out, b, (size_t)k);
+        if (vt_eq(prev, pn, ROMAN_COUNTED[i])) {
+            vt_num_cardinal(z->out, b, (size_t)k);
             return;
         }
     pushz(z, 'w', "the");
-    kt_num_ordinal(z->out, b, (size_t)k);
+    vt_num_ordinal(z->out, b, (size_t)k);
 }
 
 /* ---- chunks ---- */
@@ -729,9 +729,9 @@ typedef struct chunk {
 
 static bool cand_keeps_dot(const char *c, size_t n) {
     /* c includes the dot */
-    return pair_get(ABBREVIATIONS, COUNT(ABBREVIATIONS), c, n) || kt_eq(c, n, "St.") || kt_eq(c, n, "No.") ||
+    return pair_get(ABBREVIATIONS, COUNT(ABBREVIATIONS), c, n) || vt_eq(c, n, "St.") || vt_eq(c, n, "No.") ||
            pair_get_ci(ABBREVIATIONS_CI, COUNT(ABBREVIATIONS_CI), c, n) || pair_get_ci(AMPM, COUNT(AMPM), c, n) ||
-           kt_is_initialism(c, n);
+           vt_is_initialism(c, n);
 }
 
 /* Accented Latin letters -> base letter (normalize.py ACCENTS), by code point from U+00C0. */
@@ -749,7 +749,7 @@ static char *premap(const char *s, size_t n, size_t *out_n) {
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t l = kt_next(s, n, i, &cp);
+        size_t l = vt_next(s, n, i, &cp);
         if (cp == 0x2018 || cp == 0x2019)
             d[k++] = '\'';
         else if (cp == 0x2013 || cp == 0x2212)
@@ -767,7 +767,7 @@ static char *premap(const char *s, size_t n, size_t *out_n) {
     return d;
 }
 
-void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items *out) {
+void vt_normalize(const vt_overrides *ov, const char *text0, size_t n0, vt_items *out) {
     size_t n;
     char *t = premap(text0, n0, &n);
     if (!t) {
@@ -786,21 +786,21 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
     while (i < n) {
         uint32_t cp;
         size_t k;
-        while (i < n && (k = kt_next(t, n, i, &cp), kt_is_ws(cp))) i += k;
+        while (i < n && (k = vt_next(t, n, i, &cp), vt_is_ws(cp))) i += k;
         if (i >= n) break;
         size_t j = i;
-        while (j < n && (k = kt_next(t, n, j, &cp), !kt_is_ws(cp))) j += k;
+        while (j < n && (k = vt_next(t, n, j, &cp), !vt_is_ws(cp))) j += k;
         size_t a = i, b = j;
         while (a < b) {
-            k = kt_next(t, j, a, &cp);
-            if (!kt_in(cp, LEAD)) break;
-            if (cp == '\'' && a + 1 < b && kt_is_digit((unsigned char)t[a + 1])) break;
+            k = vt_next(t, j, a, &cp);
+            if (!vt_in(cp, LEAD)) break;
+            if (cp == '\'' && a + 1 < b && vt_is_digit((unsigned char)t[a + 1])) break;
             a += k;
         }
         while (b > a) {
-            size_t p = kt_prev(t, b);
-            kt_next(t, j, p, &cp);
-            if (!kt_in(cp, TRAIL)) break;
+            size_t p = vt_prev(t, b);
+            vt_next(t, j, p, &cp);
+            if (!vt_in(cp, TRAIL)) break;
             b = p;
         }
         chunk c = {i, a - i, a, b - a, b, j - b, false};
@@ -828,7 +828,7 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         chunk *c = &ch[ci];
         for (size_t p = c->lead; p < c->lead + c->lead_n;) {
             uint32_t cp;
-            p += kt_next(t, n, p, &cp);
+            p += vt_next(t, n, p, &cp);
             if (cp == '(' || cp == '[' || cp == '{')
                 pushz(&z, 'p', "(");
             else if (cp == '"' || cp == 0x201C)
@@ -842,8 +842,8 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         int roman = prev && is_name(t + prev->core, prev->core_n) ? roman_value(t + c->core, c->core_n) : 0;
         if (c->lead_n == 1 && t[c->lead] == '(' && c->trail_n == 1 && t[c->trail] == ')' && c->core_n == 3 &&
             all_digits(t + c->core, 3) && ci + 1 < nc && phone_groups(t + ch[ci + 1].core, ch[ci + 1].core_n, gs, ge)) {
-            kt_num_digits(out, t + c->core, 3); /* "(555) 123-4567": the area code */
-        } else if (roman && !kt_override_get(ov, t + c->core, c->core_n)) {
+            vt_num_digits(out, t + c->core, 3); /* "(555) 123-4567": the area code */
+        } else if (roman && !vt_override_get(ov, t + c->core, c->core_n)) {
             roman_words(&z, roman, t + prev->core, prev->core_n); /* "World War II" two, "Henry VIII" the eighth */
         } else {
             used = core(&z, t + c->core, c->core_n, nxt, prev_month, &month);
@@ -851,7 +851,7 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
         prev_month = month && !c->trail_n;
         if (used) c = &ch[++ci];
         if (c->took_dot && ci == nc - 1 &&
-            !(out->n && out->v[out->n - 1].kind == 'p' && kt_eq(kt_item_text(out, out->n - 1), out->v[out->n - 1].len, ".")))
+            !(out->n && out->v[out->n - 1].kind == 'p' && vt_eq(vt_item_text(out, out->n - 1), out->v[out->n - 1].len, ".")))
             pushz(&z, 'p', "."); /* an abbreviation ending the text also ends the sentence */
         const char *tr = t + c->trail;
         size_t tn = c->trail_n;
@@ -862,7 +862,7 @@ void kt_normalize(const kt_overrides *ov, const char *text0, size_t n0, kt_items
                 continue;
             }
             uint32_t cp;
-            size_t k = kt_next(tr, tn, p, &cp);
+            size_t k = vt_next(tr, tn, p, &cp);
             switch (cp) {
             case '.': case ',': case ';': case ':': case '!': case '?': push(&z, 'p', tr + p, 1); break;
             case 0x2026: pushz(&z, 'p', "…"); break;

@@ -9,11 +9,11 @@
  * The state buffer has the CPU stream's layout (lat_state then voc_state of codec_stream.c), so a state
  * saved from either decoder restores into the other. q3_stream (codec_stream.c) forwards to this when
  * its codec has a GPU copy (q3_codec_set_gpu); nothing else calls it. */
-#ifndef VOX_VULKAN_CODEC_GPU_H
-#define VOX_VULKAN_CODEC_GPU_H
+#ifndef VOX_QWEN3_GPU_CODEC_H
+#define VOX_QWEN3_GPU_CODEC_H
 
-#include "../qwen3/codec.h"
-#include "vk.h"
+#include "codec.h"
+#include "../vulkan/vk.h"
 
 #define VX_CODEC_CHAIN_FRAMES 64
 

@@ -1,11 +1,11 @@
-/* The Qwen3-TTS talker and code predictor on the GPU (see q3_gpu.h). */
+/* The Qwen3-TTS talker and code predictor on the GPU (see gpu_lm.h). */
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
-#include "ops.h"
-#include "q3_gpu.h"
+#include "../vulkan/ops.h"
+#include "gpu_lm.h"
 
 typedef struct glayer {
     vx_gmat q, k, v, o, gate, up, down;

@@ -1,0 +1,1 @@
+"""Signal processing shared by the families (the spec of core/src/dsp/)."""
