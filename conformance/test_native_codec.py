@@ -1,4 +1,5 @@
-"""Native codec decoder (core/src/qwen3/codec*.c, through vox.Engine.decode = vox_engine_decode) vs the
+"""Native codec decoder (core/src/qwen3/codec*.c, through vox.families.qwen3.decode = the "decode" entry of
+vox_engine_run) vs the
 official code and the numpy reference, backend "cpu".
 
   whole sequence   one push of every frame == the official decoder forward
@@ -24,7 +25,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import vox
-from vox._native import ffi, lib
+from vox._native import ffi, lib, string
+from vox.families.qwen3 import decode
 from vox.reference.common.checkpoint import Checkpoint
 from vox.reference.qwen3 import codec_decoder as cd
 from vox.verify.qwen3 import codec
@@ -83,7 +85,7 @@ def bits(a: np.ndarray, b: np.ndarray, subject: str) -> Row:
 
 
 def prime_of(ref, warmup):
-    """The reference frames a warm-up feeds, and the `context` argument of Engine.decode."""
+    """The reference frames a warm-up feeds, and the `context` argument of decode."""
     if ref is None:
         return ref, 0, np.zeros((0, 16), np.int64)
     n = len(ref) if warmup == "all" else min(int(warmup), len(ref))
@@ -102,7 +104,7 @@ def test_whole_sequence(env, record, variant):
     rows = []
     for t in WHOLE[variant]:
         codes = random_codes(t, t)
-        ours = e.engines[1].decode(codes, None, "stream", 0, t)
+        ours = decode(e.engines[1], codes, None, "stream", 0, t)
         off, _ = codec.official_forward(e.tts, codes)
         subject = f"{variant} random {t} frames, one push"
         rows += [cpu("qwen3.decoder_audio_full", ours, off, subject),
@@ -133,12 +135,12 @@ def test_stream(env, record, variant):
                  f"{variant} {name.split('_24k')[0]} {len(ref)} + {len(gen)}, warm-up {warmup} ({len(prime)} frames)")
         outs = {}
         for chunk in (1, 4, 7):
-            outs[chunk] = e.engines[1].decode(gen, ref, "stream", context, chunk)
+            outs[chunk] = decode(e.engines[1], gen, ref, "stream", context, chunk)
             rows.append(cpu("qwen3.decoder_audio_stream", outs[chunk], off, f"{label}, chunk {chunk}"))
         rows.append(cpu(VS_REF, outs[4], cd.stream_decode(e.dec, gen, 4, ref, warmup if ref is not None else 0),
                         f"{label}, chunk 4"))
-        two = e.engines[2].decode(gen, ref, "stream", context, 4)
-        whole = e.engines[2].decode(gen, ref, "stream", context, len(gen))
+        two = decode(e.engines[2], gen, ref, "stream", context, 4)
+        whole = decode(e.engines[2], gen, ref, "stream", context, len(gen))
         for what, a in (("chunk 1", outs[1]), ("chunk 7", outs[7]), ("chunk 4, 2 threads", two),
                         (f"chunk {len(gen)} (all), 2 threads", whole)):
             assert np.array_equal(a.view(np.uint32), outs[4].view(np.uint32)), (label, what)
@@ -162,8 +164,8 @@ def test_stream_any_chunking(chunking_case, record):
     @given(st.sampled_from([0, 1, 5, 11, 12, 13, 50, 72, 73, -1]), st.integers(1, 30), st.sampled_from([1, 2]))
     def prop(context, chunk, threads):
         if context not in whole:
-            whole[context] = e.engines[1].decode(gen, ref, "stream", context, len(gen))
-        got = e.engines[threads].decode(gen, ref, "stream", context, chunk)
+            whole[context] = decode(e.engines[1], gen, ref, "stream", context, len(gen))
+        got = decode(e.engines[threads], gen, ref, "stream", context, chunk)
         same = np.array_equal(got.view(np.uint32), whole[context].view(np.uint32))
         seen.append(float(np.mean(got.view(np.uint32) == whole[context].view(np.uint32))))
         assert same, (context, chunk, threads)
@@ -186,14 +188,14 @@ def test_reference_mode(env, record, variant):
     for i, (name, n) in enumerate(REFERENCE[variant]):
         ref, gen = e.refs[name], random_codes(31 + i, n)
         wrapper, _ = codec.official_generate_audio(e.tts, gen, ref)
-        ours = e.engines[1].decode(gen, ref, "reference")
+        ours = decode(e.engines[1], gen, ref, "reference")
         total = len(ref) + n
         cut = cd.reference_cut(len(ref), total, total * SPF)
         subject = f"{variant} {name.split('_24k')[0]} {len(ref)} + {n}, wrapper output (cut)"
         note = f"piece boundaries at frame {', '.join(str(s) for s in range(300, total, 300))}; cut {cut} samples"
         rows += [cpu("qwen3.decoder_audio_reference", ours, wrapper, subject, note),
                  cpu(VS_REF, ours, cd.decode_reference(e.dec, gen, ref), f"{subject}, reference mode")]
-        two = e.engines[2].decode(gen, ref, "reference")
+        two = decode(e.engines[2], gen, ref, "reference")
         assert np.array_equal(two.view(np.uint32), ours.view(np.uint32))
         rows.append(bits(two, ours, f"{subject}: 2 threads vs 1"))
     assert cd.reference_cut(81, 322, 322 * 1920) == 81 * 1920 - 1
@@ -208,7 +210,7 @@ def test_reference_mode_without_reference(env, record):
         e = env(variant)
         gen = random_codes(seed, n)
         wrapper, _ = codec.official_generate_audio(e.tts, gen)
-        ours = e.engines[1].decode(gen, None, "reference")
+        ours = decode(e.engines[1], gen, None, "reference")
         subject = f"{variant} {n} frames, no reference"
         rows += [cpu("qwen3.decoder_audio_reference", ours, wrapper, subject),
                  cpu(VS_REF, ours, cd.decode_reference(e.dec, gen), subject)]
@@ -228,23 +230,46 @@ def test_codec_dtypes(env, qwen3_tmod, record, dtype):
     with vox.Engine(str(qwen3_tmod("base06", codec_dtype=dtype)), threads=1) as e1, \
             vox.Engine(str(qwen3_tmod("base06", codec_dtype=dtype)), threads=2) as e2:
         assert e1.info["precision"]["codec_dtype"] == dtype
-        a4 = e1.decode(gen, ref, "stream", 50, 4)
+        a4 = decode(e1, gen, ref, "stream", 50, 4)
         rows.append(cpu(f"qwen3.decoder_audio_{dtype}_codec", a4, off[50 * SPF:],
                         f"base06 ref_en 81 + 60, warm-up 50, chunk 4, {dtype} codec"))
-        for what, a in (("chunk 1", e1.decode(gen, ref, "stream", 50, 1)),
-                        ("chunk 7, 2 threads", e2.decode(gen, ref, "stream", 50, 7))):
+        for what, a in (("chunk 1", decode(e1, gen, ref, "stream", 50, 1)),
+                        ("chunk 7, 2 threads", decode(e2, gen, ref, "stream", 50, 7))):
             assert np.array_equal(a.view(np.uint32), a4.view(np.uint32)), (dtype, what)
             rows.append(bits(a, a4, f"base06 {dtype} codec: {what} vs chunk 4"))
         gen2 = random_codes(31, 241)
         wrapper, _ = codec.official_generate_audio(e.tts, gen2, ref)
-        rows.append(cpu(f"qwen3.decoder_audio_{dtype}_codec", e2.decode(gen2, ref, "reference"), wrapper,
+        rows.append(cpu(f"qwen3.decoder_audio_{dtype}_codec", decode(e2, gen2, ref, "reference"), wrapper,
                         f"base06 ref_en 81 + 241, reference mode, {dtype} codec"))
     record(rows)
 
 
 # ----------------------------------------------------------------------------- invalid input
-def _raw_decode(eng, codes, n, ref, n_ref, mode, context, chunk, pcm, capacity, n_samples):
-    return lib.vox_engine_decode(eng._h, codes, n, ref, n_ref, mode, context, chunk, pcm, capacity, n_samples)
+def _raw_array(name: str, a: np.ndarray | None, keep: list, dtype=lib.VOX_DTYPE_I32, data=True):
+    """A vox_array input of the raw ABI (numpy `a` as I32 by default; data=False: no data pointer)."""
+    x = ffi.new("vox_array *")
+    nm = ffi.new("char[]", name.encode())
+    x.name, x.dtype = nm, dtype
+    if a is not None:
+        a = np.ascontiguousarray(a, dtype=np.int32)
+        x.ndim = a.ndim
+        for d, n in enumerate(a.shape):
+            x.shape[d] = n
+        x.data = ffi.from_buffer(a) if data and a.size else ffi.NULL
+    keep += [nm, a, x]
+    return x[0]
+
+
+def _raw_decode(eng, entry, inputs, n_inputs=None, taps=None, out=True):
+    """vox_engine_run(entry, no voice, no params, inputs, taps): (status, the trace or None, the message)."""
+    arr = ffi.new("vox_array[]", max(len(inputs), 1))
+    for i, x in enumerate(inputs):
+        arr[i] = x
+    t = ffi.new("vox_trace **")
+    st = lib.vox_engine_run(eng._h, entry, ffi.NULL, ffi.NULL, arr if inputs or n_inputs else ffi.NULL,
+                            len(inputs) if n_inputs is None else n_inputs, taps or ffi.NULL, t if out else ffi.NULL)
+    msg = string(lib.vox_last_error())
+    return st, (ffi.gc(t[0], lib.vox_trace_free) if st == lib.VOX_OK else None), msg
 
 
 def test_invalid_input(env):
@@ -255,41 +280,57 @@ def test_invalid_input(env):
         c = codes.copy()
         c[3, 7] = bad
         with pytest.raises(vox.VoxError, match=r"codes\[3\]\[7\] = .* out of range"):
-            eng.decode(c, None, "stream", 0, 4)
+            decode(eng, c, None, "stream", 0, 4)
         with pytest.raises(vox.VoxError, match="out of range"):
-            eng.decode(codes, c, "reference")
+            decode(eng, codes, c, "reference")
         with pytest.raises(vox.VoxError, match=r"ref_codes\[3\]\[7\]"):
-            eng.decode(codes, c, "stream", -1, 4)
+            decode(eng, codes, c, "stream", -1, 4)
     with pytest.raises(vox.VoxError, match="no frames"):
-        eng.decode(np.zeros((0, 16), np.int64), None, "stream", 0, 4)
+        decode(eng, np.zeros((0, 16), np.int64), None, "stream", 0, 4)
     with pytest.raises(vox.VoxError, match="no frames"):
-        eng.decode(np.zeros((0, 16), np.int64), codes, "reference")
+        decode(eng, np.zeros((0, 16), np.int64), codes, "reference")
     with pytest.raises(vox.VoxError, match="context"):
-        eng.decode(codes, codes, "stream", -2, 4)
+        decode(eng, codes, codes, "stream", -2, 4)
     with pytest.raises(vox.VoxError, match="chunk_frames"):
-        eng.decode(codes, None, "stream", 0, 0)
+        decode(eng, codes, None, "stream", 0, 0)
 
-    # the raw ABI: NULL pointers, and capacity semantics (write up to capacity; the full count back)
-    c32 = np.ascontiguousarray(codes, dtype=np.int32)
-    cbuf = ffi.from_buffer("int32_t[]", c32)
-    n = ffi.new("size_t *")
-    S, R = lib.VOX_DECODER_STREAM, lib.VOX_DECODER_REFERENCE
-    assert _raw_decode(eng, ffi.NULL, 6, ffi.NULL, 0, S, 0, 4, ffi.NULL, 0, n) == lib.VOX_ERR_INVALID_ARGUMENT
-    assert _raw_decode(eng, cbuf, 6, ffi.NULL, 3, S, 0, 4, ffi.NULL, 0, n) == lib.VOX_ERR_INVALID_ARGUMENT
-    assert _raw_decode(eng, cbuf, 6, ffi.NULL, 0, S, 0, 4, ffi.NULL, 10, n) == lib.VOX_ERR_INVALID_ARGUMENT
-    assert _raw_decode(eng, cbuf, 6, ffi.NULL, 0, S, 0, 4, ffi.NULL, 0, ffi.NULL) == lib.VOX_ERR_INVALID_ARGUMENT
-    assert _raw_decode(eng, cbuf, 6, ffi.NULL, 0, 7, 0, 4, ffi.NULL, 0, n) == lib.VOX_ERR_INVALID_ARGUMENT
+    # the raw ABI (vox_engine_run "decode"): NULL pointers and malformed inputs are errors naming the
+    # problem; the trace holds the whole audio, the same as the Python helper's
+    keep: list = []
+    inv = lib.VOX_ERR_INVALID_ARGUMENT
+    c = _raw_array("codes", codes, keep)
+    assert _raw_decode(eng, b"decode", [c], out=False)[0] == inv
+    assert _raw_decode(eng, ffi.NULL, [c])[0] == inv
+    assert _raw_decode(eng, b"decode", [], n_inputs=2)[0] == inv
+    st, _, msg = _raw_decode(eng, b"nothing", [c])
+    assert st == lib.VOX_ERR_NOT_FOUND and "decode" in msg
+    assert _raw_decode(eng, b"decode", [])[0] == inv                                   # no codes
+    st, _, msg = _raw_decode(eng, b"decode", [_raw_array("codes", codes, keep, data=False)])
+    assert st == inv and "no data" in msg
+    st, _, msg = _raw_decode(eng, b"decode", [_raw_array("codes", codes[:, :8], keep)])
+    assert st == inv and "[frames][16]" in msg
+    assert _raw_decode(eng, b"decode", [_raw_array("codes", codes, keep, dtype=lib.VOX_DTYPE_F32)])[0] == inv
+    assert _raw_decode(eng, b"decode", [c, _raw_array("codes", codes, keep)])[0] == inv  # given twice
+    st, _, msg = _raw_decode(eng, b"decode", [c, _raw_array("reference", np.array(7), keep)])
+    assert st == inv and "mode 7" in msg
+    st, _, msg = _raw_decode(eng, b"decode", [c, _raw_array("context", np.array([1, 2]), keep)])
+    assert st == inv and "context" in msg
     ref = np.ascontiguousarray(e.refs["ref_en_24k.wav"], dtype=np.int32)
-    rbuf = ffi.from_buffer("int32_t[]", ref)
-    for mode, context, chunk, full in ((S, 50, 4, eng.decode(codes, ref, "stream", 50, 4)),
-                                       (S, 50, 1 << 30, eng.decode(codes, ref, "stream", 50, 4)),
-                                       (R, 0, 4, eng.decode(codes, ref, "reference"))):
-        for cap in (0, 1, 1919, 1920, 4000, len(full) - 1, len(full), len(full) + 100):
-            pcm = np.full(len(full) + 200, 7.0, np.float32)
-            n[0] = 0
-            st = _raw_decode(eng, cbuf, 6, rbuf, len(ref), mode, context, chunk,
-                             ffi.from_buffer("float[]", pcm) if cap else ffi.NULL, cap, n)
-            assert st == lib.VOX_OK and n[0] == len(full), (mode, cap, n[0])
-            k = min(cap, len(full))
-            assert np.array_equal(pcm[:k], full[:k]) and np.all(pcm[k:] == 7.0), (mode, chunk, cap)
-    assert len(eng.decode(codes, ref, "reference")) == 6 * SPF + (81 * SPF - cd.reference_cut(81, 87, 87 * SPF))
+    r = _raw_array("ref_codes", ref, keep)
+    for mode, context, chunk, full in ((0, 50, 4, decode(eng, codes, ref, "stream", 50, 4)),
+                                       (0, 50, 1 << 30, decode(eng, codes, ref, "stream", 50, 4)),
+                                       (1, 0, 4, decode(eng, codes, ref, "reference"))):
+        scalars = [_raw_array(n, np.array(v), keep) for n, v in (("reference", mode), ("context", context),
+                                                                  ("chunk_frames", chunk))]
+        for taps in (None, b"*", b"audio"):
+            st, t, msg = _raw_decode(eng, b"decode", [c, r, *scalars], taps=taps)
+            assert st == lib.VOX_OK, msg
+            a = ffi.new("vox_array *")
+            assert lib.vox_trace_count(t) == 1 and lib.vox_trace_get(t, 0, a) == lib.VOX_OK
+            assert (string(a.name), a.dtype, a.ndim, a.shape[0]) == ("audio", lib.VOX_DTYPE_F32, 1, len(full))
+            got = np.frombuffer(ffi.buffer(a.data, 4 * len(full)), np.float32)
+            assert np.array_equal(got, full), (mode, chunk, taps)
+            assert lib.vox_trace_get(t, 1, a) == inv
+            assert lib.vox_trace_find(t, b"audio", a) == lib.VOX_OK and a.shape[0] == len(full)
+            assert lib.vox_trace_find(t, b"latent", a) == lib.VOX_ERR_NOT_FOUND
+    assert len(decode(eng, codes, ref, "reference")) == 6 * SPF + (81 * SPF - cd.reference_cut(81, 87, 87 * SPF))
