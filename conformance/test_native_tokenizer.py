@@ -100,7 +100,7 @@ def native(models):
 
 @pytest.fixture(scope="module")
 def reference(models):
-    from vox.formats.tmod import read_checkpoint
+    from vox.families.qwen3.checkpoint import read_checkpoint
 
     refs = {}
     for kind, p in models.items():
@@ -111,9 +111,10 @@ def reference(models):
 
 @pytest.fixture(scope="module")
 def tokenizer_files(models):
+    from vox.families.qwen3 import checkpoint
     from vox.formats.tmod import TmodFile
 
-    return TmodFile(models["qwen2"]).tokenizer_files()
+    return checkpoint.tokenizer_files(TmodFile(models["qwen2"]))
 
 
 SHIM_C = r"""
