@@ -90,7 +90,7 @@ def synthesis_options(eng, a) -> dict:
     for fam in families.all():
         for f in fam.say_flags:
             v = getattr(a, f.dest, None)
-            if f.dest not in own and v not in (None, False, []) and f.flag not in foreign:
+            if f.dest not in own and v is not None and v is not False and v != [] and f.flag not in foreign:
                 foreign.append(f.flag)
     if foreign:
         raise InvalidArgument(f"{', '.join(foreign)}: not for {eng.family.title} models (this model is "
@@ -113,7 +113,16 @@ def pick_voice(eng, a):
         return eng.clone_voice(a.ref_audio, a.ref_text, **clone)
     if a.instruct and eng.capabilities.get("design"):
         return eng.design_voice(a.instruct)
-    return eng.default_voice()
+    from vox.errors import InvalidArgument
+
+    try:
+        return eng.default_voice()
+    except InvalidArgument:
+        # the library's message names no flags: say which of `vox say`'s voice flags the model needs
+        if eng.capabilities.get("speakers") and eng.speakers:
+            raise InvalidArgument(f"this model needs --speaker (one of: {', '.join(eng.speakers)})") from None
+        ways = ["--voice v.tvoice"] + (["--ref-audio WAV --ref-text TEXT"] if eng.capabilities.get("clone") else [])
+        raise InvalidArgument(f"this model needs a voice: {', or '.join(ways)}") from None
 
 
 def open_engine(a):

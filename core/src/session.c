@@ -303,8 +303,12 @@ vox_status vox_session_pull(vox_session *s, vox_chunk *out) {
     memset(out, 0, sizeof *out);
     vox_status st = enter(s, "vox_session_pull");
     if (st != VOX_OK) return st;
+    bool blank = s->ended;   /* a finished text of white space alone: nothing to speak, for every family */
+    for (size_t i = 0; blank && i < s->text_len; i++) blank = s->text[i] == ' ' || (s->text[i] >= '\t' && s->text[i] <= '\r');
     if (atomic_load(&s->cancelled))
         st = vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
+    else if (blank)
+        st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text is empty");
     else
         st = s->engine->family->session_pull(s, out);
     if (st == VOX_OK && out->kind == VOX_CHUNK_AUDIO) vx_stats_samples(s->engine, out->n_samples);

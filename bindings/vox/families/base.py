@@ -216,7 +216,7 @@ class Family:
         out: dict[str, Any] = {}
         for f in self.say_flags:
             v = getattr(args, f.dest, None)
-            if f.option is not None and v not in (None, False, []):
+            if f.option is not None and v is not None and v is not False and v != []:   # 0 and 0.0 are values
                 out[f.option] = f.const if f.action in ("store_true", "store_const") and f.const is not None else v
         return self.finish_options(args, out)
 

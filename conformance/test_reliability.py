@@ -1,0 +1,395 @@
+"""Bad input and careless use, by class (docs/reliability.md): every case gives a clear error (one line
+from the CLI, an exception of the right class from the API) or a correct result, never a crash, a
+traceback, silent wrong audio or a half-written file.
+
+Classes here: lifetimes across threads, text validation, option ranges, output files and closed
+streams, linear-time streaming normalization, non-finite weights and voices, odd recordings for
+voice cloning. (Hostile files and bounded reads are test_reliability_inputs.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vox
+from reference_helpers import run_cli
+
+LONG = " ".join(["The quick brown fox jumps over the lazy dog."] * 12)
+
+
+@pytest.fixture(scope="module")
+def kokoro(kokoro_tmod):
+    return kokoro_tmod("f32")
+
+
+@pytest.fixture(scope="module")
+def eng(kokoro):
+    with vox.Engine(kokoro, threads=2) as e:
+        yield e
+
+
+def _child(code: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `code` in a fresh interpreter (a crash there is a failed check here, not a dead test run)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _one_line_error(r: subprocess.CompletedProcess, words: str) -> None:
+    assert r.returncode not in (0, -11, -6, 134, 139), (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert words in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------------------ lifetimes across threads
+@pytest.mark.parametrize("what", ["session", "engine"])
+def test_close_while_another_thread_pulls(kokoro, what):
+    """Session.close() / Engine.close() from another thread while a thread is inside a pull: the pull
+    ends with vox.Cancelled (or its chunk), the close returns, nothing crashes (it used to abort with
+    free(): invalid size, or segfault)."""
+    code = f"""
+    import sys, threading, time, vox
+    eng = vox.Engine(sys.argv[1], threads=2)
+    s = eng.session(eng.default_voice())
+    s.feed({LONG!r}); s.end()
+    out = []
+    def pull():
+        try:
+            for c in s:
+                out.append(c.samples.size)
+            out.append("end")
+        except vox.Cancelled:
+            out.append("cancelled")
+        except vox.VoxError as e:
+            out.append("error " + str(e))
+    t = threading.Thread(target=pull); t.start()
+    time.sleep(0.3)
+    {"s.close()" if what == "session" else "eng.close()"}
+    t.join(60)
+    assert not t.is_alive(), "the pull did not return"
+    print(out[-1])
+    {"eng.close()" if what == "session" else ""}
+    """
+    for _ in range(3):  # the close lands at different points of the pull
+        r = _child(code, str(kokoro))
+        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+        last = r.stdout.strip().splitlines()[-1]
+        assert last in ("cancelled", "end") or last.startswith("error the session is closed"), r.stdout
+
+
+def test_calls_after_close_are_errors(eng):
+    s = eng.session(eng.default_voice())
+    s.close()
+    s.close()  # twice is fine
+    with pytest.raises(vox.VoxError, match="closed"):
+        s.feed("Hello.")
+    with vox.Engine(eng.model_path) as e2:
+        v = e2.default_voice()
+    with pytest.raises(vox.VoxError, match="closed"):
+        e2.session(v)
+    assert v.info["family"] == "kokoro"  # a voice outlives its engine
+
+
+# ------------------------------------------------------------------------------ text validation
+@pytest.mark.parametrize("text,words", [
+    ("hello\0world and more", "U+0000 at offset 5"),
+    ("bell\x07", "U+0007 at offset 4"),
+    ("esc\x1b[0m", "U+001B at offset 3"),
+    ("c1\x85x", "U+0085 at offset 2"),
+    ("lone \ud800 surrogate", "surrogate U+D800 at offset 5"),
+])
+def test_control_characters_are_refused_with_their_offset(eng, text, words):
+    with pytest.raises(vox.InvalidArgument, match=words.replace("+", r"\+").replace("[", r"\[")):
+        eng.synthesize(text)
+
+
+def test_control_characters_from_the_cli(kokoro, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "vox.cli.main", "say", "--stdin", "--model", str(kokoro), "-o",
+                        str(tmp_path / "a.wav")], input=b"hello\0world and more", capture_output=True)
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "U+0000 at offset 5" in err and "Traceback" not in err, err
+    assert not (tmp_path / "a.wav").exists()
+
+
+@pytest.mark.parametrize("text", [". " * 50, "!!! ??? ...", "   \n\t  ", "\u2026 \u2014 \u201c\u201d"])
+def test_nothing_to_speak_is_an_error(eng, text):
+    """Punctuation or white space alone used to make 30 s of noise; now it is "nothing to speak"."""
+    s = eng.session(eng.default_voice())
+    s.feed(text)
+    s.end()
+    with pytest.raises(vox.InvalidArgument, match="nothing to speak"):
+        list(s)
+    s.close()
+
+
+def test_phoneme_input_refuses_unknown_symbols(eng):
+    with pytest.raises(vox.InvalidArgument, match="not in the Kokoro vocabulary"):
+        eng.synthesize("hɛlˈoʊ wˈɜɹld 42", phonemes=True)
+    assert eng.synthesize("həlˈO.", phonemes=True).size > 0
+
+
+@pytest.mark.parametrize("lang", ["klingon", "english-ish", ""])
+def test_unknown_language(eng, lang):
+    with pytest.raises(vox.InvalidArgument, match="unknown language"):
+        eng.synthesize("Hello.", language=lang or "x")
+
+
+def test_seed_range(eng):
+    v = eng.default_voice()
+    a = eng.synthesize("Hi.", v, seed=2**64 - 1)
+    assert a.size
+    for bad in (2**64, -1):
+        with pytest.raises(vox.InvalidArgument, match="seed must be in"):
+            eng.synthesize("Hi.", v, seed=bad)
+    r = run_cli(["say", "Hi.", "--seed", str(2**64), "-o", "/tmp/never.wav"])
+    assert r.returncode == 2 and "--seed must be in" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------------------ option ranges
+@pytest.mark.parametrize("kw,words", [
+    (dict(speed=9.0), "speed must be a number in [0.25, 4]"),
+    (dict(speed=float("nan")), "speed must be a number"),
+    (dict(pause_ms=2**40), "pause_ms must be an integer in [0, 10000]"),
+    (dict(pause_ms=-1), "pause_ms must be an integer in [0, 10000]"),
+    (dict(phonemes="yes"), "phonemes must be true or false"),
+    (dict(pronunciations="hello"), "pronunciations must be a mapping"),
+])
+def test_option_ranges_in_the_api(eng, kw, words):
+    with pytest.raises(vox.InvalidArgument, match=words.replace("[", r"\[").replace("]", r"\]")):
+        eng.synthesize("Hello.", **kw)
+
+
+def test_unknown_options_name_the_known_ones(eng):
+    with pytest.raises(TypeError, match="unknown synthesis option 'temperature' for a Kokoro model; known: speed"):
+        eng.synthesize("Hello.", temperature=0.5)
+
+
+def test_the_core_checks_options_too(eng):
+    """JSON that bypasses the dataclass (a C caller) gets the same refusals from the core's table."""
+    from vox._native import ffi, lib
+
+    v = eng.default_voice()
+    for opts, words in (('{"speed": 9}', "speed must be a number in [0.25, 4]"),
+                        ('{"speed": "fast"}', "speed must be a number"),
+                        ('{"pause_ms": 1e30}', "pause_ms must be an integer"),
+                        ('{"nope": 1}', "unknown option \"nope\""),
+                        ('[1, 2]', "must be a JSON object"),
+                        ('{"speed": 1', "not valid JSON")):
+        p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(eng._h, v._h))
+        keep = ffi.new("char[]", opts.encode())
+        p.options = keep
+        out = ffi.new("vox_session **")
+        st = lib.vox_session_create(eng._h, v._h, p, out)
+        assert st == lib.VOX_ERR_INVALID_ARGUMENT, opts
+        assert words in ffi.string(lib.vox_last_error()).decode(), (opts, ffi.string(lib.vox_last_error()))
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--pause-ms", "99999999999"], "pause_ms must be an integer in [0, 10000]"),
+    (["--threads", "99999999999"], "--threads must be in [0, 1024]"),
+    (["--nice", "99999999999"], "--nice must be in [-20, 19]"),
+    (["--speed", "0"], "speed must be a number in [0.25, 4]"),
+    (["--temperature", "0.5"], "--temperature: not for Kokoro models"),
+])
+def test_option_ranges_in_the_cli(kokoro, tmp_path, args, words):
+    r = run_cli(["say", "Hello.", "--model", str(kokoro), "-o", str(tmp_path / "o.wav"), *args])
+    assert r.returncode in (1, 2) and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "o.wav").exists()
+
+
+def test_engine_parameters_in_the_api(kokoro):
+    for kw, words in ((dict(threads=2**40), "threads must be in [0, 1024]"), (dict(threads=-1), "threads must be in"),
+                      (dict(resources=vox.Resources(nice=99)), "nice must be in [-20, 19]"),
+                      (dict(resources=vox.Resources(max_sessions=2**31)), "max_sessions must be in")):
+        with pytest.raises(vox.InvalidArgument, match=words.replace("[", r"\[").replace("]", r"\]")):
+            vox.Engine(kokoro, **kw)
+
+
+def test_session_limit_is_its_own_error(kokoro):
+    with vox.Engine(kokoro, resources=vox.Resources(max_sessions=1)) as e:
+        v = e.default_voice()
+        s = e.session(v)
+        with pytest.raises(vox.SessionLimit, match="max_sessions"):
+            e.session(v)
+        s.close()
+        e.session(v).close()
+
+
+# ------------------------------------------------------------------------------ output files
+def test_output_rules(kokoro, tmp_path):
+    base = ["say", "Hi.", "--model", str(kokoro), "-q"]
+    # a device or a FIFO is never replaced, --force or not (as root, -o /dev/null --force used to delete it)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in ("/dev/null", str(fifo)):
+        r = run_cli([*base, "-o", target, "--force"])
+        assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    # "-" is standard output (it used to be a file named "-")
+    r = run_cli([*base, "-o", "-"])
+    assert r.returncode == 0 and r.stdout_bytes[:4] == b"RIFF" and not Path("-").exists(), r.stderr
+    # existing files need --force, and keep their permissions
+    out = tmp_path / "a.wav"
+    out.write_bytes(b"old")
+    os.chmod(out, 0o640)
+    r = run_cli([*base, "-o", str(out)])
+    assert r.returncode == 1 and "--force" in r.stderr and out.read_bytes() == b"old"
+    r = run_cli([*base, "-o", str(out), "--force"])
+    assert r.returncode == 0 and out.read_bytes()[:4] == b"RIFF" and stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".vox-")] == []
+
+
+@pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_files_follow_the_umask(kokoro, tmp_path, umask, mode):
+    out = tmp_path / "u.wav"
+    r = subprocess.run(["sh", "-c", f'umask {umask:03o} && exec "$0" -m vox.cli.main say Hi. -q --model "$1" -o "$2"',
+                        sys.executable, str(kokoro), str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+
+
+def test_full_disk_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys):
+    """A write that fails for lack of space (simulated: libsndfile's error for ENOSPC) is one line, and no
+    temporary file is left."""
+    import errno
+
+    import soundfile as sf
+
+    from vox.cli import outputs
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(sf, "write", full)
+    out = tmp_path / "x.wav"
+    with pytest.raises(OSError, match="no space left") as e:
+        outputs.write_wav(str(out), np.zeros(100, np.float32), 24000)
+    assert e.value.errno == errno.ENOSPC and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("shell,words", [
+    ('"$0" -m vox.cli.main say Hi. -q --model "$1" --stream >&-', "standard output is closed"),
+    ('"$0" -m vox.cli.main say --stdin -q --model "$1" -o "$2" <&-', "standard input is closed"),
+])
+def test_closed_streams(kokoro, tmp_path, shell, words):
+    r = subprocess.run(["sh", "-c", shell, sys.executable, str(kokoro), str(tmp_path / "s.wav")], capture_output=True,
+                       text=True)
+    _one_line_error(r, words)
+
+
+def test_closed_stderr_still_writes_the_wav(kokoro, tmp_path):
+    out = tmp_path / "e.wav"
+    r = subprocess.run(["sh", "-c", '"$0" -m vox.cli.main say Hi. --model "$1" -o "$2" 2>&-', sys.executable,
+                        str(kokoro), str(out)], capture_output=True)
+    assert r.returncode == 0 and out.read_bytes()[:4] == b"RIFF"
+
+
+# ------------------------------------------------------------------------------ streaming normalization
+def test_feeding_combining_marks_is_linear(eng, monkeypatch):
+    """16k one-character feeds of U+0301 used to take 20 s (the held-back text was rescanned and copied on
+    every feed); the work per feed is now constant: count the character classifications."""
+    import vox.engine as ve
+
+    calls = [0]
+    real = ve.unicodedata.combining
+
+    def combining(ch):
+        calls[0] += 1
+        return real(ch)
+
+    monkeypatch.setattr(ve.unicodedata, "combining", combining)
+    stream = ve._NFCStream()
+    pieces = [stream.push("a")] + [stream.push("\u0301") for _ in range(16000)] + [stream.flush()]
+    assert calls[0] <= 2 * 16001
+    text = "".join(pieces)
+    import unicodedata
+
+    assert text == unicodedata.normalize("NFC", "a" + "\u0301" * 16000)
+    # and through a session: the core receives the composed text
+    s = eng.session(eng.default_voice())
+    for _ in range(200):
+        s.feed("\u0301")
+    s.feed("Hello.")
+    s.close()
+
+
+# ------------------------------------------------------------------------------ non-finite weights and voices
+def test_corrupt_weights_are_an_error_not_silence(kokoro, tmp_path):
+    """A model whose weights were overwritten with NaN used to give 40 ms of silence and exit 0."""
+    from vox.formats.tmod import TmodFile
+
+    bad = tmp_path / "nan.tmod"
+    data = bytearray(kokoro.read_bytes())
+    with TmodFile(kokoro) as f:
+        e = f.tensors["decoder.generator.conv_post.weight"]
+        start = f.data_offset + e.offset
+    data[start:start + e.nbytes] = np.full(e.nbytes // 4, np.nan, np.float32).tobytes()
+    bad.write_bytes(bytes(data))
+    with vox.Engine(bad, threads=2) as e2:
+        with pytest.raises(vox.FormatError, match="non-finite audio.*vox inspect --check"):
+            e2.synthesize("Hello there.")
+    r = run_cli(["inspect", "--check", str(bad)])
+    assert r.returncode == 1 and "corrupt" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("value", [3e38, -1e6])
+def test_absurd_style_values_are_refused(eng, tmp_path, value):
+    """A voice of finite 3e38 values passed validation and then ran into NaN durations (undefined
+    behaviour, reported as out of memory); now the voice is refused."""
+    from vox.families.kokoro.convert import style_voice
+    from vox.formats import tvoice
+
+    p = tmp_path / "huge.tvoice"
+    tvoice.write_voice(p, style_voice(np.full((510, 256), value, np.float32), "huge"))
+    with pytest.raises(vox.FormatError, match="style pack holds"):
+        eng.synthesize("Hello.", eng.load_voice(p))
+
+
+# ------------------------------------------------------------------------------ odd recordings (Qwen3 cloning)
+def _wav(path: Path, x: np.ndarray, sr: int, subtype: str = "PCM_16") -> Path:
+    import soundfile as sf
+
+    sf.write(path, x, sr, subtype=subtype)
+    return path
+
+
+def test_odd_recordings_for_cloning(qwen3_tmod, ref_audio, tmp_path):
+    wav, sr, text = ref_audio("ref_en_24k.wav")
+    with vox.Engine(qwen3_tmod("base06"), threads=1) as e:
+        good = {
+            "8 kHz": _wav(tmp_path / "8k.wav", wav[::3], 8000),
+            "192 kHz": _wav(tmp_path / "192k.wav", np.repeat(wav, 8), 192000),
+            "stereo": _wav(tmp_path / "st.wav", np.stack([wav, wav * 0.5], 1), sr),
+            "8-bit": _wav(tmp_path / "u8.wav", wav, sr, "PCM_U8"),
+        }
+        for what, p in good.items():
+            v = e.clone_voice(p, text, x_vector_only=False)
+            assert v.array("ref_codes").shape[1] == 16, what
+        bad_nan = wav.copy()
+        bad_nan[100] = np.nan
+        header = bytearray(_wav(tmp_path / "long.wav", wav[:2400], sr).read_bytes())
+        header[40:44] = (10 * 3600 * sr * 2).to_bytes(4, "little")  # the data chunk claims 10 hours
+        (tmp_path / "long.wav").write_bytes(bytes(header))
+        (tmp_path / "text.wav").write_text("not audio at all")
+        cases = [
+            (_wav(tmp_path / "empty.wav", np.zeros(0, np.float32), sr), vox.InvalidArgument, "empty"),
+            (_wav(tmp_path / "nan.wav", bad_nan, sr, "FLOAT"), vox.InvalidArgument, "not finite"),
+            (tmp_path / "text.wav", vox.FormatError, "cannot read audio"),
+            ((np.zeros((10, 100), np.float32), sr), vox.InvalidArgument, "channels"),
+            ((wav, 500), vox.InvalidArgument, "sample rate 500 Hz"),
+            ((np.zeros(601 * 1000, np.float32), 1000), vox.LimitExceeded, "too long for a voice"),
+        ]
+        for src, cls, words in cases:
+            with pytest.raises(cls, match=words):
+                e.clone_voice(src, text)
+        # a header that promises more than the file holds reads what is there (libsndfile), not 10 hours
+        v = e.clone_voice(tmp_path / "long.wav", None, x_vector_only=True)
+        assert v.array("source_wav").size <= 2400
