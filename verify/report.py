@@ -19,6 +19,8 @@ def markdown(rows: list[Row], title: str = "Conformance report", preamble: str =
     by_check: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         by_check[r.check].append(r)
+    unsupported = [r for r in rows if r.unsupported]
+    rows = [r for r in rows if not r.unsupported]
     failed = [r for r in rows if not r.passed]
     out = [f"# {title}", ""]
     if preamble:
@@ -33,9 +35,16 @@ def markdown(rows: list[Row], title: str = "Conformance report", preamble: str =
         rs = by_check[check]
         e = TABLE[check]
         worst = _worst(e, rs)
-        status = "reported" if e.get("report_only") else ("pass" if all(r.passed for r in rs) else "**FAIL**")
+        status = ("measured (no limit)" if e.get("report_only")
+                  else "pass" if all(r.passed for r in rs) else "**FAIL**")
         out.append(f"| `{check}` | {e['what']} | {e['metric']} | {rs[0].limit} | {len(rs)} | {worst:.3g} | {status} |")
-    missing = [c for c in TABLE if c not in by_check]
+    if unsupported:
+        out += ["", "## Not supported on this machine", "",
+                "These checks need what this machine lacks (a CPU path's instructions, a device); they ran "
+                "nowhere here and are neither passes nor failures (they run where the hardware has it: "
+                "docs/conformance-*.md).", "", "| check | subject | why |", "|---|---|---|"]
+        out += [f"| `{r.check}` | {r.subject} | {r.unsupported} |" for r in unsupported]
+    missing = [c for c in TABLE if c not in by_check and c not in {r.check for r in unsupported}]
     if missing:
         out += ["", "Checks in the table not measured in this run: " + ", ".join(f"`{c}`" for c in missing) + "."]
     out += ["", "## Every measurement", ""]
@@ -44,7 +53,7 @@ def markdown(rows: list[Row], title: str = "Conformance report", preamble: str =
         out += [f"### `{check}`", "", e["what"] + f" — {e['metric']}, {by_check[check][0].limit}.", "",
                 "| subject | backend | value | status | note |", "|---|---|---|---|---|"]
         for r in by_check[check]:
-            st = "reported" if e.get("report_only") else ("pass" if r.passed else "**FAIL**")
+            st = "measured" if e.get("report_only") else ("pass" if r.passed else "**FAIL**")
             out.append(f"| {r.subject} | {r.backend} | {r.value:.4g} | {st} | {r.note} |")
         out.append("")
     return "\n".join(out) + "\n"

@@ -51,13 +51,24 @@ class Row:
     value: float
     note: str = ""
     backend: str = "reference"   # reference | cpu | vulkan ...
+    unsupported: str = ""        # why this check cannot run here ("not supported on this CPU: ..."); value NaN
     passed: bool = field(init=False)
     limit: str = field(init=False)
 
     def __post_init__(self):
         if self.check not in TABLE:
             raise KeyError(f"check {self.check!r} is not in the tolerance table ({TABLE_PATH.name})")
+        if self.unsupported:
+            # not a pass and not a failure: listed in the report as a check this machine cannot run
+            self.passed, self.limit = True, evaluate(self.check, 0.0)[1]
+            return
         self.passed, self.limit = evaluate(self.check, self.value)
+
+    @classmethod
+    def not_supported(cls, check: str, subject: str, why: str, backend: str = "cpu") -> "Row":
+        """A check that this machine cannot run (a CPU without the instructions of a path, ...): a
+        visible state in the report (like ggml's test-backend-ops "not supported"), never a pass."""
+        return cls(check, subject, float("nan"), backend=backend, unsupported=why)
 
     @property
     def entry(self) -> dict:
@@ -67,6 +78,8 @@ class Row:
         status = "PASS" if self.passed else "FAIL"
         if self.entry.get("report_only"):
             status = "INFO"
+        if self.unsupported:
+            return f"N/A   {self.backend:<9} {self.check:<34} {self.subject:<44} not supported here: {self.unsupported}"
         return (f"{status}  {self.backend:<9} {self.check:<34} {self.subject:<44} {self.entry['metric']} "
                 f"{self.value:.3g} ({self.limit})")
 
