@@ -316,6 +316,20 @@ static vox_status writer(vox_session *s, const char *fn, const char *text, int f
             s->has_replace = 1;
             s->last_feed_ms = vx_now_ms();
         }
+    } else if (text && s->has_replace) {
+        /* an edit waits for the next pull: this text follows the edit's tail */
+        size_t n = strlen(text), have = strlen(s->replace), valid = 0;
+        char *t = realloc(s->replace, have + n + 1);
+        if (!t) {
+            st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            s->replace = t;
+            memcpy(t + have, text, n + 1);
+            if ((st = check_text(t, have, have + n, s->keep, &valid)) != VOX_OK)
+                t[have] = '\0';
+            else
+                s->last_feed_ms = vx_now_ms();
+        }
     } else if (text) {
         size_t n = strlen(text), old = s->wlen;
         if (!grow(&s->wtext, &s->wcap, s->wlen + n + 1)) {
