@@ -72,6 +72,8 @@ class Duplex:
         self._cv = threading.Condition()
         self._q: "queue.Queue[Any]" = queue.Queue()
         self._session: "Session | None" = None
+        self._closing: "Session | None" = None   # an utterance that takes no more text but still speaks
+        self._pulling: tuple = ()
         self._text = ""          # what this utterance's session was fed
         self._done_text = ""     # the text of the utterances already closed
         self._last_write = time.monotonic()

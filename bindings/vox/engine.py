@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .duplex import Duplex
     from .families import Family
 
-AudioInput = "str | os.PathLike | tuple[np.ndarray, int]"
+AudioInput = "str | os.PathLike[str] | tuple[np.ndarray, int]"  # for the docs; annotated in full below
 _INT32 = (-(2**31), 2**31 - 1)
 _U64 = 2**64
 
@@ -142,7 +142,12 @@ class Voice:
     @property
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array of the voice (copies)."""
-        return {name: self.array(name) for name in self.info.get("arrays", {})}
+        out: dict[str, np.ndarray] = {}
+        for name in self.info.get("arrays", {}):
+            a = self.array(name)
+            if a is not None:
+                out[name] = a
+        return out
 
     def array(self, name: str) -> np.ndarray | None:
         """The voice's array `name` (a copy), or None when it has none of that name."""
@@ -502,7 +507,7 @@ class Engine(_Closing):
         return ids
 
     # ---------------------------------------------------------------------------------- voices
-    def clone_voice(self, audio: AudioInput, ref_text: str | None = None, *, name: str | None = None,
+    def clone_voice(self, audio: "str | os.PathLike[str] | tuple[np.ndarray, int]", ref_text: str | None = None, *, name: str | None = None,
                     language: str | None = None, seed: int | None = None, **options) -> Voice:
         """A voice from a recording (a path, or (samples, sample_rate)) and its transcript. `seed`
         becomes the voice's default seed; options are the family's cloning options (e.g.
@@ -682,7 +687,7 @@ class Engine(_Closing):
             _check(lib.vox_engine_run(self._h, entry.encode(), voice._h if voice is not None else ffi.NULL, params,
                                       arr, len(arrays), _cstr(tap), out))
         trace = ffi.gc(out[0], lib.vox_trace_free)
-        res = {}
+        res: dict[str, np.ndarray] = {}
         a = ffi.new("vox_array *")
         for i in range(lib.vox_trace_count(trace)):
             _check(lib.vox_trace_get(trace, i, a))
