@@ -47,8 +47,17 @@ FLOAT_DTYPES = ("f32", "f16", "bf16", "q8", "q4")
 INT_DTYPES = {"i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "u8": np.dtype("u1")}
 _STORAGE = {"f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"), **INT_DTYPES}
 
-FAMILIES = ("qwen3_tts", "kokoro")
+FAMILIES = ("qwen3_tts", "kokoro", "f5_tts")
 KOKORO_VARIANTS = ("v1.0",)
+F5_VARIANTS = ("v0", "v1")
+# The F5-TTS text frontend's data: manifest tokenizer role -> tensor name (u8, UTF-8 text).
+F5_TOKENIZER_BLOBS = {
+    "vocab": "tokenizer.vocab",
+    "jieba_dict": "tokenizer.jieba_dict",
+    "jieba_hmm": "tokenizer.jieba_hmm",
+    "pinyin_chars": "tokenizer.pinyin_chars",
+    "pinyin_phrases": "tokenizer.pinyin_phrases",
+}
 KOKORO_STYLE_SHAPE = (510, 256)  # a voice pack: one style row per phoneme count
 QWEN3_VARIANTS = ("base", "custom_voice", "voice_design")
 # The tokenizer files of a Qwen3 model: manifest role -> (file name in the checkpoint, tensor name).
@@ -279,6 +288,9 @@ def check_manifest(manifest: object, path: str, version: int = VERSION, data_len
     if family == "kokoro":
         _check_kokoro(path, m, variant, by_name)
         return entries
+    if family == "f5_tts":
+        _check_f5(path, m, variant, by_name)
+        return entries
     # qwen3_tts
     if variant not in QWEN3_VARIANTS:
         raise FormatError(f"{path}: manifest: unknown qwen3_tts variant {variant!r} ({', '.join(QWEN3_VARIANTS)})")
@@ -316,6 +328,21 @@ def _check_kokoro(path: str, m: dict, variant: str, by_name: dict[str, TensorEnt
             raise FormatError(f'{path}: manifest: "default_speaker" {d!r} is not one of "speakers"')
     if "frontend" in m:
         _member(path, m, "frontend", dict)
+
+
+def _check_f5(path: str, m: dict, variant: str, by_name: dict[str, TensorEntry]) -> None:
+    """The f5_tts family's keys: the config sections the runtime reads and the text frontend's blobs."""
+    if variant not in F5_VARIANTS:
+        raise FormatError(f"{path}: manifest: unknown f5_tts variant {variant!r} ({', '.join(F5_VARIANTS)})")
+    cfg = m["config"]
+    for section in ("dit", "mel", "vocos", "infer"):
+        _member(path, cfg, section, dict, "config: ")
+    tok = _member(path, m, "tokenizer", dict)
+    for role in F5_TOKENIZER_BLOBS:
+        ref = _member(path, tok, role, str, "tokenizer: ")
+        e = by_name.get(ref)
+        if e is None or e.dtype != "u8" or len(e.shape) != 1:
+            raise FormatError(f"{path}: manifest: tokenizer {role} names {ref!r}, which is not a 1-D u8 tensor")
 
 
 @dataclass(frozen=True)
@@ -531,6 +558,31 @@ class _DequantizedTensors(Mapping[str, np.ndarray]):
 
     def __len__(self) -> int:
         return len(self._names)
+
+
+def read_f5_model(path: str | os.PathLike):
+    """An f5_tts .tmod as the reference's F5Model (vox.reference.f5.pipeline): config, weights (float32 on
+    access; q8 dequantized, bf16/f16 widened) and the text frontend data from the tokenizer blobs."""
+    from vox.reference.f5.config import F5Config
+    from vox.reference.f5.pipeline import F5Model
+    from vox.reference.f5.textdata import TextData
+
+    f = TmodFile(path)
+    m = f.manifest
+    if m["family"] != "f5_tts":
+        f.close()
+        raise FormatError(f"{f.path}: a {m['family']} model, not an F5-TTS one")
+    blobs = {role: f.raw(m["tokenizer"][role]).tobytes() for role in F5_TOKENIZER_BLOBS}
+    names = [n for n in f.tensors if not n.startswith("tokenizer.")]
+    try:
+        cfg = F5Config.from_json(m["config"])
+        text = TextData.from_blobs(blobs)
+    except (KeyError, TypeError, ValueError) as e:
+        raise FormatError(f"{f.path}: manifest: bad f5_tts config or tokenizer data ({e})") from None
+    weights = {n: f.array(n) for n in names}  # dequantized once: the sampler reads every weight at every step
+    return F5Model(cfg, weights, text, source=f.path,
+                   extra={"model_id": m["model_id"], "precision": m["precision"], "variant": m["variant"],
+                          "dtypes": {n: f.tensors[n].dtype for n in names}, "file": f})
 
 
 def read_checkpoint(path: str | os.PathLike):
