@@ -26,6 +26,7 @@ every reading in the data is a conformance test.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ def is_hans(c: str) -> bool:
     return any(a <= o <= b for a, b in _HANS_RANGES)
 
 
+@functools.lru_cache(maxsize=8192)
 def to_tone3(tone_marked: str) -> str:
     """pypinyin's Style.TONE3 conversion of one tone-marked reading (ToneConverter.to_tone3)."""
     s = _RE_SYMBOL.sub(lambda m: _SINGLE[m.group(0)], tone_marked)
