@@ -22,9 +22,9 @@ ONNX and on its dequantized f32 rewrite (the `onnx` package builds it once), sam
   vox bench --model kokoro.tmod --onnx none --voice jf_alpha
 
 The generator column says which math vox's decoder and generator ran: by default the generator's
-resblocks as int8 dot products where the CPU has AVX512-VNNI and the other convolutions as bf16 dot
-products where it has AVX512-BF16 (int8+bf16), else f32; VOX_KOKORO_GEN=bf16 (or f32) vox bench ...
-times the other paths.
+resblocks as int8 dot products and the other convolutions as bf16 products on every SIMD kernel path
+(int8+bf16), f32 on the scalar one; VOX_KOKORO_GEN=bf16 (or f32) vox bench ... times the other maths,
+VOX_CPU=avx2 (or another path of `vox devices`) vox bench ... another kernel path.
 
 Each side runs in its own process (peak RSS is its own). RTF = compute time / audio time: lower is
 better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.

@@ -45,7 +45,8 @@ typedef struct vx_mat {
  *   avx512-vnni-bf16  + AVX512-BF16 (Cooper Lake, Sapphire Rapids, Zen 4, Zen 5)
  * Listed in increasing order: the best path is the last one the CPU (and OS) supports. A path the CPU
  * lacks is refused, never replaced by another: vx_cpu_check (engine creation) returns the error. AMX,
- * where present, is detected but no kernel uses it. */
+ * where present, is detected but no kernel uses it. VOX_CPU_MASK=avx512f,avxvnni,... (tests) makes
+ * detection treat those features as absent, so one machine can show what a smaller CPU gets. */
 typedef enum vx_isa { VX_ISA_SCALAR = 0, VX_ISA_AVX2 = 1, VX_ISA_AVX512 = 2 } vx_isa; /* the vector width */
 typedef enum vx_cpu_path {
     VX_PATH_SCALAR = 0,

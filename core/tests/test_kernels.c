@@ -1096,6 +1096,19 @@ static void test_cpu_switch(void) {
     CHECK(got == (int)ci->best && refused && strstr(msg, "unknown kernel path"), "VOX_CPU=avx3: %d %d (%s)", got, refused, msg);
     got = run_child_path("/proc/self/exe", "VOX_CPU_PATH", "avx2", &refused, msg, sizeof msg);
     CHECK(refused && strstr(msg, "VOX_CPU_PATH is no longer read"), "VOX_CPU_PATH=avx2: %d %d (%s)", got, refused, msg);
+    /* as on a CPU without AVX-512 and AVX-VNNI (Zen 3): avx2 is the best, the wider paths are refused */
+    if (vx_cpu_supports(VX_PATH_AVX2)) {
+        setenv("VOX_CPU_MASK", "avx512f,avxvnni", 1);
+        got = run_child_path("/proc/self/exe", "VOX_CPU", "auto", &refused, msg, sizeof msg);
+        CHECK(got == VX_PATH_AVX2 && !refused, "VOX_CPU_MASK=avx512f,avxvnni: best path %d, expected avx2", got);
+        const char *wider[] = {"avx2-vnni", "avx512", "avx512-vnni", "avx512-vnni-bf16"};
+        for (int i = 0; i < 4; i++) {
+            got = run_child_path("/proc/self/exe", "VOX_CPU", wider[i], &refused, msg, sizeof msg);
+            CHECK(got == VX_PATH_AVX2 && refused && strstr(msg, "not supported on this CPU"),
+                  "masked CPU, VOX_CPU=%s: path %d refused %d (%s)", wider[i], got, refused, msg);
+        }
+        unsetenv("VOX_CPU_MASK");
+    }
 }
 
 /* ------------------------------------------------------------------------------ bf16 dot products */

@@ -12,6 +12,7 @@
 #include "../error.h"
 #include "kernels.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -138,11 +139,29 @@ static void list_paths(const vx_cpu_info *c, int want, char *out, size_t cap) {
         }
 }
 
+/* VOX_CPU_MASK=avx512f,avxvnni,...: features detection then treats as absent, so one machine can show
+ * what a smaller CPU gets (which paths exist, what is refused); for tests. Unknown names are ignored. */
+static void apply_mask(vx_cpu_info *c, const char *mask) {
+    static const struct { const char *name; size_t off; } feats[] = {
+#define F(x) {#x, offsetof(vx_cpu_info, x)}
+        F(avx2), F(fma), F(f16c), F(avxvnni), F(avx512f), F(avx512bw), F(avx512dq), F(avx512vl), F(avx512vnni),
+        F(avx512bf16),
+#undef F
+    };
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", mask);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++)
+            if (strcmp(t, feats[i].name) == 0) *(int *)((char *)c + feats[i].off) = 0;
+}
+
 static void detect(void) {
     memset(&info, 0, sizeof info);
 #ifdef VX_HAVE_CPUID
     detect_x86(&info);
 #endif
+    const char *mask = getenv("VOX_CPU_MASK");
+    if (mask && *mask) apply_mask(&info, mask);
     vx_cpu_path best = VX_PATH_SCALAR;
     for (int p = 0; p < VX_PATHS; p++)
         if (has(&info, (vx_cpu_path)p)) best = (vx_cpu_path)p; /* the list is in increasing order */
