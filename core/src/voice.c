@@ -208,11 +208,12 @@ vox_status vox_voice_clone(vox_engine *e, const float *pcm, size_t n_frames, int
         for (int32_t c = 0; c < channels; c++) s += pcm[i * (size_t)channels + (size_t)c];
         mono[i] = channels == 1 ? pcm[i] : (float)(s / channels);
         if (!isfinite(mono[i]) || fabsf(mono[i]) > 64.0f) {
+            const char *what = isfinite(mono[i]) ? "far out of range" : "not finite"; /* before mono is freed */
             free(mono);
             vox_json_free(cdoc);
             free(copts);
             return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_voice_clone: sample %zu is %s (PCM is in [-1, 1])", i,
-                                 isfinite(mono[i]) ? "far out of range" : "not finite");
+                                 what);
         }
     }
     double t0 = vx_now_ms();
