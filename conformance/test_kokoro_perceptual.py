@@ -10,11 +10,10 @@ white noise and garbled phonemes must fail the WER limit; a copy of the official
 band raised a few dB must fail the spectral limits.
 
 The product path (WER) runs the default decoder/generator math: the generator's resblocks as int8
-dot products where the CPU has AVX512-VNNI, the other convolutions as bf16 dot products where it has
-AVX512-BF16, f32 elsewhere. The spectral rows run every path the CPU has: the f32 generator (forced
-with VOX_KOKORO_GEN=f32) on every CPU, the default, and VOX_KOKORO_GEN=bf16 (a path without the
-instructions is asserted to be the f32 path, bit for bit). The f32 path's WER is checked on the
-first 12 sentences.
+dot products and the other convolutions as bf16 products on every SIMD kernel path, f32 on the scalar
+one. The spectral rows run every math: the f32 generator (forced with VOX_KOKORO_GEN=f32), the
+default, and VOX_KOKORO_GEN=bf16 (on the first 12 sentences; a path without the kernels is asserted
+to be the f32 path, bit for bit). The f32 path's WER is checked on the first 12 sentences.
 
 Slow parts are cached per machine: transcripts by audio hash, the official audio by phonemes.
 """
@@ -188,11 +187,13 @@ def compare_one(a, b):
     return compare(a, b, SR)
 
 
-def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, want: str) -> None:
+def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, want: str, sentences: int | None = None) -> None:
+    """The spectral rows of a packed math, over the first `sentences` of the corpus (all by default)."""
     from vox.verify.kokoro import perceptual as kg
 
     prec = engine.info["precision"]
-    native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"], kit["vocab"])
+    native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"][:sentences], kit["vocab"])
+    official_audio = official_audio[:len(native)]
     tag = packed_math(prec)
     if tag is None:  # the CPU has neither: the f32 path, bit for bit
         assert all(np.array_equal(a, b) for a, b in zip(native, native_raw_f32))
@@ -209,21 +210,24 @@ def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, wa
 
 
 def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32, official_audio, record):
-    """The default decoder/generator math (int8 resblocks where the CPU has AVX512-VNNI), held to the
-    f32 spectral limits; on a CPU without the instructions the f32 path, bit for bit."""
+    """The default decoder/generator math (int8 resblocks + bf16 on the SIMD paths), held to the f32
+    spectral limits; on the scalar path the f32 path, bit for bit."""
     packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, "int8")
 
 
 def test_bf16_generator_spectrum_matches_official(kit, native_raw_f32, official_audio, record):
-    """VOX_KOKORO_GEN=bf16 (the default on CPUs with AVX512-BF16 but no AVX512-VNNI), held to the f32
-    spectral limits; on a CPU without AVX512-BF16 the f32 path, bit for bit."""
+    """VOX_KOKORO_GEN=bf16 (not the default on any SIMD path: asked for), held to the f32 spectral limits;
+    on the first CONTROL_SENTENCES sentences (the whole corpus with VOX_CONFORMANCE_FULL=1: CI time);
+    on a path without a bf16 kernel the f32 path, bit for bit."""
+    from subsets import FULL
+
     with engine_with_math(kit, "bf16") as eng:
-        packed_spectrum_rows(kit, eng, native_raw_f32, official_audio, record, "bf16")
+        packed_spectrum_rows(kit, eng, native_raw_f32, official_audio, record, "bf16",
+                             None if FULL else CONTROL_SENTENCES)
 
 
 def test_f32_generator_wer(kit, engine_f32, record):
-    """The f32 generator (the default on CPUs without AVX512-VNNI or AVX512-BF16) speaks the first sentences within
-    the WER limit too, whatever the CPU."""
+    """The f32 generator (the scalar path's) speaks the first sentences within the WER limit too."""
     from vox.verify.kokoro import perceptual as kg
 
     refs = kit["texts"][:CONTROL_SENTENCES]
