@@ -258,3 +258,34 @@ def test_synthesize_many_equals_one_by_one(qwen3_tmod):
         for i, t in enumerate(texts):
             assert np.array_equal(many[i], eng.synthesize(t, v, seed=10 + i, max_new_tokens=10))
         assert eng.stats()["sessions_created"] == 6
+
+
+# ------------------------------------------------------------------ options: Python twin = core table
+def _options_agree(eng) -> None:
+    """The family's Options dataclass (vox.families.<f>) describes exactly the options the core's table
+    has (vox_engine_options): the same names, kinds, ranges, open ends and choices."""
+    import dataclasses
+
+    from vox import families
+
+    fam = families.get(eng.info["family"])
+    core = {o["name"]: o for o in eng.options()["options"]}
+    py = {f.name: f for f in dataclasses.fields(fam.Options)}
+    assert set(py) == set(core), f"{fam.name}: Python {sorted(py)} vs core {sorted(core)}"
+    kinds = {"float": "float", "int": "int", "bool": "bool", "json": "dict", "enum": "str", "string": "str"}
+    for name, o in core.items():
+        f = py[name]
+        m = f.metadata
+        assert kinds[o["type"]] in str(f.type), (name, o["type"], f.type)
+        if o["type"] in ("float", "int"):
+            assert (m["lo"], m["hi"]) == (o.get("min"), o.get("max")), (name, m, o)
+        if o["type"] == "float":
+            assert (m["lo_open"], m["hi_open"]) == (o["min_open"], o["max_open"]), (name, m, o)
+        if o["type"] == "enum":
+            assert tuple(m["choices"]) == tuple(o["choices"]), (name, m, o)
+
+
+def test_python_options_match_the_core_table(qwen3_tmod, kokoro_tmod):
+    for path in (qwen3_tmod("custom06"), kokoro_tmod()):
+        with vox.Engine(path, threads=1) as eng:
+            _options_agree(eng)
