@@ -574,7 +574,9 @@ static void tap_keep(void *ctx, const char *name, const float *data, int64_t row
 }
 
 /* forward: ids (I32 [n], the model input [0] + phoneme ids + [0]) and style (F32 [256], a voice pack
- * row) through the model with the session's speed, seed and noise; every stage's output is a tap. */
+ * row) through the model with the session's speed, seed and noise; every stage's output is a tap.
+ * Optional durations (I32 [n]) replace the predicted ones: the stages after the alignment then run on
+ * the official model's alignment even where a rounding moved one of ours (q8 weights). */
 static vox_status kk_run(vox_engine *e, vox_session *s, const vx_entry *entry, const vox_array *in, size_t n_in,
                          vox_trace *t) {
     (void)entry;
@@ -585,10 +587,25 @@ static vox_status kk_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: needs ids, I32 [n]");
     if (!style || style->dtype != VOX_DTYPE_F32 || vx_array_count(style) != 2 * KK_STYLE)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: needs style, F32 [%d] (a voice pack row)", 2 * KK_STYLE);
+    const vox_array *dur = vx_run_input(in, n_in, "durations");
+    if (dur) {
+        if (dur->dtype != VOX_DTYPE_I32 || dur->ndim != 1 || dur->shape[0] != ids->shape[0])
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: durations must be I32 [%lld], one per id",
+                                 (long long)ids->shape[0]);
+        const int32_t *d = dur->data;
+        int64_t frames = 0;
+        for (int64_t i = 0; i < dur->shape[0]; i++) {
+            if (d[i] < 0 || d[i] > 1000)
+                return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: duration %lld is %d (0 to 1000 frames)",
+                                     (long long)i, d[i]);
+            frames += d[i];
+        }
+        if (frames < 1) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "forward: the durations sum to no frame");
+    }
     tap_ctx c = {.trace = t};
     atomic_init(&c.stop, 0);
     kk_forward_opts fo = {.speed = o->speed, .seed = s->seed, .noise = o->noise, .tap = tap_keep, .tap_ctx = &c,
-                          .cancel = &c.stop};
+                          .cancel = &c.stop, .durations = dur ? dur->data : NULL};
     float *audio = NULL;
     int64_t n_audio;
     uint32_t fp = vx_fp_fast();
@@ -604,7 +621,8 @@ static vox_status kk_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
 }
 
 static const vx_entry kk_entries[] = {
-    {"forward", 1, "ids (I32 [n]: [0] + phoneme ids + [0]), style (F32 [256]: a voice pack row)",
+    {"forward", 1, "ids (I32 [n]: [0] + phoneme ids + [0]), style (F32 [256]: a voice pack row); optional "
+                   "durations (I32 [n]: frames per id in place of the predicted ones)",
      "bert, d_en, d, dur_raw, durations, en, t_en, F0, N, dec, har_source, har, spec, audio",
      "one span through the model with the session's speed, seed and noise option"},
 };

@@ -64,6 +64,7 @@ vox_status kk_forward(const kk_model *m, vx_pool *pool, const int32_t *ids, int6
     TAP("dur_raw", raw, n, 1);
     int64_t F = 0;
     for (int64_t i = 0; i < n; i++) {
+        if (opts->durations) dur[i] = opts->durations[i];  /* teacher-forced: the rest runs on the given alignment */
         raw[i] = (float)dur[i];
         F += dur[i];
     }

@@ -143,6 +143,7 @@ typedef struct kk_forward_opts {
     void *tap_ctx;
     const atomic_int *cancel;  /* checked between stages; NULL: never */
     double *stage_ms;    /* [KK_STAGES] cumulative stage times, or NULL */
+    const int32_t *durations; /* [n] frames per token in place of the predicted ones (teacher forcing), or NULL */
 } kk_forward_opts;
 
 enum { KK_ST_BERT, KK_ST_PREDICTOR, KK_ST_TEXT, KK_ST_F0N, KK_ST_DECODER, KK_ST_GENERATOR, KK_ST_ISTFT, KK_STAGES };

@@ -249,15 +249,19 @@ def generator_math(weights_dtype: str = "f32") -> tuple[str, str]:
 
 
 def trace(engine: "Engine", ids, style: np.ndarray, tap: str, *, speed: float = 1.0, seed: int = 0,
-          noise: bool = False, voice: "Voice | None" = None) -> np.ndarray:
+          noise: bool = False, voice: "Voice | None" = None, durations=None) -> np.ndarray:
     """One span of model input ids ([0] + phoneme ids + [0]) with a style row [256] through the native
-    model; the intermediate `tap` as a time-major array [rows, cols] (vox_engine_info "entries")."""
+    model; the intermediate `tap` as a time-major array [rows, cols] (vox_engine_info "entries").
+    durations (frames per id) replace the predicted ones (teacher forcing of the alignment)."""
     st = np.ascontiguousarray(style, dtype=np.float32).reshape(-1)
     if st.size != 256:
         raise InvalidArgument(f"style must be a voice pack row of 256 values, got {st.size}")
     # the entry's session takes no text (the ids are the model input): phonemes=True, so that a model
     # without text frontend data can be traced too
-    out = engine.run("forward", voice or engine.default_voice(), inputs={"ids": np.asarray(ids, np.int32), "style": st},
+    inputs = {"ids": np.asarray(ids, np.int32), "style": st}
+    if durations is not None:
+        inputs["durations"] = np.asarray(durations, np.int32).reshape(-1)
+    out = engine.run("forward", voice or engine.default_voice(), inputs=inputs,
                      taps=tap, seed=seed, speed=speed, noise=noise, phonemes=True)
     if tap not in out:
         from ...errors import NotFound
