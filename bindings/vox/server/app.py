@@ -247,7 +247,7 @@ class BodyLimit:
                 await _send_error(send, err)
                 return
         seen = 0
-        started = False
+        state = {"started": False, "over": False}
 
         async def counted():
             nonlocal seen
@@ -255,20 +255,27 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
+                    state["over"] = True
                     raise _TooLarge()
             return msg
 
         async def watched(msg):
-            nonlocal started
+            if state["over"]:
+                # the app's own answer to the cut-off body (a parse error): the 413 goes instead
+                if msg["type"] == "http.response.start" and not state["started"]:
+                    state["started"] = True
+                    await _send_error(send, err)
+                return
             if msg["type"] == "http.response.start":
-                started = True
+                state["started"] = True
             await send(msg)
 
         try:
             await self.app(scope, counted, watched)
         except _TooLarge:
-            if not started:
-                await _send_error(send, err)
+            pass
+        if state["over"] and not state["started"]:
+            await _send_error(send, err)
 
 
 class CountRequests:
