@@ -281,16 +281,16 @@ def test_style_voice_python_round_trip(tmp_path, built):
     assert (v.family, v.mode, v.variant, v.language) == ("kokoro", "style", "v1.0", "ja")
     tvoice.write_voice(tmp_path / "k.tvoice", v)
     back = tvoice.read_voice(tmp_path / "k.tvoice")
-    assert back == v and np.array_equal(back.style_pack, pack)
+    assert back == v and np.array_equal(back.arrays["style_pack"], pack)
     with tmod.TmodFile(built[0]) as f:
         tvoice.check_model(back, f.manifest)  # any v1.0 conversion: model_id is informational
-        with pytest.raises(FormatError, match="v1.0 style pack cannot be used with a Kokoro v1.1 model"):
+        with pytest.raises(FormatError, match="a Kokoro v1.0 voice cannot be used with a Kokoro v1.1 model"):
             tvoice.check_model(kokoro.style_voice(pack, "x"), {**f.manifest, "variant": "v1.1"})
     with pytest.raises(FormatError, match="cannot be used with a qwen3_tts model"):
         tvoice.check_model(back, {"family": "qwen3_tts"})
     with pytest.raises(FormatError, match=r"\[510, 256\]"):
         kokoro.style_voice(pack[:509], "short")
-    bad = tvoice.Voice(mode="style", model_id="0" * 64, variant="v1.0", family="qwen3_tts", style_pack=pack)
+    bad = tvoice.Voice("qwen3_tts", "style", "0" * 64, "v1.0", arrays={"style_pack": pack})
     with pytest.raises(FormatError, match="belongs to the kokoro family"):
         bad.validate()
     assert kokoro.style_voice(pack, "af_x").language == "en-us"
@@ -304,14 +304,13 @@ def test_style_voice_c_reader(qwen3_tmod, tmp_path, built):
 
     pack = checkpoints.real_voices()["jf_alpha"]
     tvoice.write_voice(tmp_path / "ok.tvoice", kokoro.style_voice(pack, "jf_alpha"))
-    v = kokoro.style_voice(pack, "jf_alpha")
-    v.style_pack = np.ascontiguousarray(pack[:, :128])  # written around validation: a pack of the wrong width
+    narrow = np.ascontiguousarray(pack[:, :128])  # written around validation: a pack of the wrong width
     from vox.reference.common import safetensors
 
-    safetensors.save(tmp_path / "bad.tvoice", {"style_pack": v.style_pack},
+    safetensors.save(tmp_path / "bad.tvoice", {"style_pack": narrow},
                      {"format": "vox.tvoice", "format_version": "1", "family": "kokoro", "model_id": "0" * 64,
                       "variant": "v1.0", "mode": "style", "name": "x", "language": "ja", "defaults": "{}",
-                      "crc32": '{"style_pack": %d}' % tvoice._crc(v.style_pack)})
+                      "crc32": '{"style_pack": %d}' % tvoice._crc(narrow)})
     with pytest.raises(FormatError, match=r"style_pack has shape \[510, 128\]"):
         tvoice.read_voice(tmp_path / "bad.tvoice")
     with vox.Engine(qwen3_tmod("custom06")) as eng:
@@ -328,7 +327,7 @@ def test_style_voice_c_reader(qwen3_tmod, tmp_path, built):
     with eng:
         cv = eng.load_voice(tmp_path / "ok.tvoice")
         cv.save(tmp_path / "c.tvoice")
-    assert np.array_equal(tvoice.read_voice(tmp_path / "c.tvoice").style_pack, pack)
+    assert np.array_equal(tvoice.read_voice(tmp_path / "c.tvoice").arrays["style_pack"], pack)
 
 
 def test_cli_build_and_voice_pack(tmp_path, built, capsys):
@@ -342,7 +341,7 @@ def test_cli_build_and_voice_pack(tmp_path, built, capsys):
         assert a.manifest["model_id"] == b.manifest["model_id"] and set(a.tensors) == set(b.tensors)
     assert main(["voice", "pack", str(out), "--entry", "jm_kumo", "-o", str(tmp_path / "kumo.tvoice")]) == 0
     v = tvoice.read_voice(tmp_path / "kumo.tvoice")
-    assert v.name == "jm_kumo" and np.array_equal(v.style_pack, checkpoints.real_voices()["jm_kumo"])
+    assert v.name == "jm_kumo" and np.array_equal(v.arrays["style_pack"], checkpoints.real_voices()["jm_kumo"])
     capsys.readouterr()
     assert main(["build", "kokoro", "--dtype", "f16", "-o", str(tmp_path / "x.tmod")]) != 0
     assert main(["voice", "pack", str(out), "-o", str(tmp_path / "y.tvoice")]) != 0

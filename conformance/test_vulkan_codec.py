@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import vox
+from vox.families.qwen3 import decode
 from test_vulkan import LIBDIR, ROOT, _gpu_index, c_test_rows, skip_without_vulkan  # noqa: F401
 from subsets import subset  # noqa: E402
 from test_native_lm import MAX_NEW_TOKENS, VARIANTS, lm_env, native, open_session, run_session  # noqa: F401
@@ -72,8 +73,8 @@ def test_vulkan_decoder_audio(variant, engines, record):
     cpu, gpu, gcpu, dec = engines(variant)
     gen, ref = _codes(5, 10), _codes(6, 14)
     rows = []
-    want = cpu.decode(gen, ref, "stream", 12, 10)
-    outs = {k: gpu.decode(gen, ref, "stream", 12, k) for k in (1, 3, 10)}
+    want = decode(cpu, gen, ref, "stream", 12, 10)
+    outs = {k: decode(gpu, gen, ref, "stream", 12, k) for k in (1, 3, 10)}
     label = f"{variant} f32 decoder, 14 reference frames (warm-up 12) + 10"
     rows.append(measure(VS_CPU, outs[10], want, f"{label}, stream", backend=VK))
     rows.append(measure("qwen3.native_decoder_vs_reference", outs[3], cd.stream_decode(dec, gen, 3, ref, 12),
@@ -81,12 +82,12 @@ def test_vulkan_decoder_audio(variant, engines, record):
     same = all(np.array_equal(outs[k].view(np.uint32), outs[10].view(np.uint32)) for k in (1, 3))
     rows.append(Row(IDENT, f"{label}: chunks of 1, 3, 10", float(same), backend=VK))
     assert same, "GPU decoder audio differs between chunk sizes"
-    got = gcpu.decode(gen, ref, "stream", 12, 3)
+    got = decode(gcpu, gen, ref, "stream", 12, 3)
     ident = np.array_equal(got.view(np.uint32), want.view(np.uint32))
     rows.append(Row("vulkan.codec_cpu_identity", f"{label}: engine on the GPU with codec=cpu vs the CPU engine",
                     float(ident), backend=VK))
     assert ident, "codec=cpu did not keep the CPU decoder"
-    r_gpu, r_cpu = gpu.decode(gen, ref, "reference"), cpu.decode(gen, ref, "reference")
+    r_gpu, r_cpu = decode(gpu, gen, ref, "reference"), decode(cpu, gen, ref, "reference")
     rows.append(measure(VS_CPU, r_gpu, r_cpu, f"{label}, reference mode", backend=VK))
     rows.append(measure("qwen3.native_decoder_vs_reference", r_gpu, cd.decode_reference(dec, gen, ref),
                         f"{label}, reference mode", backend=VK))
@@ -140,8 +141,9 @@ def test_vulkan_codec_profile(qwen3_tmod):
     """VOX_PROFILE=gpu: the decoder's dispatches appear under their own stages (codec/conv1d, ...)."""
     idx = _gpu_index()
     code = ("import numpy as np, vox\n"
+            "from vox.families.qwen3 import decode\n"
             f"e = vox.Engine({str(qwen3_tmod('base06'))!r}, device='vulkan:{idx}')\n"
-            "e.decode(np.random.default_rng(1).integers(0, 2048, size=(3, 16)), None, 'stream', 0, 3)\n"
+            "decode(e, np.random.default_rng(1).integers(0, 2048, size=(3, 16)), None, 'stream', 0, 3)\n"
             "e.close()\n")
     env = dict(os.environ, VOX_PROFILE="gpu")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)

@@ -39,6 +39,7 @@ from ._native import ffi, lib, string
 from .errors import InvalidArgument, VoxError, raise_for_status
 
 if TYPE_CHECKING:
+    from .duplex import Duplex
     from .families import Family
 
 AudioInput = "str | os.PathLike | tuple[np.ndarray, int]"
@@ -233,7 +234,10 @@ class Session(_Closing):
     remaining chunks (call end() first, or iteration stops when more text is needed)."""
 
     def __init__(self, engine: "Engine", voice: Voice, seed: int | None, language: str | None, options: str | None):
-        self._lock = threading.Lock()       # held during every call into the core but cancel
+        # calls into the core in progress (a pull, and writers on other threads): close() waits for them
+        self._cv = threading.Condition()
+        self._calls = 0
+        self._pull_lock = threading.Lock()  # one pull at a time
         self._engine, self._voice = engine, voice  # kept alive as long as the session
         self._recipe = (seed, language, options)
         self._h = None
@@ -257,24 +261,64 @@ class Session(_Closing):
         """The seed the session samples with (the given one, else the voice's default, else 0)."""
         return self._seed
 
-    def _handle(self):
-        if self._h is None:
-            raise VoxError("the session is closed")
-        return self._h
+    @contextmanager
+    def _use(self):
+        """A call into the core: the handle stays valid until it returns (close() waits)."""
+        with self._cv:
+            if self._h is None:
+                raise VoxError("the session is closed")
+            self._calls += 1
+            h = self._h
+        try:
+            yield h
+        finally:
+            with self._cv:
+                self._calls -= 1
+                if self._calls == 0:
+                    self._cv.notify_all()
 
     def feed(self, text: str) -> None:
-        """Append text (any piece: a word, a token, a sentence)."""
+        """Append text (any piece: a word, a token, a sentence); any thread, also while another pulls."""
         piece = self._nfc.push(check_text(text))
         if piece:
-            with self._lock:
-                _check(lib.vox_session_feed(self._handle(), piece.encode("utf-8")))
+            with self._use() as h:
+                _check(lib.vox_session_feed(h, piece.encode("utf-8")))
             self._text.append(piece)
+
+    def flush(self) -> None:
+        """What was fed so far is complete: speak it without waiting for the rest of a sentence or word."""
+        rest = self._nfc.flush()
+        with self._use() as h:
+            if rest:
+                _check(lib.vox_session_feed(h, rest.encode("utf-8")))
+                self._text.append(rest)
+            _check(lib.vox_session_flush(h))
+
+    def set_pending(self, keep: int, text: str) -> None:
+        """Keep the first `keep` bytes (UTF-8) of the text fed so far and replace the rest with `text`
+        (typing mode). vox.InvalidArgument, with .used (the bytes already spoken), when the model has
+        used more than `keep` bytes."""
+        rest = self._nfc.flush()
+        new = check_text(text)
+        used = ffi.new("size_t *")
+        with self._use() as h:
+            if rest:
+                _check(lib.vox_session_feed(h, rest.encode("utf-8")))
+                self._text.append(rest)
+            st = lib.vox_session_set_pending(h, keep, new.encode("utf-8"), used)
+        if st != lib.VOX_OK:
+            try:
+                _check(st)
+            except InvalidArgument as e:
+                e.used = int(used[0])  # type: ignore[attr-defined]
+                raise
+        fed = "".join(self._text).encode("utf-8")[:keep].decode("utf-8", "ignore")
+        self._text = [fed, new]
 
     def end(self) -> None:
         """No more text: the rest of the utterance can be made."""
         rest = self._nfc.flush()
-        with self._lock:
-            h = self._handle()
+        with self._use() as h:
             if rest:
                 _check(lib.vox_session_feed(h, rest.encode("utf-8")))
                 self._text.append(rest)
@@ -284,9 +328,9 @@ class Session(_Closing):
         """The next chunk, or None when more text is needed or the utterance is complete."""
         if self._done:
             return None
-        with self._lock:
+        with self._pull_lock, self._use() as h:
             c = self._chunk
-            _check(lib.vox_session_pull(self._handle(), c))
+            _check(lib.vox_session_pull(h, c))
             if c.kind == lib.VOX_CHUNK_END:
                 self._done = True
                 return None
@@ -317,8 +361,8 @@ class Session(_Closing):
         """A named output of the session so far (eng.info["session_outputs"]; e.g. "codes", the codec
         codes [frames, groups] of a codec model)."""
         a = ffi.new("vox_array *")
-        with self._lock:
-            _check(lib.vox_session_output(self._handle(), name.encode(), a))
+        with self._pull_lock, self._use() as h:
+            _check(lib.vox_session_output(h, name.encode(), a))
             return _array_out(a)
 
     def run(self, entry: str, taps: str | Sequence[str] | None = None, **inputs) -> dict[str, np.ndarray]:
@@ -333,10 +377,12 @@ class Session(_Closing):
         if getattr(self, "_h", None) is None:
             return
         self.cancel()
-        with self._lock:
-            if self._h is not None:
-                lib.vox_session_free(self._h)
-                self._h = None
+        with self._cv:
+            h, self._h = self._h, None   # no new call starts
+            while self._calls:
+                self._cv.wait()
+        if h is not None:
+            lib.vox_session_free(h)
 
 
 class Engine(_Closing):
@@ -543,6 +589,17 @@ class Engine(_Closing):
             first.append(t_first or dt)
         return {"runs": runs, "rtf": float(np.median(rtf)), "rtf_all": rtf, "first_chunk_s": float(np.median(first)),
                 "audio_s": n / self.sample_rate}
+
+    def duplex(self, voice: Voice | None = None, *, commit: str = "auto", idle_ms: int | None = None,
+               utterance_gap_ms: int | None = None, on_conflict: str = "keep", seed: int | None = None,
+               language: str | None = None, options: Any = None, **kw) -> "Duplex":
+        """A duplex stream (vox.duplex.Duplex): write / set_text / flush / end / cancel from any thread
+        while audio() (or aaudio(), final()) yields the chunks as they are made."""
+        from .duplex import Duplex
+
+        return Duplex(self, voice if voice is not None else self.default_voice(), commit=commit, idle_ms=idle_ms,
+                      utterance_gap_ms=utterance_gap_ms, on_conflict=on_conflict,
+                      seed=None if seed is None else _seed(seed), language=language, options=options, **kw)
 
     # ---------------------------------------------------------------------------------- verification
     def run(self, entry: str, voice: Voice | None = None, *, inputs: Mapping[str, Any] | None = None,

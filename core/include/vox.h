@@ -262,9 +262,21 @@ VOX_API vox_status vox_voice_array(const vox_voice *voice, const char *name, vox
  * Sessions: one utterance. Text is fed (all at once or in pieces), audio is pulled in chunks; the
  * decoder carries its state across chunks, so concatenated chunks are one seamless signal. Sampling
  * is deterministic: the audio depends on the seed, the text and the options only, not on the thread
- * count or the chunk size. A session is used by one thread at a time; vox_session_cancel may be
- * called from any thread, and so may vox_session_free: it cancels a call in progress on another
- * thread and waits for it to return before freeing.
+ * count or the chunk size.
+ *
+ * Duplex streaming: text may be fed (vox_session_feed / _flush / _set_pending / _end) from other
+ * threads while one thread pulls; the text is checked as it arrives. When fed text reaches the model
+ * is the stream options in vox_synth_params.options (every family has them):
+ *   "commit": "auto" (the default: as soon as the model can take it; vox_engine_info
+ *             capabilities.stream.text_in says what that is: "token" models take words as they
+ *             arrive and hold back an unfinished word, "chunk" models whole sentences),
+ *             "sentence" (complete sentences only) or "manual" (nothing until a flush or the end);
+ *   "idle_ms": a pause in feeding this long flushes what waits (0: never).
+ * A flush makes what was fed so far complete (an unfinished sentence or word is spoken as it is). With
+ * commit auto and no flush, a model whose capabilities.stream.exact is true makes the same audio as
+ * for the whole text fed at once. vox_session_pull is used by one thread at a time; vox_session_cancel
+ * and vox_session_free may be called from any thread (free cancels a call in progress on another
+ * thread and waits for it to return before freeing).
  */
 typedef enum vox_chunk_kind {
     VOX_CHUNK_AUDIO = 0,       /* samples hold audio (is_last marks the final chunk) */
@@ -285,11 +297,19 @@ typedef struct vox_chunk {
 
 VOX_API vox_status vox_session_create(vox_engine *engine, const vox_voice *voice, const vox_synth_params *params,
                                       vox_session **out);
-/* Append UTF-8 text (NFC; see vox_engine_tokenize). Control characters other than tab, newline and
- * carriage return are VOX_ERR_INVALID_ARGUMENT (the message gives the byte offset), as is text after
- * vox_session_end. */
+/* Append UTF-8 text (NFC; see vox_engine_tokenize); any thread. Control characters other than tab,
+ * newline and carriage return are VOX_ERR_INVALID_ARGUMENT (the message gives the byte offset), as is
+ * text after vox_session_end. */
 VOX_API vox_status vox_session_feed(vox_session *session, const char *text);
-/* No more text: the rest of the utterance can be generated. */
+/* What was fed so far is complete: the model speaks it without waiting for the rest of a sentence
+ * or word. Any thread. */
+VOX_API vox_status vox_session_flush(vox_session *session);
+/* Typing mode, where a field's unspoken tail is edited: keep the first `keep` bytes of the text fed so
+ * far and replace the rest with `text`. VOX_ERR_INVALID_ARGUMENT (the message says the text was
+ * spoken) when the model has already used more than `keep` bytes: what it used stays; *used (may be
+ * NULL) gets how many bytes that is, as far as the last pull knows. Any thread. */
+VOX_API vox_status vox_session_set_pending(vox_session *session, size_t keep, const char *text, size_t *used);
+/* No more text: the rest of the utterance can be generated. Any thread. */
 VOX_API vox_status vox_session_end(vox_session *session);
 /* Compute and return the next chunk (blocking). VOX_ERR_CANCELLED once cancelled. */
 VOX_API vox_status vox_session_pull(vox_session *session, vox_chunk *out);

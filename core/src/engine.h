@@ -106,6 +106,13 @@ vox_status vx_voice_finish(vox_voice *v);
 /* strdup that accepts NULL. */
 char *vx_strdup(const char *s);
 
+/* How fed text is committed to the family (the stream options "commit" and "idle_ms"). */
+enum { VX_COMMIT_AUTO = 0, VX_COMMIT_SENTENCE = 1, VX_COMMIT_MANUAL = 2 };
+typedef struct vx_stream_opts {
+    int32_t commit;                 /* VX_COMMIT_* */
+    int32_t idle_ms;                /* > 0: a pause in feeding this long flushes what is waiting */
+} vx_stream_opts;
+
 struct vox_session {
     vox_engine *engine;
     const vox_voice *voice;         /* borrowed: the caller keeps the voice alive for the session */
@@ -113,10 +120,23 @@ struct vox_session {
     char *language;                 /* the session's language (the params', else the voice's, else "auto") */
     void *opts;                     /* the family's options struct (family->synth_options.size bytes) */
     vox_json_doc *opt_docs[2];      /* the parsed voice defaults and caller options that opts points into */
-    char *text;                     /* everything fed so far (NUL-terminated) */
+    vx_stream_opts stream;
+    /* The committed text the family reads, changed only by the pulling thread (at the start of a pull,
+     * from the writer side below), so the family may read it during its pull without a lock. */
+    char *text;                     /* committed text (NUL-terminated) */
     size_t text_len, text_cap;
-    size_t text_valid;              /* bytes checked (session.c); the rest is a sequence cut by the last piece */
-    int ended;                      /* vox_session_end was called */
+    size_t flush_mark;              /* the family ends its units here (a flush): text[..flush_mark) is complete */
+    int ended;                      /* the text is complete (vox_session_end applied) */
+    /* The writer side: what feed / flush / set_pending / end leave for the next pull (any thread,
+     * under wlock). Every byte is checked as it arrives (UTF-8, no control characters). */
+    pthread_mutex_t wlock;
+    char *wtext;                    /* fed, not yet committed */
+    size_t wlen, wcap, wvalid;      /* wvalid: bytes checked; the rest is a sequence the next piece completes */
+    char *replace;                  /* set_pending: the new tail after the first `keep` bytes */
+    size_t keep;
+    size_t used;                    /* bytes of the text the model has used, as of the last pull */
+    int has_replace, flush_req, end_req, w_ended;
+    double last_feed_ms;
     atomic_int cancelled;
     void *impl;                     /* the family's state */
     /* calls in progress (a free from another thread waits for them), under engine->lock */
@@ -127,6 +147,9 @@ struct vox_session {
 
 /* Create a session without the ABI's argument checks of voice/params shape (run.c uses it too). */
 vox_status vx_session_create(vox_engine *e, const vox_voice *voice, const vox_synth_params *params, vox_session **out);
+/* Apply what the writer side left (commit, flush, end) to the committed text: the start of a pull, and
+ * of a verification run on a session. */
+vox_status vx_session_sync(vox_session *s);
 
 /* Time the engine's statistics (thread-safe): `ms` and one more count on the family's stage `stage`,
  * `samples` more samples produced. */

@@ -103,6 +103,9 @@ struct vx_family {
     vox_status (*session_init)(vox_session *s);
     vox_status (*session_pull)(vox_session *s, vox_chunk *out);
     void (*session_free)(vox_session *s);
+    /* Bytes of the committed text the session has used (its spans, its stable tokens): what a
+     * set_pending may no longer change. NULL: all of it. */
+    size_t (*session_used)(const vox_session *s);
     /* Named outputs of a session (vox_session_output), listed in session_outputs (NULL-terminated). */
     const char *const *session_outputs;
     vox_status (*session_output)(vox_session *s, const char *name, vox_array *out);

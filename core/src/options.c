@@ -135,6 +135,16 @@ vox_status vx_options_apply(const vx_option_set *set, void *dst, const vox_json 
     return VOX_OK;
 }
 
+vox_status vx_options_apply_some(const vx_option_set *set, void *dst, const vox_json *obj, const char *what) {
+    if (!obj || obj->type != VOX_JSON_OBJECT) return VOX_OK;
+    for (const vox_json *c = obj->child; c; c = c->next) {
+        const vx_option *o = find(set, c->key, c->key_len);
+        vox_status st = o ? apply_one(o, dst, c, what) : VOX_OK;
+        if (st != VOX_OK) return st;
+    }
+    return VOX_OK;
+}
+
 vox_status vx_options_parse(const char *json, const char *what, vox_json_doc **out) {
     *out = NULL;
     if (!json || !*json) json = "{}";

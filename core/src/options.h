@@ -50,6 +50,9 @@ typedef struct vx_option_set {
  * option on a bad member; dst is then partly updated (callers apply onto a copy). */
 vox_status vx_options_apply(const vx_option_set *set, void *dst, const vox_json *obj, const char *what,
                             const char *const *ignore);
+/* As vx_options_apply for the members that name an option of `set`; the others are left (they belong
+ * to another set in the same object). */
+vox_status vx_options_apply_some(const vx_option_set *set, void *dst, const vox_json *obj, const char *what);
 /* Parses `json` (NULL or "" is an empty object) into a document the caller keeps alive as long as the
  * STRING/JSON fields applied from it are used. */
 vox_status vx_options_parse(const char *json, const char *what, vox_json_doc **out);

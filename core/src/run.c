@@ -192,6 +192,7 @@ vox_status vox_engine_run(vox_engine *e, const char *entry, const vox_voice *voi
         if (st == VOX_OK) st = vox_session_end(s);
         free(str);
     }
+    if (st == VOX_OK && s) st = vx_session_sync(s);
     if (st == VOX_OK) st = f->run(e, s, en, inputs, n_inputs, t);
     vox_session_free(s);
     if (st != VOX_OK) {

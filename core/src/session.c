@@ -12,6 +12,18 @@
 /* The voice's stored defaults: "seed" is common, the rest are the family's options. */
 static const char *const common_defaults[] = {"seed", NULL};
 
+/* The stream options every session has, in the same JSON object as the family's (vox.h). */
+static const vx_option stream_table[] = {
+    {"commit", VX_OPT_ENUM, offsetof(vx_stream_opts, commit), 0, 0, 0, 0, "auto|sentence|manual",
+     "when fed text goes to the model: auto (as soon as the model can take it: a word, a sentence), "
+     "sentence (complete sentences), manual (only at flush or end)"},
+    {"idle_ms", VX_OPT_INT, offsetof(vx_stream_opts, idle_ms), 0, 3600000, 0, 0, NULL,
+     "a pause in feeding this long (ms) flushes what waits (an unfinished sentence or word); 0: never"},
+};
+static const vx_option_set stream_set = {stream_table, sizeof stream_table / sizeof stream_table[0],
+                                         sizeof(vx_stream_opts)};
+static const char *const stream_keys[] = {"commit", "idle_ms", NULL};
+
 static uint64_t voice_seed(const vox_voice *v) {
     vox_json_doc *d = NULL;
     uint64_t seed = 0;
@@ -68,6 +80,9 @@ vox_status vox_engine_options(const vox_engine *e, const vox_voice *v, char *jso
             vx_options_describe(f->synth_options, opts, &b);
         else
             vx_buf_printf(&b, "[]");
+        vx_stream_opts so = {0};
+        vx_buf_printf(&b, ",\"stream_options\":");
+        vx_options_describe(&stream_set, &so, &b);
         vx_buf_printf(&b, "}");
         char *s = vx_buf_take(&b);
         if (!s) {
@@ -115,10 +130,13 @@ static void session_free_fields(vox_session *s) {
     if (!s) return;
     free(s->language);
     free(s->text);
+    free(s->wtext);
+    free(s->replace);
     free(s->opts);
     vox_json_free(s->opt_docs[0]);
     vox_json_free(s->opt_docs[1]);
     pthread_cond_destroy(&s->idle);
+    pthread_mutex_destroy(&s->wlock);
     free(s);
 }
 
@@ -147,6 +165,7 @@ vox_status vx_session_create(vox_engine *e, const vox_voice *voice, const vox_sy
     vox_session *s = calloc(1, sizeof *s);
     if (!s) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     pthread_cond_init(&s->idle, NULL);
+    pthread_mutex_init(&s->wlock, NULL);
     size_t size = f->synth_options ? f->synth_options->size : 0;
     s->opts = calloc(1, size ? size : 1);
     s->language = vx_strdup(p.language ? p.language : voice->language ? voice->language : "auto");
@@ -162,10 +181,15 @@ vox_status vx_session_create(vox_engine *e, const vox_voice *voice, const vox_sy
         return st;
     }
     if (s->opt_docs[1]) {
-        if (!f->synth_options)
-            st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "options: the %s family takes no options", f->name);
-        else
-            st = vx_options_apply(f->synth_options, s->opts, vox_json_root(s->opt_docs[1]), "options", NULL);
+        const vox_json *root = vox_json_root(s->opt_docs[1]);
+        st = vx_options_apply_some(&stream_set, &s->stream, root, "options");
+        if (st == VOX_OK && f->synth_options)
+            st = vx_options_apply(f->synth_options, s->opts, root, "options", stream_keys);
+        else if (st == VOX_OK) {
+            for (const vox_json *c = root->child; c && st == VOX_OK; c = c->next)
+                if (!(c->key_len == 6 && !memcmp(c->key, "commit", 6)) && !(c->key_len == 7 && !memcmp(c->key, "idle_ms", 7)))
+                    st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "options: the %s family takes no options", f->name);
+        }
     }
     if (st == VOX_OK && f->options_check) st = f->options_check(e, s->opts);
     if (st != VOX_OK) {
@@ -175,6 +199,7 @@ vox_status vx_session_create(vox_engine *e, const vox_voice *voice, const vox_sy
     s->engine = e;
     s->voice = voice;
     s->seed = p.seed;
+    s->last_feed_ms = vx_now_ms();
     atomic_init(&s->cancelled, 0);
 
     pthread_mutex_lock(&e->lock);
@@ -230,72 +255,204 @@ static void leave(vox_session *s) {
     pthread_mutex_unlock(&s->engine->lock);
 }
 
-/* Checks the bytes appended at s->text[from..): valid UTF-8 (a sequence may be cut by the end of the
- * text fed so far: it is checked when the rest comes, or at the end) and no control characters. */
-static vox_status check_text(const vox_session *s, size_t from, size_t *valid_end) {
-    const char *t = s->text;
-    size_t i = from, n = s->text_len;
+/* Checks text[from..n): valid UTF-8 (a sequence may be cut by the end: it is checked when the rest
+ * comes, or at the end) and no control characters; *valid_end: where the checked part ends. */
+static vox_status check_text(const char *t, size_t from, size_t n, size_t base, size_t *valid_end) {
+    size_t i = from;
     while (i < n) {
         uint32_t cp;
         bool incomplete = false;
         size_t len = vx_utf8_decode(t, n, i, &cp, &incomplete);
         if (!len) {
             if (incomplete) break;
-            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the text is not valid UTF-8 (at byte %zu)", i);
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the text is not valid UTF-8 (at byte %zu)", base + i);
         }
         if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
             return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the text holds the control character U+%04X at byte %zu",
-                                 (unsigned)cp, i);
+                                 (unsigned)cp, base + i);
         i += len;
     }
     *valid_end = i;
     return VOX_OK;
 }
 
-vox_status vox_session_feed(vox_session *s, const char *text) {
-    if (!s || !text) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_session_feed: NULL argument");
-    vox_status st = enter(s, "vox_session_feed");
+static bool grow(char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    char *t = realloc(*buf, c);
+    if (!t) return false;
+    *buf = t;
+    *cap = c;
+    return true;
+}
+
+/* The writer side (feed, flush, set_pending, end): under wlock, from any thread. */
+static vox_status writer(vox_session *s, const char *fn, const char *text, int flush, int end, int replace,
+                         size_t keep, size_t *used) {
+    if (!s) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "%s: session is NULL", fn);
+    vox_status st = enter(s, fn);   /* a free from another thread waits for this call */
     if (st != VOX_OK) return st;
-    if (s->ended) {
-        leave(s);
-        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_session_feed: the text was already ended");
-    }
-    size_t n = strlen(text), old = s->text_len;
-    if (s->text_len + n + 1 > s->text_cap) {
-        size_t cap = s->text_cap;
-        while (cap < s->text_len + n + 1) cap *= 2;
-        char *t = realloc(s->text, cap);
-        if (!t) {
-            leave(s);
-            return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    pthread_mutex_lock(&s->wlock);
+    if (s->w_ended) {
+        st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "%s: the text was already ended", fn);
+    } else if (replace) {
+        /* the new tail: checked whole, applied by the next pull */
+        size_t n = strlen(text), valid = 0, have = s->text_len + s->wlen;
+        if (used) *used = s->used;
+        if (keep > have)
+            st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "%s: keep is %zu bytes, only %zu were fed", fn, keep, have);
+        else if (keep < s->used)
+            st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "%s: the first %zu bytes were spoken already: an edit "
+                               "may keep %zu bytes or more, not %zu", fn, s->used, s->used, keep);
+        if (st == VOX_OK && (st = check_text(text, 0, n, keep, &valid)) == VOX_OK && valid != n)
+            st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the pending text ends inside a UTF-8 sequence");
+        char *copy = st == VOX_OK ? strdup(text) : NULL;
+        if (st == VOX_OK && !copy) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        if (st == VOX_OK) {
+            free(s->replace);
+            s->replace = copy;
+            s->keep = keep;
+            s->has_replace = 1;
+            s->last_feed_ms = vx_now_ms();
         }
-        s->text = t;
-        s->text_cap = cap;
+    } else if (text && s->has_replace) {
+        /* an edit waits for the next pull: this text follows the edit's tail */
+        size_t n = strlen(text), have = strlen(s->replace), valid = 0;
+        char *t = realloc(s->replace, have + n + 1);
+        if (!t) {
+            st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            s->replace = t;
+            memcpy(t + have, text, n + 1);
+            if ((st = check_text(t, have, have + n, s->keep, &valid)) != VOX_OK)
+                t[have] = '\0';
+            else
+                s->last_feed_ms = vx_now_ms();
+        }
+    } else if (text) {
+        size_t n = strlen(text), old = s->wlen;
+        if (!grow(&s->wtext, &s->wcap, s->wlen + n + 1)) {
+            st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            memcpy(s->wtext + s->wlen, text, n + 1);
+            s->wlen += n;
+            size_t valid = s->wvalid;
+            /* from the end of what was checked: a sequence the previous piece cut is completed now */
+            if ((st = check_text(s->wtext, s->wvalid, s->wlen, s->text_len, &valid)) != VOX_OK) {
+                s->wlen = old;   /* the piece is refused whole */
+                s->wtext[old] = '\0';
+            } else {
+                s->wvalid = valid;
+                s->last_feed_ms = vx_now_ms();
+            }
+        }
     }
-    memcpy(s->text + s->text_len, text, n + 1);
-    s->text_len += n;
-    /* from the end of what was checked: a sequence the previous piece cut is completed now */
-    size_t valid = s->text_valid;
-    if ((st = check_text(s, s->text_valid, &valid)) != VOX_OK) {
-        s->text_len = old;   /* the piece is refused whole */
-        s->text[old] = '\0';
-    } else {
-        s->text_valid = valid;
-    }
+    if (st == VOX_OK && end && s->wvalid != s->wlen)
+        st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the text ends inside a UTF-8 sequence (at byte %zu)",
+                           s->text_len + s->wvalid);
+    if (st == VOX_OK && flush) s->flush_req = 1;
+    if (st == VOX_OK && end) s->end_req = s->w_ended = 1;
+    pthread_mutex_unlock(&s->wlock);
     leave(s);
     return st;
 }
 
-vox_status vox_session_end(vox_session *s) {
-    if (!s) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_session_end: session is NULL");
-    vox_status st = enter(s, "vox_session_end");
-    if (st != VOX_OK) return st;
-    if (s->text_valid != s->text_len)
-        st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the text ends inside a UTF-8 sequence (at byte %zu)",
-                           s->text_valid);
-    if (st == VOX_OK) s->ended = 1;
-    leave(s);
+vox_status vox_session_feed(vox_session *s, const char *text) {
+    if (!text) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_session_feed: text is NULL");
+    return writer(s, "vox_session_feed", text, 0, 0, 0, 0, NULL);
+}
+
+vox_status vox_session_flush(vox_session *s) { return writer(s, "vox_session_flush", NULL, 1, 0, 0, 0, NULL); }
+
+vox_status vox_session_set_pending(vox_session *s, size_t keep, const char *text, size_t *used) {
+    if (!text) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_session_set_pending: text is NULL");
+    return writer(s, "vox_session_set_pending", text, 0, 0, 1, keep, used);
+}
+
+vox_status vox_session_end(vox_session *s) { return writer(s, "vox_session_end", NULL, 0, 1, 0, 0, NULL); }
+
+/* Where a sentence ends in t[0..n): after . ! ? ... and the closing quotes or brackets that follow,
+ * before white space; 0 when there is none. */
+static size_t last_sentence_end(const char *t, size_t n) {
+    for (size_t i = n; i > 0; i--) {
+        unsigned char c = (unsigned char)t[i - 1];
+        if (!(c == ' ' || c == '\n' || c == '\t' || c == '\r')) continue;
+        size_t j = i - 1;
+        while (j > 0 && (t[j - 1] == '"' || t[j - 1] == '\'' || t[j - 1] == ')' || t[j - 1] == ']')) j--;
+        if (j > 0 && (t[j - 1] == '.' || t[j - 1] == '!' || t[j - 1] == '?' || t[j - 1] == ';')) return i;
+        /* the multi-byte stops of other scripts and the ellipsis: 。！？… */
+        static const char *const stops[] = {"\xe3\x80\x82", "\xef\xbc\x81", "\xef\xbc\x9f", "\xe2\x80\xa6"};
+        for (int k = 0; k < 4; k++)
+            if (j >= 3 && !memcmp(t + j - 3, stops[k], 3)) return i;
+    }
+    return 0;
+}
+
+static vox_status commit_bytes(vox_session *s, const char *t, size_t n) {
+    if (!grow(&s->text, &s->text_cap, s->text_len + n + 1)) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(s->text + s->text_len, t, n);
+    s->text_len += n;
+    s->text[s->text_len] = '\0';
+    return VOX_OK;
+}
+
+vox_status vx_session_sync(vox_session *s) {
+    vox_status st = VOX_OK;
+    pthread_mutex_lock(&s->wlock);
+    if (s->has_replace) {
+        /* the text from `keep` on is replaced, in the committed part too where the model has not used
+         * it (a pull since the request may have used more: that much stays) */
+        size_t used = s->engine->family->session_used ? s->engine->family->session_used(s) : s->text_len;
+        size_t keep = s->keep;
+        if (keep < used) keep = used;
+        if (keep < s->flush_mark) keep = s->flush_mark;
+        size_t n = strlen(s->replace);
+        if (keep <= s->text_len) {   /* the cut is in the committed text: the pending text goes */
+            s->text_len = keep;
+            s->text[keep] = '\0';
+            s->wlen = s->wvalid = 0;
+        } else {                     /* the cut is in the pending text */
+            size_t k = keep - s->text_len;
+            s->wlen = s->wvalid = k < s->wlen ? k : s->wlen;
+        }
+        if (!grow(&s->wtext, &s->wcap, s->wlen + n + 1)) {
+            st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            memcpy(s->wtext + s->wlen, s->replace, n + 1);
+            s->wlen += n;
+            s->wvalid = s->wlen;
+        }
+        free(s->replace);
+        s->replace = NULL;
+        s->has_replace = 0;
+    }
+    bool idle = s->stream.idle_ms > 0 && s->wlen + s->text_len > s->flush_mark &&
+                vx_now_ms() - s->last_feed_ms >= s->stream.idle_ms;
+    bool all = s->end_req || s->flush_req || idle;
+    size_t take = s->wvalid;   /* a sequence cut by the last piece waits for its end */
+    if (!all && s->stream.commit == VX_COMMIT_MANUAL) take = 0;
+    if (!all && s->stream.commit == VX_COMMIT_SENTENCE) take = last_sentence_end(s->wtext, s->wvalid);
+    if (st == VOX_OK && take) {
+        if ((st = commit_bytes(s, s->wtext, take)) == VOX_OK) {
+            memmove(s->wtext, s->wtext + take, s->wlen - take + 1);
+            s->wlen -= take;
+            s->wvalid -= take;
+        }
+    }
+    if (st == VOX_OK && all) s->flush_mark = s->text_len;
+    if (st == VOX_OK && s->end_req) s->ended = 1;
+    s->flush_req = 0;
+    pthread_mutex_unlock(&s->wlock);
     return st;
+}
+
+/* After a pull: how much text the model has used, for the writers' set_pending checks. */
+static void note_used(vox_session *s) {
+    size_t used = s->engine->family->session_used ? s->engine->family->session_used(s) : s->text_len;
+    pthread_mutex_lock(&s->wlock);
+    s->used = used;
+    pthread_mutex_unlock(&s->wlock);
 }
 
 vox_status vox_session_pull(vox_session *s, vox_chunk *out) {
@@ -303,8 +460,13 @@ vox_status vox_session_pull(vox_session *s, vox_chunk *out) {
     memset(out, 0, sizeof *out);
     vox_status st = enter(s, "vox_session_pull");
     if (st != VOX_OK) return st;
+    if ((st = vx_session_sync(s)) != VOX_OK) {
+        leave(s);
+        return st;
+    }
     bool blank = s->ended;   /* a finished text of white space alone: nothing to speak, for every family */
-    for (size_t i = 0; blank && i < s->text_len; i++) blank = s->text[i] == ' ' || (s->text[i] >= '\t' && s->text[i] <= '\r');
+    for (size_t i = 0; blank && i < s->text_len; i++)
+        blank = s->text[i] == ' ' || (s->text[i] >= '\t' && s->text[i] <= '\r');
     if (atomic_load(&s->cancelled))
         st = vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
     else if (blank)
@@ -312,6 +474,7 @@ vox_status vox_session_pull(vox_session *s, vox_chunk *out) {
     else
         st = s->engine->family->session_pull(s, out);
     if (st == VOX_OK && out->kind == VOX_CHUNK_AUDIO) vx_stats_samples(s->engine, out->n_samples);
+    note_used(s);
     leave(s);
     return st;
 }

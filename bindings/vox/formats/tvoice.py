@@ -88,6 +88,11 @@ class Voice:
 def _validate(v: Voice, path: str) -> None:
     sc = schema(v.family, path)
     if v.mode not in sc.modes:
+        from .. import families
+
+        owner = [f.name for f in families.all() if v.mode in f.voice_schema.modes]
+        if owner:
+            raise FormatError(f"{path}: a {v.mode} voice belongs to the {owner[0]} family, not {v.family}")
         raise FormatError(f"{path}: unknown voice mode {v.mode!r} ({', '.join(sc.modes)})")
     variant, required, allowed, text = sc.modes[v.mode]
     if variant is not None and v.variant != variant:

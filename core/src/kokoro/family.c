@@ -68,7 +68,7 @@ static char *build_info(const vox_engine *e, const kk_model *m) {
     vx_buf_printf(&b, ",\"capabilities\":{\"clone\":false,\"speakers\":true,\"instruct\":false,\"design\":false,"
                       "\"speed\":true,\"phoneme_input\":true,\"text_frontend\":%s,\"pronunciations\":%s,"
                       "\"style_voices\":true,\"portable_voices\":true,"
-                      "\"stream\":{\"text_in\":\"sentence\",\"audio_out\":\"span\"}}",
+                      "\"stream\":{\"text_in\":\"chunk\",\"unit\":\"sentence\",\"audio_out\":\"span\",\"exact\":true}}",
                   kk_has_frontend(m) ? "true" : "false", kk_has_frontend(m) ? "true" : "false");
     vx_buf_printf(&b, ",\"speakers\":[");
     const vox_json *spk = vox_json_get(m->manifest, "speakers");
@@ -299,6 +299,12 @@ static vox_status check_symbols(const kk_vocab *vocab, const char *ph, size_t le
     return VOX_OK;
 }
 
+/* The text a session has turned into spans: what a set_pending may no longer change. */
+static size_t kk_session_used(const vox_session *s) {
+    const kk_sess *q = s->impl;
+    return q ? q->pos : s->text_len;
+}
+
 static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
     kk_sess *q = s->impl;
     kk_engine *k = q->k;
@@ -311,13 +317,22 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
     for (;;) {
         const char *text = s->text + q->pos;
         size_t avail = s->text_len - q->pos, consumed = 0, span_len;
+        int final = s->ended;
+        if (!s->ended && s->flush_mark > q->pos) { /* flushed: the text up to the mark is complete */
+            avail = s->flush_mark - q->pos;
+            final = 1;
+            if (kk_only_space(text, avail)) {
+                q->pos = s->flush_mark;
+                continue;
+            }
+        }
         vx_buf ph = {0};
         vox_status st;
         if (q->pend.len) { /* the rest of a span that had more phonemes than the model takes */
             ph = q->pend;
             memset(&q->pend, 0, sizeof q->pend);
         } else {
-            st = kk_next_span(k->m, o->phonemes, text, avail, s->ended, &span_len, &consumed);
+            st = kk_next_span(k->m, o->phonemes, text, avail, final, &span_len, &consumed);
             if (st != VOX_OK) return st;
             if (consumed == 0) {
                 if (!s->ended) {
@@ -489,6 +504,7 @@ const vx_family vx_family_kokoro = {
     .session_init = kk_session_init,
     .session_pull = kk_session_pull,
     .session_free = kk_session_free,
+    .session_used = kk_session_used,
     .entries = kk_entries,
     .n_entries = sizeof kk_entries / sizeof kk_entries[0],
     .run = kk_run,

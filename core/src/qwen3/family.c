@@ -115,7 +115,7 @@ static char *build_info(const vox_engine *e, const q3_model *m) {
                   m->codec ? q3_codec_sample_rate(m->codec) : 24000);
     vx_buf_printf(&b, ",\"capabilities\":{\"clone\":%s,\"speakers\":%s,\"instruct\":%s,\"design\":%s,"
                       "\"decoder_modes\":[\"stream\",\"reference\"],"
-                      "\"stream\":{\"text_in\":\"token\",\"audio_out\":\"chunk\"}}",
+                      "\"stream\":{\"text_in\":\"token\",\"unit\":\"word\",\"audio_out\":\"chunk\",\"exact\":true}}",
                   base ? "true" : "false", custom ? "true" : "false", instruct ? "true" : "false",
                   design ? "true" : "false");
     const char *tables[2] = {"speakers", "languages"};
@@ -437,6 +437,7 @@ const vx_family vx_family_qwen3 = {
     .session_init = q3_session_init,
     .session_pull = q3_session_pull,
     .session_free = q3_session_free,
+    .session_used = q3_session_used,
     .session_outputs = q3_session_outputs,
     .session_output = q3_session_output,
     .entries = q3_entries,

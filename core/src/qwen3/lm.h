@@ -75,6 +75,7 @@ vox_status q3_session_init(vox_session *s);
 vox_status q3_session_pull(vox_session *s, vox_chunk *out);
 void q3_session_free(vox_session *s);
 vox_status q3_session_output(vox_session *s, const char *name, vox_array *out);
+size_t q3_session_used(const vox_session *s);
 /* Verification entries (family.c's table): the talker's prefill input, teacher forcing. */
 vox_status q3_run_prompt(vox_session *s, vox_trace *t);
 vox_status q3_run_teacher_force(vox_session *s, const vox_array *codes, vox_trace *t);

@@ -147,7 +147,10 @@ typedef struct q3_sess {
     const int32_t *ref_codes;
     /* text: tokens of "<|im_start|>assistant\n" + text (+ the template's end once final) */
     char *tmpl;
-    size_t tmpl_cap, tok_stable;        /* bytes of the template prefix the ids cover */
+    size_t tmpl_cap, tok_stable;        /* bytes of the current segment's template the ids cover */
+    size_t seg_start;                   /* bytes of the text in closed segments (each flush closes one) */
+    int32_t *closed;                    /* the closed segments' text ids, in order */
+    int64_t n_closed;
     int32_t *ids;
     int64_t n_ids, n_text;              /* n_text: text tokens known (ids[3:], or ids[3:-5] when final) */
     int final;
@@ -209,6 +212,7 @@ typedef struct q3_sess {
 /* prompt.c */
 vox_status q3_sess_resolve(q3_sess *q);                 /* voice, language, instruction (at init) */
 vox_status q3_sess_update_text(q3_sess *q);             /* tokenize what is stable, extend S */
+size_t q3_sess_used(const q3_sess *q);                  /* bytes of the text whose tokens are fixed */
 bool q3_sess_can_prefill(const q3_sess *q);
 vox_status q3_sess_build_prompt(q3_sess *q);
 bool q3_trailing_ready(const q3_sess *q, int64_t frame);

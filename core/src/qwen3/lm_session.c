@@ -19,7 +19,7 @@ static void sess_free(q3_sess *q) {
     join_worker(q);
     free(q->dec_codes);
     q3_stream_free(q->stream);
-    free(q->instr_ids), free(q->tmpl), free(q->ids), free(q->S), free(q->semb), free(q->twork), free(q->prompt);
+    free(q->instr_ids), free(q->tmpl), free(q->closed), free(q->ids), free(q->S), free(q->semb), free(q->twork), free(q->prompt);
     vx_q3_gsess_free(q->gpu);
     q3_kv_free(&q->kv);
     q3_kv_free(&q->pkv);
@@ -312,6 +312,11 @@ vox_status q3_session_pull(vox_session *s, vox_chunk *out) {
     report(q);
     if (st != VOX_OK) memset(out, 0, sizeof *out);
     return st;
+}
+
+size_t q3_session_used(const vox_session *s) {
+    const q3_sess *q = s->impl;
+    return q ? q3_sess_used(q) : s->text_len;
 }
 
 vox_status q3_session_output(vox_session *s, const char *name, vox_array *out) {

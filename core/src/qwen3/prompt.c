@@ -152,20 +152,55 @@ static void s_embed(q3_sess *q, int64_t from) {
     }
 }
 
+/* The ids of segment text[from..to) (the first segment: after the role template), complete (a flush
+ * ended it): *n_text text ids appended to the closed ones. */
+static vox_status close_segment(q3_sess *q, size_t from, size_t to) {
+    const vox_session *s = q->s;
+    const size_t nr = from == 0 ? sizeof ROLE - 1 : 0;
+    char *t = malloc(nr + (to - from) + 1);
+    if (!t) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(t, ROLE, nr);
+    memcpy(t + nr, s->text + from, to - from);
+    int32_t *ids = NULL;
+    size_t n = 0;
+    vox_status st = q3_tokenize(q->m->tok, t, nr + (to - from), &ids, &n);
+    free(t);
+    if (st) return st;
+    const size_t skip = from == 0 ? 3 : 0;
+    int32_t *c = realloc(q->closed, (size_t)(q->n_closed + (int64_t)(n - skip) + 1) * sizeof *c);
+    if (!c) {
+        free(ids);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    q->closed = c;
+    memcpy(q->closed + q->n_closed, ids + skip, (n - skip) * sizeof *ids);
+    q->n_closed += (int64_t)(n - skip);
+    free(ids);
+    q->seg_start = to;
+    q->tok_stable = 0;
+    return VOX_OK;
+}
+
 vox_status q3_sess_update_text(q3_sess *q) {
     vox_session *s = q->s;
     if (q->final) return VOX_OK;
-    const size_t need = sizeof ROLE + s->text_len + sizeof END;
+    vox_status st;
+    /* A flush makes the text up to its mark complete: the held-back last word is tokenized as it is
+     * and the text after the mark starts a new segment, tokenized on its own. */
+    if (!s->ended && s->flush_mark > q->seg_start && (st = close_segment(q, q->seg_start, s->flush_mark)))
+        return st;
+    const size_t seg = q->seg_start, seg_len = s->text_len - seg;
+    const size_t need = sizeof ROLE + seg_len + sizeof END;
     if (need > q->tmpl_cap) {
         char *t = realloc(q->tmpl, need);
         if (!t) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
         q->tmpl = t;
         q->tmpl_cap = need;
     }
-    const size_t nr = sizeof ROLE - 1;
+    const size_t nr = seg == 0 ? sizeof ROLE - 1 : 0;
     memcpy(q->tmpl, ROLE, nr);
-    memcpy(q->tmpl + nr, s->text, s->text_len);
-    size_t len = nr + s->text_len;
+    memcpy(q->tmpl + nr, s->text + seg, seg_len);
+    size_t len = nr + seg_len;
     int final = s->ended;
     size_t cut = len;
     if (final) {
@@ -174,12 +209,38 @@ vox_status q3_sess_update_text(q3_sess *q) {
         cut = len;
     } else {
         cut = q3_tokenizer_stable_prefix(q->m->tok, q->tmpl, len);
-        if (cut <= q->tok_stable) return VOX_OK; /* nothing new is stable */
+        if (cut <= q->tok_stable && q->n_ids >= 3 + q->n_closed) return VOX_OK; /* nothing new is stable */
     }
-    int32_t *ids = NULL;
-    size_t n = 0;
-    vox_status st = q3_tokenize(q->m->tok, q->tmpl, cut, &ids, &n);
+    int32_t *seg_ids = NULL;
+    size_t n_seg = 0;
+    st = cut ? q3_tokenize(q->m->tok, q->tmpl, cut, &seg_ids, &n_seg) : VOX_OK;
     if (st) return st;
+    /* ids = role (3) + the closed segments' text + this segment's (without its role part) */
+    const size_t role = seg == 0 ? 3 : 0;
+    const size_t seg_text = n_seg > role ? n_seg - role : 0;
+    const size_t n = 3 + (size_t)q->n_closed + seg_text;
+    int32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids) {
+        free(seg_ids);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (seg == 0 && n_seg >= 3) memcpy(ids, seg_ids, 3 * sizeof *ids);
+    else if (q->n_ids >= 3) memcpy(ids, q->ids, 3 * sizeof *ids);
+    else if (seg == 0) memset(ids, 0, 3 * sizeof *ids);
+    else {
+        /* a segment after the first: the role's ids come from the first, tokenized once */
+        int32_t *r = NULL;
+        size_t nr_ids = 0;
+        if ((st = q3_tokenize(q->m->tok, ROLE, sizeof ROLE - 1, &r, &nr_ids)) || nr_ids != 3) {
+            free(r), free(ids), free(seg_ids);
+            return st ? st : vox_set_error(VOX_ERR_INTERNAL, "the role template is not 3 tokens");
+        }
+        memcpy(ids, r, 3 * sizeof *ids);
+        free(r);
+    }
+    if (q->n_closed) memcpy(ids + 3, q->closed, (size_t)q->n_closed * sizeof *ids);
+    if (seg_text) memcpy(ids + 3 + q->n_closed, seg_ids + role, seg_text * sizeof *ids);
+    free(seg_ids);
     int64_t n_text = final ? (int64_t)n - 8 : (int64_t)n - 3; /* ids[3:-5] or ids[3:] */
     if (final && (int64_t)n < 8) n_text = -1;
     if (final && n_text <= 0) {
@@ -214,6 +275,11 @@ vox_status q3_sess_update_text(q3_sess *q) {
 }
 
 static int64_t n_codec_ref(const q3_sess *q) { return q->mode == Q3_ICL ? 1 + q->n_ref : 0; }
+
+size_t q3_sess_used(const q3_sess *q) {
+    const size_t nr = q->seg_start == 0 ? sizeof ROLE - 1 : 0;
+    return q->seg_start + (q->tok_stable > nr ? q->tok_stable - nr : 0);
+}
 
 bool q3_sess_can_prefill(const q3_sess *q) {
     if (q->final) return true;

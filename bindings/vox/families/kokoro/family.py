@@ -275,8 +275,10 @@ def trace(engine: "Engine", ids, style: np.ndarray, tap: str, *, speed: float = 
     st = np.ascontiguousarray(style, dtype=np.float32).reshape(-1)
     if st.size != 256:
         raise InvalidArgument(f"style must be a voice pack row of 256 values, got {st.size}")
+    # the entry's session takes no text (the ids are the model input): phonemes=True, so that a model
+    # without text frontend data can be traced too
     out = engine.run("forward", voice or engine.default_voice(), inputs={"ids": np.asarray(ids, np.int32), "style": st},
-                     taps=tap, seed=seed, speed=speed, noise=noise)
+                     taps=tap, seed=seed, speed=speed, noise=noise, phonemes=True)
     if tap not in out:
         from ...errors import NotFound
 
