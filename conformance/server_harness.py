@@ -5,9 +5,6 @@ request made it print a traceback.
     with VoxServer(["--model", str(tmod), "--voices", str(dir)]) as srv:
         srv.url            # http://127.0.0.1:PORT
         srv.log()          # everything it printed so far
-
-`double=True` runs the same command through conformance/serve_double.py, which gives the server the
-duplex stand-in of conformance/duplex_double.py (for the WebSocket while the engine has no duplex).
 """
 
 from __future__ import annotations
@@ -34,8 +31,8 @@ def free_port() -> int:
 
 
 class VoxServer:
-    def __init__(self, args: list[str], *, double: bool = False, api_key: str | None = None, timeout: float = 180):
-        self.args, self.double, self.api_key, self.timeout = list(args), double, api_key, timeout
+    def __init__(self, args: list[str], *, api_key: str | None = None, timeout: float = 180):
+        self.args, self.api_key, self.timeout = list(args), api_key, timeout
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -49,9 +46,7 @@ class VoxServer:
         self.stop()
 
     def start(self) -> None:
-        entry = [sys.executable, str(ROOT / "conformance" / "serve_double.py")] if self.double else \
-            [sys.executable, "-m", "vox.cli.main"]
-        cmd = entry + ["serve", *self.args, "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "info"]
+        cmd = [sys.executable, "-m", "vox.cli.main", "serve", *self.args, "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "info"]
         if self.api_key:
             cmd += ["--api-key", self.api_key]
         env = dict(os.environ, PYTHONUNBUFFERED="1")

@@ -1,13 +1,9 @@
-"""WS /v1/duplex with the `websockets` client against a real server process: the protocol of
-docs/server.md (start, text / set_text / flush / end / cancel, binary PCM frames, done and error
-events, close codes), the audio it carries, cancelling, a client that leaves, the session limit.
-
-The duplex object is Engine.duplex when the engine has it; until then the server runs with the
-stand-in of conformance/duplex_double.py (commit="manual" over vox.Session), so the protocol is
-checked now and, unchanged, against the engine's own duplex once it exists. Every check here uses
-commit="manual" ("I type, then I get one recording"): what is spoken is the final text, once. A
-server without Engine.duplex answering "not available" is checked in test_server_limits.py.
-"""
+"""WS /v1/duplex with the `websockets` client against a real server process (Engine.duplex behind
+it): the protocol of docs/server.md (start, text / set_text / flush / end / cancel, binary PCM frames,
+done and error events, close codes), the audio it carries (Kokoro's stream is exact: commit "auto"
+without a flush or a pause, and "manual" ended once, speak the final text as synthesize() does),
+cancelling, a client that leaves, the session limit. The API key on the socket is checked in
+test_server_limits.py."""
 
 from __future__ import annotations
 
@@ -22,7 +18,6 @@ from websockets.sync.client import connect
 import vox
 from server_harness import VoxServer, s16, tracebacks
 
-HAS_DUPLEX = callable(getattr(vox.Engine, "duplex", None))
 TEXT = "Hello there, typed live."
 SEED = 9
 LONG = " ".join(f"Sentence {w} of a text that is cancelled." for w in ("one", "two", "three", "four", "five", "six"))
@@ -36,7 +31,7 @@ def kokoro(kokoro_tmod):
 @pytest.fixture(scope="module")
 def server(kokoro, tmp_path_factory):
     args = ["--model", f"kokoro={kokoro}", "--voices", str(tmp_path_factory.mktemp("duplex")), "--max-sessions", "1"]
-    with VoxServer(args, double=not HAS_DUPLEX) as srv:
+    with VoxServer(args) as srv:
         yield srv
         assert not tracebacks(srv.log()), srv.log()
 
@@ -96,9 +91,10 @@ def test_typing_then_end_speaks_the_final_text(server, expected):
     _idle(server)
 
 
-def test_text_pieces_and_a_bad_message_between_them(server, expected):
+@pytest.mark.parametrize("commit", ["auto", "manual"])
+def test_text_pieces_and_a_bad_message_between_them(server, expected, commit):
     with _ws(server) as ws:
-        _start(ws)
+        assert _start(ws, commit=commit)["commit"] == commit
         ws.send(json.dumps({"type": "text", "text": "Hello there, "}))
         ws.send(json.dumps({"type": "shout"}))                      # an error event; the session goes on
         ws.send("not json")

@@ -290,3 +290,34 @@ def test_voice_uploads(http, server, voices_dir, models, tmp_path):
     _error(http.delete("/v1/voices/nobody"), 404, code="voice_not_found")
     assert http.delete("/v1/voices/mine").json() == {"id": "mine", "object": "voice", "deleted": True}
     assert _listing(voices_dir) == before
+
+
+# ------------------------------------------------------------------------------ the key on the WebSocket
+def test_websocket_needs_the_key(server):
+    from websockets.sync.client import connect
+
+    url = server.url.replace("http://", "ws://") + "/v1/duplex"
+
+    def start(extra_headers=None, **kw):
+        with connect(url, additional_headers=extra_headers, open_timeout=30) as ws:
+            ws.send(json.dumps({"type": "start", "voice": "jm_kumo", **kw}))
+            first = json.loads(ws.recv(timeout=60))
+            if first["type"] == "started":
+                ws.send(json.dumps({"type": "end"}))
+            rest = []
+            try:
+                while True:
+                    rest.append(ws.recv(timeout=60))
+            except Exception:
+                pass
+            return first, rest, ws.protocol.close_rcvd.code if ws.protocol.close_rcvd else None
+
+    first, _, code = start()
+    assert first["type"] == "error" and first["status"] == 401 and first["code"] == "invalid_api_key" and code == 4401
+    first, _, code = start(api_key="wrong")
+    assert first["status"] == 401 and code == 4401
+    for kw in ({"api_key": KEY}, {"extra_headers": {"Authorization": f"Bearer {KEY}"}}):
+        first, rest, code = start(**kw)
+        assert first["type"] == "started", first
+        assert json.loads(rest[-1]) == {"type": "done", "samples": 0, "seconds": 0.0, "cancelled": False}
+        assert code == 1000

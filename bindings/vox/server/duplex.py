@@ -18,14 +18,13 @@ Server -> client:
     {"type": "done", "samples": N, "seconds": S, "cancelled": bool}  after the last audio; then the
                                                   server closes the socket (1000)
     {"type": "error", "message", "code", "param", "status"}  a message it could not act on; a fatal one
-                                                  (bad start, busy, not available) is followed by a
+                                                  (bad start, busy, unauthorized) is followed by a
                                                   close with code 4000 + the HTTP status it stands for
-                                                  (4400, 4401, 4404, 4429, 4501)
+                                                  (4400, 4401, 4404, 4429)
 
 The duplex object comes from Engine.duplex(voice, commit=..., idle_ms=..., utterance_gap_ms=...,
 on_conflict=..., seed=..., language=..., **options): write / set_text / flush / end / cancel from any
-thread, aaudio() (or audio()) yielding vox.Chunk, close(). A build of vox without Engine.duplex
-answers every start with {"type": "error", "code": "unsupported", "status": 501} and closes with 4501.
+thread, audio() yielding vox.Chunk (read on a thread of the socket's own), close().
 A duplex session holds one of --max-sessions while its socket is open.
 """
 
@@ -211,11 +210,9 @@ def _close(d) -> None:
 
 
 async def _audio(d):
-    """The duplex object's chunks as an async iterator (aaudio(), else audio() on a thread)."""
-    if callable(getattr(d, "aaudio", None)):
-        async for c in d.aaudio():
-            yield c
-        return
+    """The duplex object's chunks as an async iterator: audio() on a thread of its own (not aaudio(),
+    which waits in the loop's default executor: a few idle duplex sockets would take all of its
+    threads, which the rest of the server needs)."""
     loop = asyncio.get_running_loop()
     q: asyncio.Queue = asyncio.Queue()
     end = object()
