@@ -155,6 +155,10 @@ def _misc_routes(app: FastAPI, st: State) -> None:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8",
                             headers={"Cache-Control": "no-cache"})
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon():
+        return Response(status_code=204)
+
     @app.get("/health", summary="Liveness and load")
     async def health() -> dict[str, Any]:
         a = st.admission
