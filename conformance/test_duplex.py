@@ -231,3 +231,38 @@ def test_vox_live(kokoro, tmp_path):
     assert np.array_equal(a, b)
     r = run_cli(["live", "--model", kokoro.model_path, "--stream", "--commit", "manual"], input_text="Hi there.")
     assert r.returncode == 0 and len(r.stdout_bytes) > 4000, r.stderr
+
+
+def test_word_timestamps_hold_their_words(kokoro, record):
+    """Kokoro's durations give each word's span; whisper's own word timestamps on the same audio agree
+    within kokoro.timestamps_vs_whisper, and the spans are in order and inside the audio."""
+    from vox.verify.perceptual.asr import Transcriber
+
+    v = _voice(kokoro)
+    text = "The weather is lovely today. We should walk to the river after lunch."
+    audio, words = kokoro.synthesize(text, v, seed=4, timestamps=True)
+    assert [w["word"].lower() for w in words] == text.lower().replace(".", "").split()
+    assert all(0 <= w["start"] < w["end"] <= audio.size / 24000 + 1e-3 for w in words)  # 4 decimals
+    assert all(a["end"] <= b["start"] + 1e-6 for a, b in zip(words, words[1:]))
+    heard = Transcriber(threads=2, cache=False).words(audio, 24000)
+    inside, j = [], 0
+    for h in heard:   # in order: a word may occur twice
+        k = h["word"].lower().strip(".,")
+        at = next((i for i in range(j, len(words)) if words[i]["word"].lower() == k), None)
+        if at is not None:
+            mid = (words[at]["start"] + words[at]["end"]) / 2
+            inside.append(h["start"] - 0.1 <= mid <= h["end"] + 0.1)
+            j = at + 1
+    assert len(inside) >= len(words) - 2, (heard, words)
+    record(Row("kokoro.timestamps_vs_whisper", f"{len(inside)} words of 2 sentences: our span's middle inside "
+               "whisper's span of the word (+-0.1 s)", float(np.mean(inside)), backend="cpu"))
+    # and every span holds speech: its RMS is far above the pause between the sentences
+    rms = lambda a, b: float(np.sqrt(np.mean(audio[int(a * 24000):max(int(b * 24000), int(a * 24000) + 1)] ** 2)))  # noqa: E731
+    gap = rms(words[4]["end"] + 0.05, words[5]["start"] - 0.05)
+    assert all(rms(w["start"], w["end"]) > 10 * gap for w in words), (gap, [rms(w["start"], w["end"]) for w in words])
+    # duplex chunks carry the same words, in stream time across utterances
+    with kokoro.duplex(v, seed=4, timestamps=True) as d:
+        d.write(text)
+        d.end()
+        got = [w for c in d.audio() for w in c.words or []]
+    assert got == words

@@ -54,7 +54,7 @@ class Duplex:
 
     def __init__(self, engine: "Engine", voice: "Voice", *, commit: str = "auto", idle_ms: int | None = None,
                  utterance_gap_ms: int | None = None, on_conflict: str = "keep", seed: int | None = None,
-                 language: str | None = None, options: Any = None, **kw):
+                 language: str | None = None, options: Any = None, timestamps: bool = False, **kw):
         if commit not in COMMITS:
             raise InvalidArgument(f"commit must be one of {', '.join(COMMITS)}, not {commit!r}")
         if on_conflict not in CONFLICTS:
@@ -63,7 +63,7 @@ class Duplex:
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 3_600_000):
                 raise InvalidArgument(f"{name} must be an integer in [0, 3600000] (ms), not {v!r}")
         self._engine, self._voice = engine, voice
-        self._seed, self._language = seed, language
+        self._seed, self._language, self._timestamps = seed, language, timestamps
         self._stream = {"commit": commit, **({"idle_ms": idle_ms} if idle_ms else {})}
         self._family_json = engine.family.options_json(options, kw)   # checked now, not at the first write
         self._gap = utterance_gap_ms / 1000.0 if utterance_gap_ms else None
@@ -72,6 +72,8 @@ class Duplex:
         self._cv = threading.Condition()
         self._q: "queue.Queue[Any]" = queue.Queue()
         self._session: "Session | None" = None
+        self._closing: "Session | None" = None   # an utterance that takes no more text but still speaks
+        self._pulling: tuple = ()
         self._text = ""          # what this utterance's session was fed
         self._done_text = ""     # the text of the utterances already closed
         self._last_write = time.monotonic()
@@ -80,6 +82,7 @@ class Duplex:
         self._reader: threading.Thread | None = None
         self._error: BaseException | None = None
         self.utterances = 0
+        self._offset = self._utt_samples = 0   # samples of the closed utterances / of the current one
 
     # ------------------------------------------------------------------ writing (any thread)
     def _options_json(self) -> str:
@@ -98,7 +101,7 @@ class Duplex:
         if self._session is None:
             from .engine import Session
 
-            s = Session(self._engine, self._voice, self._seed, self._language, self._options_json())
+            s = Session(self._engine, self._voice, self._seed, self._language, self._options_json(), self._timestamps)
             self._engine._sessions.add(s)
             self._session, self._text = s, ""
             self.utterances += 1
@@ -238,9 +241,16 @@ class Duplex:
                 self._pulling = (s,)
                 c = s.pull()
                 if c is not None:
+                    if c.words and self._offset:   # times from the stream's first sample, across utterances
+                        for w in c.words:
+                            w["start"] += self._offset / c.sample_rate
+                            w["end"] += self._offset / c.sample_rate
+                    self._utt_samples += c.samples.size
                     self._q.put(c)
                     continue
                 if s._done:  # the utterance is complete
+                    self._offset += self._utt_samples
+                    self._utt_samples = 0
                     with self._cv:
                         if getattr(self, "_closing", None) is s:
                             self._closing = None

@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from ._native import ffi, lib, string
-from .errors import InvalidArgument, VoxError, raise_for_status
+from .errors import InvalidArgument, Unsupported, VoxError, raise_for_status
 
 if TYPE_CHECKING:
     from .duplex import Duplex
     from .families import Family
 
-AudioInput = "str | os.PathLike | tuple[np.ndarray, int]"
+AudioInput = "str | os.PathLike[str] | tuple[np.ndarray, int]"  # for the docs; annotated in full below
 _INT32 = (-(2**31), 2**31 - 1)
 _U64 = 2**64
 
@@ -142,7 +142,12 @@ class Voice:
     @property
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array of the voice (copies)."""
-        return {name: self.array(name) for name in self.info.get("arrays", {})}
+        out: dict[str, np.ndarray] = {}
+        for name in self.info.get("arrays", {}):
+            a = self.array(name)
+            if a is not None:
+                out[name] = a
+        return out
 
     def array(self, name: str) -> np.ndarray | None:
         """The voice's array `name` (a copy), or None when it has none of that name."""
@@ -172,13 +177,16 @@ class Voice:
 @dataclass
 class Chunk:
     """A piece of audio: float32 samples at sample_rate; is_last on the final one. first_frame and
-    n_frames count in the family's unit (codec frames, spans, pieces)."""
+    n_frames count in the family's unit (codec frames, spans, pieces). words: the chunk's words and
+    when they are spoken ([{"word", "start", "end"}], seconds from the utterance's first sample) for
+    sessions made with timestamps=True on a family that knows them (capabilities["timestamps"])."""
 
     samples: np.ndarray
     sample_rate: int
     first_frame: int
     n_frames: int
     is_last: bool
+    words: list | None = None
 
 
 class _NFCStream:
@@ -233,7 +241,8 @@ class Session(_Closing):
     ready() yields the chunks that can be made from the text so far; iterating the session yields the
     remaining chunks (call end() first, or iteration stops when more text is needed)."""
 
-    def __init__(self, engine: "Engine", voice: Voice, seed: int | None, language: str | None, options: str | None):
+    def __init__(self, engine: "Engine", voice: Voice, seed: int | None, language: str | None, options: str | None,
+                 timestamps: bool = False):
         # calls into the core in progress (a pull, and writers on other threads): close() waits for them
         self._cv = threading.Condition()
         self._calls = 0
@@ -255,6 +264,10 @@ class Session(_Closing):
         self._text: list[str] = []
         self._done = False
         self._chunk = ffi.new("vox_chunk *")
+        if timestamps and not engine.capabilities.get("timestamps"):
+            self.close()
+            raise Unsupported(f"{engine.family.title} models do not give word timestamps")
+        self._timestamps = timestamps
 
     @property
     def seed(self) -> int:
@@ -339,6 +352,10 @@ class Session(_Closing):
             samples = np.frombuffer(ffi.buffer(c.samples, c.n_samples * 4), dtype=np.float32).copy() \
                 if c.n_samples else np.zeros(0, dtype=np.float32)
             chunk = Chunk(samples, c.sample_rate, c.first_frame, c.n_frames, bool(c.is_last))
+            if self._timestamps:
+                a = ffi.new("vox_array *")
+                _check(lib.vox_session_output(h, b"timestamps", a))
+                chunk.words = json.loads(_array_out(a).tobytes().decode("utf-8"))
         if chunk.is_last:
             self._done = True
         return chunk
@@ -490,7 +507,7 @@ class Engine(_Closing):
         return ids
 
     # ---------------------------------------------------------------------------------- voices
-    def clone_voice(self, audio: AudioInput, ref_text: str | None = None, *, name: str | None = None,
+    def clone_voice(self, audio: "str | os.PathLike[str] | tuple[np.ndarray, int]", ref_text: str | None = None, *, name: str | None = None,
                     language: str | None = None, seed: int | None = None, **options) -> Voice:
         """A voice from a recording (a path, or (samples, sample_rate)) and its transcript. `seed`
         becomes the voice's default seed; options are the family's cloning options (e.g.
@@ -541,24 +558,32 @@ class Engine(_Closing):
         return self.family.options_json(options, kw)
 
     def session(self, voice: Voice, seed: int | None = None, language: str | None = None, *,
-                options: Any = None, **kw) -> Session:
+                options: Any = None, timestamps: bool = False, **kw) -> Session:
         """A session (one utterance) of `voice`; keyword arguments are the family's synthesis options
-        (eng.family.Options), or pass them as options=Options(...)."""
-        s = Session(self, voice, None if seed is None else _seed(seed), language, self._options(options, kw))
+        (eng.family.Options), or pass them as options=Options(...). timestamps: chunks carry their
+        words' timings (Chunk.words)."""
+        s = Session(self, voice, None if seed is None else _seed(seed), language, self._options(options, kw),
+                    timestamps)
         self._sessions.add(s)
         return s
 
     def synthesize(self, text: str, voice: Voice | None = None, seed: int | None = None, language: str | None = None,
-                   *, options: Any = None, **kw) -> np.ndarray:
-        """The whole utterance as float32 samples at sample_rate (voice None: the default voice)."""
+                   *, options: Any = None, timestamps: bool = False, **kw):
+        """The whole utterance as float32 samples at sample_rate (voice None: the default voice); with
+        timestamps=True, (samples, words): the words and when they are spoken (Chunk.words)."""
         if not text or not text.strip():
             raise InvalidArgument("the text is empty")
         voice = voice if voice is not None else self.default_voice()
-        with self.session(voice, seed, language, options=options, **kw) as s:
+        words: list = []
+        with self.session(voice, seed, language, options=options, timestamps=timestamps, **kw) as s:
             s.feed(text)
             s.end()
-            parts = [c.samples for c in s]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+            parts = []
+            for c in s:
+                parts.append(c.samples)
+                words += c.words or []
+        audio = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+        return (audio, words) if timestamps else audio
 
     def synthesize_many(self, texts: Sequence[str], voice: Voice, seed: int = 0, threads: int | None = None,
                         **kw) -> list[np.ndarray]:
@@ -592,14 +617,15 @@ class Engine(_Closing):
 
     def duplex(self, voice: Voice | None = None, *, commit: str = "auto", idle_ms: int | None = None,
                utterance_gap_ms: int | None = None, on_conflict: str = "keep", seed: int | None = None,
-               language: str | None = None, options: Any = None, **kw) -> "Duplex":
+               language: str | None = None, options: Any = None, timestamps: bool = False, **kw) -> "Duplex":
         """A duplex stream (vox.duplex.Duplex): write / set_text / flush / end / cancel from any thread
         while audio() (or aaudio(), final()) yields the chunks as they are made."""
         from .duplex import Duplex
 
         return Duplex(self, voice if voice is not None else self.default_voice(), commit=commit, idle_ms=idle_ms,
                       utterance_gap_ms=utterance_gap_ms, on_conflict=on_conflict,
-                      seed=None if seed is None else _seed(seed), language=language, options=options, **kw)
+                      seed=None if seed is None else _seed(seed), language=language, options=options,
+                      timestamps=timestamps, **kw)
 
     # ---------------------------------------------------------------------------------- verification
     def run(self, entry: str, voice: Voice | None = None, *, inputs: Mapping[str, Any] | None = None,
@@ -661,7 +687,7 @@ class Engine(_Closing):
             _check(lib.vox_engine_run(self._h, entry.encode(), voice._h if voice is not None else ffi.NULL, params,
                                       arr, len(arrays), _cstr(tap), out))
         trace = ffi.gc(out[0], lib.vox_trace_free)
-        res = {}
+        res: dict[str, np.ndarray] = {}
         a = ffi.new("vox_array *")
         for i in range(lib.vox_trace_count(trace)):
             _check(lib.vox_trace_get(trace, i, a))

@@ -16,7 +16,7 @@ from .formats import tmod as _tmod
 _DTYPE_ORDER = _tmod.DTYPES
 
 
-def format_bytes(n: int) -> str:
+def format_bytes(n: float) -> str:
     """1536 -> '1.5 KB' (decimal units, as file managers and disks count)."""
     for unit in ("B", "KB", "MB", "GB", "TB"):
         if abs(n) < 1000 or unit == "TB":

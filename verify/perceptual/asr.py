@@ -129,3 +129,8 @@ class Transcriber:
                 tmp.write_text(json.dumps(self._cache, indent=0))
                 os.replace(tmp, self.cache_path)
         return text
+
+    def words(self, audio: np.ndarray, sr: int) -> list[dict]:
+        """Whisper's own word timestamps: [{"word", "start", "end"}] in seconds (not cached)."""
+        segments, _ = self.model.transcribe(to_16k(audio, sr), word_timestamps=True, **DECODE)
+        return [{"word": w.word.strip(), "start": w.start, "end": w.end} for seg in segments for w in seg.words]

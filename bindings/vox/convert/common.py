@@ -18,7 +18,7 @@ Progress = Callable[[int, str], None]  # (bytes just processed, what is being do
 
 # safetensors dtype -> (numpy dtype of the stored bytes, kind): "float" data follows the dtype table,
 # integer data is stored as the .tmod integer type that holds it exactly.
-SAFETENSORS_DTYPES = {
+SAFETENSORS_DTYPES: dict[str, tuple[np.dtype, str]] = {
     "F64": (np.dtype("<f8"), "float"), "F32": (np.dtype("<f4"), "float"), "F16": (np.dtype("<f2"), "float"),
     "BF16": (np.dtype("<u2"), "bf16"), "I64": (np.dtype("<i8"), "i64"), "I32": (np.dtype("<i4"), "i32"),
     "I16": (np.dtype("<i2"), "i32"), "I8": (np.dtype("i1"), "i32"), "U8": (np.dtype("u1"), "u8"),
@@ -65,12 +65,12 @@ class SafetensorsSource:
             self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         try:
             self.entries, self.metadata, self._start = parse_header(self._mm, str(path))
-        except SafetensorsError as e:
+        except SafetensorsError as err:
             self._mm.close()
-            raise FormatError(str(e)) from None
-        except (RecursionError, OverflowError, TypeError, ValueError) as e:
+            raise FormatError(str(err)) from None
+        except (RecursionError, OverflowError, TypeError, ValueError) as err:
             self._mm.close()
-            raise FormatError(f"{path}: corrupt safetensors header ({type(e).__name__})") from None
+            raise FormatError(f"{path}: corrupt safetensors header ({type(err).__name__})") from None
         for name, e in self.entries.items():
             if e["dtype"] not in SAFETENSORS_DTYPES:
                 raise FormatError(f"{path}: tensor {name!r} has dtype {e['dtype']}, which vox cannot convert")

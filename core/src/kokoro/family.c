@@ -67,7 +67,7 @@ static char *build_info(const vox_engine *e, const kk_model *m) {
     vx_buf_printf(&b, ",\"size\":\"82m\",\"model_id\":\"%s\",\"sample_rate\":%d", m->model_id, KK_SAMPLE_RATE);
     vx_buf_printf(&b, ",\"capabilities\":{\"clone\":false,\"speakers\":true,\"instruct\":false,\"design\":false,"
                       "\"speed\":true,\"phoneme_input\":true,\"text_frontend\":%s,\"pronunciations\":%s,"
-                      "\"style_voices\":true,\"portable_voices\":true,"
+                      "\"style_voices\":true,\"portable_voices\":true,\"timestamps\":true,"
                       "\"stream\":{\"text_in\":\"chunk\",\"unit\":\"sentence\",\"audio_out\":\"span\",\"exact\":true}}",
                   kk_has_frontend(m) ? "true" : "false", kk_has_frontend(m) ? "true" : "false");
     vx_buf_printf(&b, ",\"speakers\":[");
@@ -194,7 +194,73 @@ typedef struct kk_sess {
     double stage_ms[KK_STAGES];
     uint64_t tot_samples, tot_frames;
     vx_buf pend;           /* phonemes left over from a span longer than the model's limit */
+    vx_kfront_words words, pend_words;  /* the span's words (and those of the left-over phonemes) */
+    float *dur;            /* the last forward pass's durations (tap), [dur_n] */
+    int64_t dur_n;
+    uint64_t emitted_samples; /* samples returned so far: where the next chunk starts */
+    vx_buf stamps;         /* the last chunk's word timestamps (JSON), vox_session_output "timestamps" */
 } kk_sess;
+
+/* The forward pass's durations, for the word timestamps (the tap of every other stage is ignored). */
+static void keep_durations(void *ctx, const char *name, const float *data, int64_t rows, int64_t cols) {
+    kk_sess *q = ctx;
+    if (strcmp(name, "durations") != 0) return;
+    float *d = realloc(q->dur, (size_t)(rows * cols) * sizeof *d + 1);
+    if (!d) return;
+    memcpy(d, data, (size_t)(rows * cols) * sizeof *d);
+    q->dur = d;
+    q->dur_n = rows * cols;
+}
+
+/* The chunk's words as [{"word", "start", "end"}] in seconds from the session's first sample: a word
+ * spans its phonemes' tokens, a duration unit is KK_HOP * 2 samples, `pause` samples lead the span,
+ * and the trimmed tail clamps the last words. */
+static void stamp_words(kk_sess *q, const kk_vocab *vocab, const char *ph, size_t ph_len, int64_t pause, int64_t keep) {
+    vx_buf *b = &q->stamps;
+    b->len = 0;
+    if (b->s) b->s[0] = '\0';
+    vx_buf_printf(b, "[");
+    /* the token index of every phoneme character (unknown symbols have none: kk_vocab_ids skips them) */
+    size_t n_cp = 0;
+    for (size_t i = 0; i < ph_len; i++) n_cp += ((unsigned char)ph[i] & 0xC0) != 0x80;
+    int64_t *start = malloc((n_cp + 2) * sizeof *start);   /* start sample of character c, c <= n_cp */
+    if (!start || !q->dur) {
+        free(start);
+        vx_buf_printf(b, "]");
+        return;
+    }
+    int64_t tok = 1, t = 0;   /* token 0 is the leading pad */
+    double acc = q->dur_n > 0 ? q->dur[0] : 0;
+    size_t c = 0;
+    for (size_t i = 0; i < ph_len && c <= n_cp;) {
+        uint32_t cp;
+        size_t k = vx_utf8_decode(ph, ph_len, i, &cp, NULL);
+        if (!k) k = 1;
+        start[c++] = (int64_t)(acc * 2 * KK_HOP);
+        bool known = false;
+        for (int j = 0; j < vocab->n && !known; j++) known = vocab->cp[j] == cp;
+        if (known && tok < q->dur_n) acc += q->dur[tok++];
+        i += k;
+        (void)t;
+    }
+    start[c] = (int64_t)(acc * 2 * KK_HOP);
+    int first = 1;
+    for (size_t w = 0; w < q->words.n; w++) {
+        const vx_kfront_word *x = &q->words.v[w];
+        if (x->c0 >= x->c1 || x->c1 > c) continue;
+        int64_t a = start[x->c0], e = start[x->c1];
+        if (a >= keep) break;
+        if (e > keep) e = keep;
+        double t0 = (double)(q->emitted_samples + (uint64_t)(pause + a)) / KK_SAMPLE_RATE;
+        double t1 = (double)(q->emitted_samples + (uint64_t)(pause + e)) / KK_SAMPLE_RATE;
+        vx_buf_printf(b, "%s{\"word\":", first ? "" : ",");
+        vx_buf_json_string(b, q->words.text.s + x->off, x->len);
+        vx_buf_printf(b, ",\"start\":%.4f,\"end\":%.4f}", t0, t1);
+        first = 0;
+    }
+    vx_buf_printf(b, "]");
+    free(start);
+}
 
 static vox_status kk_options_check(const vox_engine *e, const void *opts) {
     const kk_options *o = opts;
@@ -237,6 +303,10 @@ static void kk_session_free(vox_session *s) {
     }
     free(q->out);
     vx_buf_free(&q->pend);
+    vx_kfront_words_free(&q->words);
+    vx_kfront_words_free(&q->pend_words);
+    free(q->dur);
+    vx_buf_free(&q->stamps);
     free(q);
     s->impl = NULL;
 }
@@ -328,9 +398,12 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         }
         vx_buf ph = {0};
         vox_status st;
+        vx_kfront_words_free(&q->words);
         if (q->pend.len) { /* the rest of a span that had more phonemes than the model takes */
             ph = q->pend;
             memset(&q->pend, 0, sizeof q->pend);
+            q->words = q->pend_words;
+            memset(&q->pend_words, 0, sizeof q->pend_words);
         } else {
             st = kk_next_span(k->m, o->phonemes, text, avail, final, &span_len, &consumed);
             if (st != VOX_OK) return st;
@@ -346,7 +419,8 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
                 out->is_last = 1;
                 return VOX_OK;
             }
-            if ((st = kk_phonemes(k->m, o->phonemes, text, span_len, o->pronunciations, &ph)) != VOX_OK ||
+            if ((st = kk_phonemes(k->m, o->phonemes, text, span_len, o->pronunciations, &ph,
+                                  o->phonemes ? NULL : &q->words)) != VOX_OK ||
                 (o->phonemes && (st = check_symbols(&k->vocab, ph.s ? ph.s : "", ph.len)) != VOX_OK)) {
                 vx_buf_free(&ph);
                 return st;
@@ -360,6 +434,29 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
             size_t rest = cut;
             while (rest < ph.len && ph.s[rest] == ' ') rest++;
             vx_buf_append(&q->pend, ph.s + rest, ph.len - rest);
+            /* the words after the cut go with the rest, their characters counted from it */
+            size_t rest_c = 0;
+            for (size_t i = 0; i < rest; i++) rest_c += ((unsigned char)ph.s[i] & 0xC0) != 0x80;
+            size_t kept = 0;
+            for (size_t w = 0; w < q->words.n; w++) {
+                vx_kfront_word x = q->words.v[w];
+                if (x.c0 < rest_c) {
+                    q->words.v[kept++] = x;
+                    continue;
+                }
+                x.c0 -= rest_c, x.c1 -= rest_c;
+                size_t off = q->pend_words.text.len;
+                vx_buf_append(&q->pend_words.text, q->words.text.s + x.off, x.len);
+                x.off = off;
+                if (q->pend_words.n == q->pend_words.cap) {
+                    size_t cap = q->pend_words.cap ? 2 * q->pend_words.cap : 16;
+                    vx_kfront_word *v = realloc(q->pend_words.v, cap * sizeof *v);
+                    if (!v) break;
+                    q->pend_words.v = v, q->pend_words.cap = cap;
+                }
+                q->pend_words.v[q->pend_words.n++] = x;
+            }
+            q->words.n = kept;
             ph.len = cut;
             if (q->pend.failed) {
                 vx_buf_free(&ph);
@@ -374,20 +471,21 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         }
         kk_vocab_ids(&k->vocab, ph.s ? ph.s : "", ph.len, ids, &n_ph, &cps);
         bool say = speakable(ph.s ? ph.s : "", ph.len);
-        vx_buf_free(&ph);
         if (n_ph <= 2 || !say) { /* nothing speakable in this span */
+            vx_buf_free(&ph);
             free(ids);
             continue;
         }
         if (n_ph - 2 > KK_MAX_PHONEMES) {
             free(ids);
+            vx_buf_free(&ph);
             return vox_set_error(VOX_ERR_LIMIT, "a span has %zu phonemes; Kokoro takes at most %d", n_ph - 2,
                                  KK_MAX_PHONEMES);
         }
         size_t row = cps < 1 ? 0 : cps > KK_PACK_ROWS ? KK_PACK_ROWS - 1 : cps - 1;
         const float *style = (const float *)vx_voice_get_array(s->voice, "style_pack")->data + row * 2 * KK_STYLE;
         kk_forward_opts fo = {.speed = o->speed, .seed = s->seed, .span = q->span, .noise = o->noise,
-                              .cancel = &s->cancelled, .stage_ms = q->stage_ms};
+                              .cancel = &s->cancelled, .stage_ms = q->stage_ms, .tap = keep_durations, .tap_ctx = q};
         float *audio = NULL;
         int64_t n_audio = 0;
         double before[KK_STAGES];
@@ -396,15 +494,21 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         st = kk_forward(k->m, s->engine->pool, ids, (int64_t)n_ph, style, &fo, &audio, &n_audio);
         vx_fp_restore(fp);
         free(ids);
-        if (st != VOX_OK) return st;
+        if (st != VOX_OK) {
+            vx_buf_free(&ph);
+            return st;
+        }
         for (int64_t i = 0; i < n_audio; i++)
             if (!isfinite(audio[i])) { /* the model produced NaN/inf: corrupt weights, not audio to trim away */
                 free(audio);
+                vx_buf_free(&ph);
                 return vox_set_error(VOX_ERR_FORMAT, "the model produced non-finite audio (sample %lld of span %u): "
                                      "its weights are corrupt (vox inspect --check MODEL)", (long long)i, q->span);
             }
         int64_t keep = trim_tail(audio, n_audio);
         int64_t pause = q->span > 0 ? (int64_t)o->pause_ms * KK_SAMPLE_RATE / 1000 : 0;
+        stamp_words(q, &k->vocab, ph.s ? ph.s : "", ph.len, pause, keep);
+        vx_buf_free(&ph);
         free(q->out);
         q->out = malloc((size_t)(pause + keep) * sizeof *q->out + 1);
         if (!q->out) {
@@ -416,6 +520,7 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         free(audio);
         for (int i = 0; i < KK_STAGES; i++) vx_stats_stage(s->engine, i, q->stage_ms[i] - before[i], 1);
         q->tot_samples += (uint64_t)(pause + keep);
+        q->emitted_samples += (uint64_t)(pause + keep);
         q->tot_frames += (uint64_t)n_audio / (2 * KK_HOP); /* predictor frames */
         out->kind = VOX_CHUNK_AUDIO;
         out->samples = q->out;
@@ -432,6 +537,22 @@ static vox_status kk_session_pull(vox_session *s, vox_chunk *out) {
         return VOX_OK;
     }
 }
+
+/* "timestamps": the words of the last chunk and when they are spoken (UTF-8 JSON, vox.h). */
+static vox_status kk_session_output(vox_session *s, const char *name, vox_array *out) {
+    kk_sess *q = s->impl;
+    (void)name;
+    static const char empty[] = "[]";
+    const char *j = q->stamps.s && q->stamps.len ? q->stamps.s : empty;
+    out->name = "timestamps";
+    out->dtype = VOX_DTYPE_U8;
+    out->ndim = 1;
+    out->shape[0] = (int64_t)strlen(j);
+    out->data = j;
+    return VOX_OK;
+}
+
+static const char *const kk_session_outputs[] = {"timestamps", NULL};
 
 /* ------------------------------------------------------------------------------ verification */
 typedef struct tap_ctx {
@@ -505,6 +626,8 @@ const vx_family vx_family_kokoro = {
     .session_pull = kk_session_pull,
     .session_free = kk_session_free,
     .session_used = kk_session_used,
+    .session_outputs = kk_session_outputs,
+    .session_output = kk_session_output,
     .entries = kk_entries,
     .n_entries = sizeof kk_entries / sizeof kk_entries[0],
     .run = kk_run,

@@ -124,12 +124,12 @@ vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, 
 }
 
 vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const vox_json *overrides,
-                       vx_buf *out) {
+                       vx_buf *out, vx_kfront_words *words) {
     if (!phoneme_input) {
         if (!m->front)
             return vox_set_error(VOX_ERR_UNSUPPORTED, "%s has no English text frontend: give phonemes (phoneme_input)",
                                  vox_model_path(m->file));
-        return vx_kfront_phonemize_with(m->front, span, len, overrides, out);
+        return vx_kfront_phonemize_with(m->front, span, len, overrides, out, words);
     }
     if (overrides)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "pronunciations apply to text, not to phoneme input");

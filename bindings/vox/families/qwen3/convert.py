@@ -199,18 +199,18 @@ def convert(model_dir: str | os.PathLike, out: str | os.PathLike, *, dtype: str 
             "languages": _id_table(talker, "codec_language_id", d / "config.json"),
         }
         with tmod.TmodWriter(out, manifest, [p[0] for p in plan], overwrite=overwrite) as w:
-            for spec, src, n in plan:
-                if isinstance(src, bytes):
-                    w.write(spec.name, src)
+            for spec, item, n in plan:
+                if isinstance(item, bytes):
+                    w.write(spec.name, item)
                     continue
-                x = src.view(n).reshape(spec.shape)
+                x = item.view(n).reshape(spec.shape)
                 try:
                     with w.open_tensor(spec.name) as sink:
-                        for chunk in tmod.encode_chunks(x, spec.dtype, bf16_bits=src.kind(n) == "bf16"):
+                        for chunk in tmod.encode_chunks(x, spec.dtype, bf16_bits=item.kind(n) == "bf16"):
                             sink.write(chunk)
                 except ValueError as e:
-                    raise ValueError(f"{src.path}: tensor {n!r}: {e}") from None
-                tick(src.nbytes(n), spec.name)
+                    raise ValueError(f"{item.path}: tensor {n!r}: {e}") from None
+                tick(item.nbytes(n), spec.name)
             entries = w.entries
     finally:
         for _, src in sources:

@@ -151,17 +151,44 @@ static vox_status parse_overrides(const vx_kfront *f, const char *json, vt_overr
     return VOX_OK;
 }
 
-static vox_status phonemize(const vx_kfront *f, const char *span, size_t len, vt_overrides *ov, vx_buf *out) {
+static vox_status phonemize(const vx_kfront *f, const char *span, size_t len, vt_overrides *ov, vx_buf *out,
+                            vx_kfront_words *words) {
     vt_items items = {0};
+    kt_word_spans ws = {0};
     vt_normalize(ov, span ? span : "", len, &items);
-    if (!items.failed) kt_g2p(&f->lexicon, f->final.count ? &f->final : NULL, ov, &items, out);
-    bool failed = items.failed || out->failed;
+    if (!items.failed) kt_g2p(&f->lexicon, f->final.count ? &f->final : NULL, ov, &items, out, words ? &ws : NULL);
+    bool failed = items.failed || out->failed || ws.failed;
+    if (!failed && words) {   /* the words' own text, and where their phonemes are */
+        for (size_t i = 0; i < ws.n && !words->text.failed; i++) {
+            const vt_item *it = &items.v[ws.v[i].item];
+            vx_kfront_word w = {words->text.len, it->len, ws.v[i].c0, ws.v[i].c1};
+            vx_buf_append(&words->text, vt_item_text(&items, ws.v[i].item), it->len);
+            if (words->n == words->cap) {
+                size_t cap = words->cap ? 2 * words->cap : 16;
+                vx_kfront_word *v = realloc(words->v, cap * sizeof *v);
+                if (!v) {
+                    failed = true;
+                    break;
+                }
+                words->v = v, words->cap = cap;
+            }
+            words->v[words->n++] = w;
+        }
+        failed |= words->text.failed;
+    }
+    free(ws.v);
     vt_items_free(&items);
     return failed ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory in the text frontend") : VOX_OK;
 }
 
+void vx_kfront_words_free(vx_kfront_words *w) {
+    free(w->v);
+    vx_buf_free(&w->text);
+    memset(w, 0, sizeof *w);
+}
+
 vox_status vx_kfront_phonemize_with(const vx_kfront *f, const char *span, size_t len, const vox_json *overrides,
-                                    vx_buf *out) {
+                                    vx_buf *out, vx_kfront_words *words) {
     if (!f || (!span && len) || !out)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_kfront_phonemize: NULL argument");
     if (vx_utf8_valid_prefix(span, len) != len)
@@ -170,7 +197,7 @@ vox_status vx_kfront_phonemize_with(const vx_kfront *f, const char *span, size_t
     vox_status st = vx_kfront_check_overrides(f, overrides);
     if (st != VOX_OK) return st;
     vt_overrides ov = {.obj = overrides};
-    return phonemize(f, span, len, &ov, out);
+    return phonemize(f, span, len, &ov, out, words);
 }
 
 vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len, const char *overrides_json,
@@ -183,7 +210,7 @@ vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len,
     vt_overrides ov;
     vox_status st = parse_overrides(f, overrides_json, &ov);
     if (st != VOX_OK) return st;
-    st = phonemize(f, span, len, &ov, out);
+    st = phonemize(f, span, len, &ov, out, NULL);
     vox_json_free(ov.doc);
     return st;
 }

@@ -40,9 +40,21 @@ size_t vx_kfront_next_span(const char *text, size_t len, int final, size_t *cons
 vox_status vx_kfront_phonemize(const vx_kfront *f, const char *span, size_t len, const char *overrides_json,
                                vx_buf *out);
 
-/* The same with the overrides already parsed (a JSON object, or NULL). */
+/* The words of a span: their text (normalized: "42" gives forty, two) at text.s + off, len bytes, and
+ * the characters [c0, c1) of their phonemes in the output. */
+typedef struct vx_kfront_word {
+    size_t off, len, c0, c1;
+} vx_kfront_word;
+typedef struct vx_kfront_words {
+    vx_kfront_word *v;
+    size_t n, cap;
+    vx_buf text;
+} vx_kfront_words;
+void vx_kfront_words_free(vx_kfront_words *w);
+/* The same with the overrides already parsed (a JSON object, or NULL); words (NULL: not wanted) gets the
+ * span's words appended. */
 vox_status vx_kfront_phonemize_with(const vx_kfront *f, const char *span, size_t len, const vox_json *overrides,
-                                    vx_buf *out);
+                                    vx_buf *out, vx_kfront_words *words);
 /* VOX_OK when `overrides` (NULL or a JSON object) is a valid pronunciation table for this vocabulary. */
 vox_status vx_kfront_check_overrides(const vx_kfront *f, const vox_json *overrides);
 

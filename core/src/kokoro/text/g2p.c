@@ -594,7 +594,27 @@ static char *special(const g2p *g, const char *w, size_t n, int fv) {
     return NULL;
 }
 
-void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov, const vt_items *items, vx_buf *out) {
+static size_t count_cps(const char *s, size_t from, size_t to) {
+    size_t n = 0;
+    for (size_t i = from; i < to; i++) n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+static void push_word(kt_word_spans *w, size_t item, size_t c0, size_t c1) {
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        kt_word_span *v = realloc(w->v, cap * sizeof *v);
+        if (!v) {
+            w->failed = true;
+            return;
+        }
+        w->v = v, w->cap = cap;
+    }
+    w->v[w->n++] = (kt_word_span){item, c0, c1};
+}
+
+void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov, const vt_items *items, vx_buf *out,
+            kt_word_spans *words) {
     g2p g = {lx, fin, ov};
     size_t n = items->n;
     char **pss = calloc(n ? n : 1, sizeof *pss);
@@ -646,7 +666,10 @@ void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov,
             uint32_t c = last_cp(out->s, out->len, NULL);
             if (!vt_in(c, OPENING)) vx_buf_append(out, " ", 1);
         }
+        size_t at = out->len;
         vx_buf_append(out, ps, strlen(ps));
+        if (words && items->v[k].kind == 'w' && !out->failed)   /* in characters from `start` */
+            push_word(words, k, count_cps(out->s, start, at), count_cps(out->s, start, out->len));
     }
     for (size_t k = 0; k < n; k++) free(pss[k]);
     free(pss);
@@ -655,6 +678,11 @@ void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov,
     if (out->failed || !out->s) return;
     size_t a = start;
     while (a < out->len && out->s[a] == ' ') a++;
+    /* the leading spaces go (one byte, one character each); the shrinking below keeps characters */
+    for (size_t i = 0; words && i < words->n; i++) {
+        words->v[i].c0 -= words->v[i].c0 < a - start ? words->v[i].c0 : a - start;
+        words->v[i].c1 -= words->v[i].c1 < a - start ? words->v[i].c1 : a - start;
+    }
     size_t e = out->len;
     while (e > a && out->s[e - 1] == ' ') e--;
     size_t d = start;

@@ -27,7 +27,19 @@ const char *kt_lexicon_get(const kt_lexicon *lx, const char *s, size_t n);
 
 /* ---- pipeline stages ---- */
 /* fin: the phrase-final readings (may be NULL) */
-void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov, const vt_items *items, vx_buf *out);
+/* Where each word's phonemes are in the G2P output: characters [c0, c1) of the phonemes appended to
+ * out, for the word items (their text: vt_item_text of item `item`). */
+typedef struct kt_word_span {
+    size_t item, c0, c1;
+} kt_word_span;
+typedef struct kt_word_spans {
+    kt_word_span *v;
+    size_t n, cap;
+    bool failed;
+} kt_word_spans;
+/* words: NULL, or filled with the words' spans */
+void kt_g2p(const kt_lexicon *lx, const kt_lexicon *fin, const vt_overrides *ov, const vt_items *items, vx_buf *out,
+            kt_word_spans *words);
 void kt_lts(const char *w, size_t n, vx_buf *out);
 
 #endif
