@@ -110,6 +110,14 @@ def test_speak_plays_what_the_server_sent(page, kokoro):
     assert len(chunks) == 2          # one per sentence: played as they came
     assert page.evaluate("voxPage.speech.events") == ["speech.audio.delta"] * 2 + ["speech.audio.done"]
     assert page.locator("#download").is_visible()
+    # the words, from the timestamps, and each was highlighted while it was spoken
+    _, words = kokoro.synthesize(TEXT, kokoro.speaker_voice("jm_kumo"), seed=SEED, timestamps=True)
+    got = page.evaluate("voxPage.speech.words")
+    assert [w["word"] for w in got] == [w["word"] for w in words] == ["Hello", "there", "This", "is", "vox"]
+    assert all(abs(a["start"] - b["start"]) < 1e-3 and abs(a["end"] - b["end"]) < 1e-3 for a, b in zip(got, words))
+    assert page.evaluate("voxPage.speech.lit.length === voxPage.speech.words.length && "
+                         "voxPage.speech.lit.every(Boolean)")
+    assert page.locator("#words span").count() == len(words)
 
 
 def test_live_typing_plays_the_typed_text(page, kokoro):

@@ -42,6 +42,14 @@ def expected(kokoro):
         return s16(eng.synthesize(TEXT, eng.speaker_voice("jm_kumo"), seed=SEED))
 
 
+@pytest.fixture(scope="module")
+def expected_words(kokoro):
+    """The words of TEXT and when they are spoken (the family's timestamps)."""
+    with vox.Engine(kokoro) as eng:
+        _, words = eng.synthesize(TEXT, eng.speaker_voice("jm_kumo"), seed=SEED, timestamps=True)
+    return [{"word": w["word"], "start": round(w["start"], 4), "end": round(w["end"], 4)} for w in words]
+
+
 def _ws(server):
     return connect(server.url.replace("http://", "ws://") + "/v1/duplex", open_timeout=30, max_size=None)
 
@@ -68,6 +76,14 @@ def _collect(ws, timeout: float = 120) -> tuple[np.ndarray, list[dict], int]:
     return (np.concatenate(pcm) if pcm else np.zeros(0, np.int16)), events, code
 
 
+def _first_audio(ws) -> bytes:
+    """The first binary frame (JSON events before it, such as words, are passed over)."""
+    while True:
+        m = ws.recv(timeout=60)
+        if isinstance(m, bytes):
+            return m
+
+
 def _idle(server, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while server.health()["active_sessions"] and time.monotonic() < deadline:
@@ -75,7 +91,7 @@ def _idle(server, timeout: float = 30) -> None:
     assert server.health()["active_sessions"] == 0
 
 
-def test_typing_then_end_speaks_the_final_text(server, expected):
+def test_typing_then_end_speaks_the_final_text(server, expected, expected_words):
     with _ws(server) as ws:
         started = _start(ws)
         assert started == {"type": "started", "model": "kokoro", "voice": "jm_kumo", "sample_rate": 24000,
@@ -87,6 +103,8 @@ def test_typing_then_end_speaks_the_final_text(server, expected):
     assert np.array_equal(pcm, expected)
     assert events[-1] == {"type": "done", "samples": expected.size, "seconds": round(expected.size / 24000, 4),
                           "cancelled": False}
+    words = [w for e in events if e["type"] == "words" for w in e["words"]]
+    assert words == expected_words
     assert code == 1000
     _idle(server)
 
@@ -113,8 +131,8 @@ def test_cancel_stops_the_audio(server):
         _start(ws)
         ws.send(json.dumps({"type": "text", "text": LONG}))
         ws.send(json.dumps({"type": "flush"}))
-        first = ws.recv(timeout=60)
-        assert isinstance(first, bytes) and len(first) > 0
+        first = _first_audio(ws)
+        assert len(first) > 0
         ws.send(json.dumps({"type": "cancel"}))
         pcm, events, code = _collect(ws)
     done = events[-1]
@@ -129,7 +147,7 @@ def test_a_client_that_leaves_frees_its_session(server):
     _start(ws)
     ws.send(json.dumps({"type": "text", "text": LONG}))
     ws.send(json.dumps({"type": "flush"}))
-    assert isinstance(ws.recv(timeout=60), bytes)
+    assert len(_first_audio(ws)) > 0
     ws.socket.close()                            # gone, without a close handshake
     _idle(server)
 

@@ -110,12 +110,16 @@ def test_streaming_response_is_chunked_and_the_same_audio(client, expected):
     assert np.array_equal(np.frombuffer(body, "<i2"), expected)
 
 
-def test_sse_events(client, expected):
+def test_sse_events(client, expected, kokoro):
     with client.audio.speech.with_streaming_response.create(model="kokoro", voice="jm_kumo", input=TEXT,
                                                             response_format="pcm", stream_format="sse",
                                                             extra_body={"seed": SEED}) as r:
         assert r.headers["content-type"].startswith("text/event-stream")
         events = [json.loads(line[len("data: "):]) for line in r.iter_lines() if line.startswith("data: ")]
+    words = [w for e in events[:-1] for w in e.get("words", [])]
+    _, want_words = kokoro.synthesize(TEXT, kokoro.speaker_voice("jm_kumo"), seed=SEED, timestamps=True)
+    assert words == [{"word": w["word"], "start": round(w["start"], 4), "end": round(w["end"], 4)} for w in want_words]
+    assert [w["word"] for w in words] == ["Hello", "there", "This", "is", "vox"]
     types = [e["type"] for e in events]
     assert types[-1] == "speech.audio.done" and set(types[:-1]) == {"speech.audio.delta"} and len(types) >= 3
     pcm = b"".join(base64.b64decode(e["audio"]) for e in events[:-1])

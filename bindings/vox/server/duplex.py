@@ -45,7 +45,7 @@ from .app import bearer_ok, state
 from .audio import OPENAI_RATE, to_s16
 from .errors import ApiError, from_exception
 from .speech import check_seed, synthesis_options
-from .timestamps import chunk_words
+from .timestamps import chunk_words, wants_timestamps
 
 log = logging.getLogger("vox.server")
 router = APIRouter()
@@ -177,6 +177,8 @@ async def duplex_ws(ws: WebSocket):
         except ApiError as e:
             raise _Fatal(e) from None
         try:
+            if wants_timestamps(eng):
+                kw["timestamps"] = True
             d = await asyncio.to_thread(factory, eng, voice, **kw, **opts)
         except Exception as e:
             raise _Fatal(from_exception(e)) from None
@@ -312,7 +314,7 @@ async def _send_audio(ws: WebSocket, d, state_: dict) -> None:
     err: ApiError | None = None
     try:
         async for chunk in _audio(d):
-            words = chunk_words(chunk, samples, chunk.sample_rate)
+            words = chunk_words(chunk)
             if words:
                 await ws.send_text(json.dumps({"type": "words", "words": words}))
             pcm = to_s16(chunk.samples)

@@ -11,7 +11,7 @@ stream_format "sse" sends OpenAI's events, one per chunk, each a `data:` line of
     {"type": "speech.audio.delta", "audio": BASE64 of the response_format bytes[, "words": [...]]}
     {"type": "speech.audio.done", "usage": {"input_tokens", "output_tokens", "total_tokens"}}
 usage counts characters in and chunks out (vox has no billing tokens). "words" carries word
-timestamps where the model's family gives them (timestamps.chunk_words).
+timestamps (seconds from the start of the audio) where the model's family gives them.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ..errors import InvalidArgument
 from .audio import OPENAI_RATE, Encoder, check_format, to_s16
 from .errors import ApiError, from_exception
 from .scheduler import Job, Piece, Ticket
-from .timestamps import chunk_words
+from .timestamps import chunk_words, wants_timestamps
 
 log = logging.getLogger("vox.server")
 router = APIRouter()
@@ -136,8 +136,10 @@ async def speech(req: SpeechRequest, request: Request):
     try:
         encoder = Encoder(fmt, eng.sample_rate)
 
+        timestamps = sse and wants_timestamps(eng)     # words go out in the SSE events only
+
         def open_session():
-            s = eng.session(voice, seed=seed, language=language, **opts)
+            s = eng.session(voice, seed=seed, language=language, timestamps=timestamps, **opts)
             try:
                 s.feed(text)
                 s.end()
@@ -148,8 +150,8 @@ async def speech(req: SpeechRequest, request: Request):
 
         def encode(chunk: Chunk, at: int) -> Piece:
             pcm = to_s16(chunk.samples)
-            return Piece(encoder.feed(pcm), pcm.size, at, chunk.sample_rate, chunk.is_last,
-                         chunk_words(chunk, at, chunk.sample_rate), pcm if sse else None)
+            return Piece(encoder.feed(pcm), pcm.size, at, chunk.sample_rate, chunk.is_last, chunk_words(chunk),
+                         pcm if sse else None)
 
         job = st.scheduler.submit(open_session, encode, encoder.finish, received)
         first = await _first_piece(job, request.receive)

@@ -152,7 +152,7 @@
   // an utterance's record, as window.voxPage exposes it
   function utterance(kind) {
     return {
-      kind, status: "starting", error: null, chunks: [], parts: [], words: [], events: [], usage: null,
+      kind, status: "starting", error: null, chunks: [], parts: [], words: [], lit: [], events: [], usage: null,
       firstAudioMs: null, received: false, played: false, t0: performance.now(),
       pcmBase64() { return int16ToB64(concat(this.parts)); },
       renderedBase64(i) { const c = this.chunks[i]; return int16ToB64(player.rendered(c.startFrame, c.samples)); },
@@ -230,27 +230,37 @@
     return o;
   }
 
-  // ------------------------------------------------------------------ speak (SSE of PCM)
-  const wordsEl = $("words");
-  let speakAbort = null;
-  function addWords(u, words) {
+  // ------------------------------------------------------------------ words, highlighted as spoken
+  // words: [{word, start, end}] in seconds from the utterance's first sample, which plays at the
+  // first chunk's frame on the audio clock
+  function addWords(u, el, words) {
     for (const w of words) {
       const span = document.createElement("span");
       span.textContent = w.word;
+      span.dataset.i = u.words.length;
       span.dataset.start = w.start; span.dataset.end = w.end;
-      wordsEl.appendChild(span);
-      wordsEl.appendChild(document.createTextNode(" "));
+      el.appendChild(span);
+      el.appendChild(document.createTextNode(" "));
       u.words.push(w);
     }
+    if (!u.highlighting) { u.highlighting = true; requestAnimationFrame(() => highlight(u, el)); }
   }
-  function highlight(u) {
-    if (!u.words.length || !u.chunks.length || u !== page.speech) return;
-    const t = player.seconds - u.chunks[0].startFrame / RATE;
-    for (const span of wordsEl.children) {
-      span.classList.toggle("now", t >= +span.dataset.start && t < +span.dataset.end);
+  function highlight(u, el) {
+    if (u.chunks.length) {
+      const t = player.seconds - u.chunks[0].startFrame / RATE;
+      for (const span of el.querySelectorAll("span")) {
+        const on = t >= +span.dataset.start && t < +span.dataset.end;
+        span.classList.toggle("now", on);
+        if (on) u.lit[+span.dataset.i] = true;
+      }
     }
-    if (!u.played) requestAnimationFrame(() => highlight(u));
+    if (!u.played && !u.error && (u === page.speech || u === page.live)) requestAnimationFrame(() => highlight(u, el));
+    else for (const span of el.querySelectorAll("span.now")) span.classList.remove("now");
   }
+
+  // ------------------------------------------------------------------ speak (SSE of PCM)
+  const wordsEl = $("words");
+  let speakAbort = null;
 
   async function speak() {
     const status = $("speak-status");
@@ -278,12 +288,9 @@
           u.events.push(ev.type);
           if (ev.type === "speech.audio.delta") {
             const pcm = b64ToInt16(ev.audio);
-            if (ev.words) addWords(u, ev.words);
+            if (ev.words) addWords(u, wordsEl, ev.words);
             if (!pcm.length) continue;
-            if (u.firstAudioMs === null) {
-              u.firstAudioMs = Math.round(performance.now() - u.t0);
-              requestAnimationFrame(() => highlight(u));
-            }
+            if (u.firstAudioMs === null) u.firstAudioMs = Math.round(performance.now() - u.t0);
             u.parts.push(pcm);
             u.chunks.push(player.play(pcm, {}));
             show(status, `playing · first audio after ${u.firstAudioMs} ms · ${(u.parts.reduce((a, p) => a + p.length, 0) / RATE).toFixed(1)} s received`);
@@ -331,6 +338,7 @@
     await player.init();
     player.begin();
     const u = page.live = utterance("live");
+    $("live-words").textContent = "";
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/duplex`;
     ws = new WebSocket(url);
     ws.binaryType = "arraybuffer";
@@ -356,7 +364,7 @@
         show(liveStatus, `connected (${ev.model}, ${ev.voice}, commit ${ev.commit})`);
         if (liveEl.value) send({ type: "set_text", text: liveEl.value });
       } else if (ev.type === "words") {
-        u.words.push(...ev.words);
+        addWords(u, $("live-words"), ev.words);
       } else if (ev.type === "done") {
         u.received = true; u.status = ev.cancelled ? "cancelled" : "received";
         show(liveStatus, ev.cancelled ? "cancelled" : `done · ${ev.seconds} s`);
