@@ -106,6 +106,7 @@ def test_streaming_response_is_chunked_and_the_same_audio(client, expected):
                                                             response_format="pcm", extra_body={"seed": SEED}) as r:
         assert r.headers.get("transfer-encoding") == "chunked" and "content-length" not in r.headers
         assert r.headers["content-type"] == "audio/pcm" and r.headers["x-sample-rate"] == "24000"
+        assert r.headers["x-vox-seed"] == str(SEED)
         body = b"".join(r.iter_bytes(4096))
     assert np.array_equal(np.frombuffer(body, "<i2"), expected)
 
@@ -137,6 +138,7 @@ def _pcm(client, **kw) -> np.ndarray:
 def test_default_alias_and_blend_voices(client, server, kokoro, expected, tmp_path):
     assert np.array_equal(_pcm(client, voice="default", extra_body={"seed": SEED}), expected)   # jm_kumo
     assert np.array_equal(_pcm(client, voice="JM_KUMO", extra_body={"seed": SEED}), expected)
+    assert np.array_equal(_pcm(client, voice={"id": "jm_kumo"}, extra_body={"seed": SEED}), expected)  # OpenAI's form
     # the docs' voice map: alloy -> jf_alpha, narrator -> a blend
     want = s16(kokoro.synthesize(TEXT, kokoro.speaker_voice("jf_alpha"), seed=SEED))
     assert np.array_equal(_pcm(client, voice="alloy", extra_body={"seed": SEED}), want)

@@ -2,7 +2,7 @@
 thread-safe and release the GIL in every native call).
 
 A model is named by its id: the name given as `--model NAME=PATH`, else the file's stem
-("kokoro-v1.0-f32"). The first model is the default; OpenAI's model names (tts-1, tts-1-hd,
+("base-q8" for base-q8.tmod). The first model is the default; OpenAI's model names (tts-1, tts-1-hd,
 gpt-4o-mini-tts, ...) and a family's name (when one model of that family is loaded) are aliases, so
 clients written for OpenAI or for other servers work unchanged.
 """

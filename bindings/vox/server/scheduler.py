@@ -3,9 +3,9 @@ pool of worker threads that pull audio one chunk at a time per session, in turn.
 
 Why chunk by chunk: a session of a long text would otherwise hold a worker until it is done, and a new
 request would wait for it before its first audio. Here a worker pulls one chunk of one session and
-puts the session back in line: a session that has not made its first chunk goes to the front, one
-that has goes to the back. So a new request waits for at most the chunks already being computed, and
-running sessions share the workers in turn.
+puts the session back in line. Two lines: sessions that have not made their first chunk (first come,
+first served) go before the others (which take turns). So a new request waits for the chunks already
+being computed and for the new requests that came before it, never for the rest of a long one.
 
 Back-pressure: a session is pulled at most `lookahead` chunks ahead of what its client has taken;
 then it waits (out of line, holding no worker) until the client takes one. A client that stops
@@ -153,6 +153,7 @@ class Job:
         self.in_line = False
         self.produced = 0               # samples
         self.sample_rate = 0
+        self.seed: int | None = None    # the seed the session samples with
         self.chunks = 0
         self.compute = 0.0
         self.first_audio: float | None = None
@@ -194,7 +195,8 @@ class Scheduler:
     def __init__(self, workers: int, metrics: Metrics, lookahead: int = 1):
         self.metrics = metrics
         self.lookahead = max(1, lookahead)
-        self._line: deque[Job] = deque()
+        self._new: deque[Job] = deque()     # jobs before their first chunk (and cancelled ones): FIFO
+        self._line: deque[Job] = deque()    # the others, in turn
         self._cv = threading.Condition()
         self._stop = False
         self._threads = [threading.Thread(target=self._work, name=f"vox-synth-{i}", daemon=True)
@@ -206,7 +208,7 @@ class Scheduler:
         job = Job(self, open, encode, finish, received)
         with self._cv:
             job.in_line = True
-            self._line.appendleft(job)     # a new job is served first: its first audio is what waits
+            self._new.append(job)          # before every job that has audio out already
             self._cv.notify()
         return job
 
@@ -226,17 +228,17 @@ class Scheduler:
                 job.parked = False
             if not job.in_line and not getattr(job, "_running", False):
                 job.in_line = True
-                self._line.appendleft(job)
+                self._new.appendleft(job)      # closing it is quick: do it first
                 self._cv.notify()
 
     def _work(self) -> None:
         while True:
             with self._cv:
-                while not self._line and not self._stop:
+                while not self._new and not self._line and not self._stop:
                     self._cv.wait()
                 if self._stop:
                     return
-                job = self._line.popleft()
+                job = (self._new or self._line).popleft()
                 job.in_line = False
                 job._running = True  # type: ignore[attr-defined]
             again = False
@@ -251,8 +253,10 @@ class Scheduler:
                     if again and not job.done:
                         if job.cancelled or job.buffered < self.lookahead:
                             job.in_line = True
-                            if job.cancelled or job.chunks == 0:
-                                self._line.appendleft(job)
+                            if job.cancelled:
+                                self._new.appendleft(job)
+                            elif job.chunks == 0:
+                                self._new.append(job)
                             else:
                                 self._line.append(job)
                             self._cv.notify()
@@ -268,6 +272,7 @@ class Scheduler:
         try:
             if job.session is None:
                 job.session = job._open()
+                job.seed = job.session.seed
                 if job.cancelled:          # cancelled while opening: cancel() found no session
                     job.session.cancel()
             chunk = job.session.pull()
@@ -348,7 +353,8 @@ class Scheduler:
     def close(self) -> None:
         with self._cv:
             self._stop = True
-            pending = list(self._line)
+            pending = list(self._new) + list(self._line)
+            self._new.clear()
             self._line.clear()
             self._cv.notify_all()
         for job in pending:

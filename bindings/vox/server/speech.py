@@ -167,8 +167,8 @@ async def speech(req: SpeechRequest, request: Request):
     try:
         headers = {"X-Sample-Rate": str(eng.sample_rate), "X-Vox-Model": entry.id, "Cache-Control": "no-store",
                    "X-Accel-Buffering": "no"}
-        if job.session is not None:
-            headers["X-Vox-Seed"] = str(job.session.seed)
+        if job.seed is not None:
+            headers["X-Vox-Seed"] = str(job.seed)
         media = "text/event-stream" if sse else encoder.media_type
         return AudioStream(job, ticket, first, media, headers, sse=sse, chars=len(text), encoder=encoder)
     except BaseException:

@@ -37,7 +37,7 @@ async def list_voices(request: Request, model: str | None = Query(None, descript
     return {"object": "list", "data": data}
 
 
-@router.get("/v1/audio/voices", summary="Voice names, as Kokoro-FastAPI lists them ({\"voices\": [...]})")
+@router.get("/v1/audio/voices", summary="Voice names only ({\"voices\": [...]}), as other OpenAI-compatible speech servers list them")
 async def list_voice_names(request: Request, model: str | None = Query(None)):
     from .app import state
 

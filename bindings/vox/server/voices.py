@@ -1,13 +1,13 @@
 """Voices of a server: the stored ones (.tvoice files in --voices), each model's own (speakers, voice
 packs, its default), other APIs' names for them (OpenAI's alloy, ash, ... through the voice map),
-and what a family writes in its own notation (Kokoro's blends "jm_kumo(2)+jf_alpha(1)").
+and what a family writes in its own notation (weighted blends of voice packs, "a(2)+b(1)").
 
 How a request's `voice` is read, for model M (first match wins):
     "default"                    M's default voice (Engine.default_voice())
     a stored voice's name        DIR/NAME.tvoice, loaded for M (it must fit M: vox.Voice.load checks)
     one of M's speakers          Engine.speaker_voice(name, instructions) (case-insensitive)
     a name in the voice map      the voice it maps to (another name, a blend, ...), for M
-    M's family's notation        Family.voice_from_spec (e.g. a Kokoro blend of packs and stored voices)
+    M's family's notation        Family.voice_from_spec (e.g. a blend of voice packs and stored voices)
 Anything else is a 404 naming the voice.
 
 Stored voices: names are 1-64 characters of letters, digits and _ . - (starting with a letter or
