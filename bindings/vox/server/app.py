@@ -126,7 +126,7 @@ def _install_errors(app: FastAPI) -> None:
         return JSONResponse(err.body(), status_code=err.status, headers=err.headers)
 
 
-def validation_error(errors: list[dict]) -> ApiError:
+def validation_error(errors) -> ApiError:
     """A 400 in OpenAI's form from pydantic's first complaint (malformed JSON, a missing field, a
     wrong type, an unknown field)."""
     if not errors:

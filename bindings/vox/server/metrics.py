@@ -54,6 +54,9 @@ class _Metric:
     def header(self) -> list[str]:
         return [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} {self.kind}"]
 
+    def lines(self) -> list[str]:
+        raise NotImplementedError
+
 
 class Counter(_Metric):
     kind = "counter"

@@ -121,10 +121,11 @@ async def create_voice(request: Request):
                 raise ApiError(400, f"the model {entry.id!r} cannot clone voices (its family makes voices another "
                                     "way)", param="model", code="unsupported")
         else:
-            entry = next((e for e in st.models.entries.values() if e.engine.capabilities.get("clone")), None)
-            if entry is None:
+            cloner = next((e for e in st.models.entries.values() if e.engine.capabilities.get("clone")), None)
+            if cloner is None:
                 raise ApiError(400, "no model here can clone a voice from a recording", param="model",
                                code="unsupported")
+            entry = cloner
         if st.store.exists(name):
             raise ApiError(409, f"a voice named {name!r} exists (DELETE /v1/voices/{name} first)", param="name",
                            code="voice_exists")

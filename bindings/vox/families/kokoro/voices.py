@@ -65,7 +65,8 @@ def blend_voice(engine: "Engine", spec: str, voice: Callable[[str], "Voice"]) ->
     parts = parse_blend(spec)
     if parts is None:
         return None
-    packs, first = [], None
+    packs: list[np.ndarray] = []
+    first: "Voice | None" = None
     for name, _ in parts:
         v = voice(name)
         pack = v.array("style_pack")
@@ -74,7 +75,8 @@ def blend_voice(engine: "Engine", spec: str, voice: Callable[[str], "Voice"]) ->
         packs.append(pack.reshape(pack.shape[0], -1))
         first = first or v
     pack = blend_pack(packs, [w for _, w in parts])
-    fv = style_voice(pack, spec, language=first.info.get("language") or "auto", model_id=engine.info["model_id"])
+    language = (first.info.get("language") if first is not None else None) or "auto"
+    fv = style_voice(pack, spec, language=language, model_id=engine.info["model_id"])
     fd, tmp = tempfile.mkstemp(suffix=".tvoice", prefix="vox-blend-")
     os.close(fd)
     try:
