@@ -1,7 +1,7 @@
 """A bounded load test of `vox serve` (a benchmark, not a test): many concurrent streaming clients on
 loopback, then a soak, then clients that disconnect mid-stream and duplex sessions that cancel.
 
-    python bench/serve_load.py                       # starts `vox serve` (the built-in Kokoro, CPU)
+    python bench/serve_load.py                       # starts `vox serve` (the built-in default model, CPU)
     python bench/serve_load.py --clients 64 --load-s 60 --soak-s 180 --max-sessions 16 --json out.json
     python bench/serve_load.py --url http://127.0.0.1:8080 --pid 1234   # a server already running
 
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--url", help="a running server (default: start one)")
     p.add_argument("--pid", type=int, help="the running server's pid, for its RSS")
-    p.add_argument("--model", action="append", help="models for the started server (default: the built-in Kokoro)")
+    p.add_argument("--model", action="append", help="models for the started server (default: the built-in default model)")
     p.add_argument("--clients", type=int, default=64)
     p.add_argument("--single-s", type=float, default=20, help="seconds of one client alone, before the load")
     p.add_argument("--load-s", type=float, default=60)
