@@ -12,9 +12,12 @@ examples:
   vox bench --model base06-q8.tmod --official ./q3-0b6 --frames 60 --threads 2
   python -m vox.bench.qwen3.models 0b6 --out ./q3-0b6      # a full-size random-weight 0.6B Base checkpoint
 
-Kokoro: the generator column says which math vox's decoder and generator ran (VOX_KOKORO_GEN=int8|bf16|f32
-asks for one). Each side runs in its own process (peak RSS is its own). RTF = compute time / audio time:
-lower is better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.
+Kokoro: the generator column says which math vox's decoder and generator ran: by default the
+generator's resblocks as int8 dot products and the other convolutions as bf16 products on every SIMD
+kernel path (int8+bf16), f32 on the scalar one; VOX_KOKORO_GEN=bf16 (or f32) vox bench ... times the
+other maths, VOX_CPU=avx2 (or another path of `vox devices`) vox bench ... another kernel path.
+Each side runs in its own process (peak RSS is its own). RTF = compute time / audio time: lower is
+better, below 1 is faster than real time. VOX_PROFILE=1 also prints vox's per-stage profile.
 The peers are optional: `pip install 'vox[bench]'` installs onnxruntime and onnx; the official Qwen3-TTS
 code is `pip install torch==2.13.0 && pip install qwen-tts==0.1.1`.
 """

@@ -6,11 +6,13 @@ import json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("devices", help="list the compute devices (CPU features, memory, GPUs)",
-                       description="The CPU (model, threads, the instruction-set path vox's kernels use), the "
-                                   "memory this process may use, and the Vulkan devices vox can use "
-                                   "(--device vulkan:N; free memory from VK_EXT_memory_budget, else an "
-                                   "estimate).")
+    p = sub.add_parser("devices", help="list the compute devices (CPU paths, memory, GPUs)",
+                       description="The CPU (model, threads, the kernel path vox uses and why, every kernel path "
+                                   "with whether this CPU has it), the memory this process may use, and the "
+                                   "Vulkan devices vox can use (--device vulkan:N; free memory from "
+                                   "VK_EXT_memory_budget, else an estimate). VOX_CPU=NAME forces a kernel path "
+                                   "(auto, the default, is the best this CPU has); a path the CPU lacks is "
+                                   "refused when an engine is created, never replaced by another.")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -24,7 +26,16 @@ def run(a) -> int:
         return 0
     c = d["cpu"]
     feats = ", ".join(k for k, v in c["features"].items() if v) or "none"
-    print(f"cpu     {c['name']}, {c['threads']} threads; kernels: {c['kernels']} (features: {feats})")
+    print(f"cpu     {c['name']}, {c['threads']} threads (features: {feats})")
+    print(f"kernels {c['kernels']}: {c['kernels_why']}")
+    if c.get("error"):
+        print(f"        refused: {c['error']}")
+    dots = c["dots"]
+    print(f"        int8 convolutions: {dots['int8'] or 'none (f32)'}; bf16 convolutions: {dots['bf16'] or 'none (f32)'}")
+    paths = c["paths"]
+    have = [p["name"] for p in paths if p["supported"]]
+    lack = [f"{p['name']} (needs {p['needs']})" for p in paths if not p["supported"]]
+    print(f"paths   this CPU has: {', '.join(have)}" + (f"; not supported on this CPU: {', '.join(lack)}" if lack else ""))
     print(f"memory  {d['memory_bytes'] / 2**30:.1f} GiB available to this process")
     gpus = d.get("gpus", [])
     if not gpus:

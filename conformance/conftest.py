@@ -43,6 +43,13 @@ def record():
 
 
 def pytest_sessionfinish(session, exitstatus):
+    # a child run of test_cpu_paths.py hands its rows to the parent, which reports them per kernel path
+    rows_out = os.environ.get("VOX_ROWS_JSON")
+    if rows_out:
+        import vox
+
+        Path(rows_out).write_text(json.dumps({"path": vox.devices()["cpu"]["kernels"], "rows": [
+            dict(check=r.check, subject=r.subject, value=r.value, note=r.note, backend=r.backend) for r in _ROWS]}))
     path = session.config.getoption("--report")
     if path and _ROWS:
         pre = ("Each row compares vox with the official implementation (qwen-tts 0.1.1 and kokoro 0.9.4, "
@@ -151,6 +158,13 @@ def kokoro_official():
     torch.set_num_threads(1)
     yield off
     torch.set_flush_denormal(False)
+
+def pytest_report_header(config):
+    import vox
+
+    c = vox.devices()["cpu"]
+    return f"vox kernel path: {c['kernels']} ({c['kernels_why']})" + (f"; REFUSED: {c['error']}" if c.get("error") else "")
+
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if os.environ.get("VOX_NO_SKIPS") == "1" and terminalreporter.stats.get("skipped"):

@@ -556,11 +556,10 @@ def test_q8_quality_is_measured(models, kmodels, official, tmp_path, record):
 
 # ------------------------------------------------------------------------------------- generator math
 def cpu_dots() -> tuple[bool, bool]:
-    """(int8, bf16): whether the kernel path vox uses offers AVX512-VNNI and AVX512-BF16 dot products
-    (vox_devices, from cpuid and VOX_CPU_PATH)."""
-    cpu = vox.devices()["cpu"]
-    avx512 = cpu["kernels"].startswith("avx512")
-    return avx512 and bool(cpu["features"].get("avx512vnni")), avx512 and bool(cpu["features"].get("avx512bf16"))
+    """(int8, bf16): whether the kernel path vox uses (VOX_CPU, or the best this CPU has) has int8 and
+    bf16 convolution kernels (vox_devices: the kernels' own answer)."""
+    dots = vox.devices()["cpu"]["dots"]
+    return bool(dots["int8"]), bool(dots["bf16"])
 
 
 def expected_math() -> str:
@@ -604,7 +603,7 @@ def check_generator_math(env: str, tag: str, models, kmodels, official, monkeypa
     else:
         assert math == expected_math(), prec
     if math == "f32":  # the fallback: the f32 generator, said so in the engine info
-        assert "AVX512" in prec["generator_math_why"], prec
+        assert "has no int8 or bf16 convolution kernel" in prec["generator_math_why"], prec
         assert np.array_equal(spec, spec_f32)
         return
     assert not np.array_equal(spec, spec_f32)  # the packed path really ran
@@ -642,21 +641,29 @@ def test_generator_math_bf16(models, kmodels, official, monkeypatch, record):
 
 
 def test_generator_math_switch(real, tmp_path):
-    """VOX_KOKORO_GEN=int8 or bf16 on a kernel path without AVX-512 (forced here with VOX_CPU_PATH=avx2,
-    chosen once per process, hence the child process) loads, runs the f32 generator and says so on
-    stderr and in the engine info; an unknown value is a clear error."""
+    """VOX_KOKORO_GEN=int8 or bf16 on the scalar kernel path (no packed-weight kernels; forced with
+    VOX_CPU=scalar, chosen once per process, hence the child process) loads, runs the f32 generator and
+    says so on stderr and in the engine info; an unknown value is a clear error; a kernel path the CPU
+    lacks, or an unknown one, is refused at engine creation (never replaced by another path)."""
     code = ("import json, sys, vox\n"
             "e = vox.Engine(sys.argv[1], threads=1)\n"
             "print(json.dumps([e.info['precision'], vox.devices()['cpu']['kernels'], vox.inspect(sys.argv[1])['runtime']]))\n")
-    for ask, lacking in (("int8", "AVX512-VNNI"), ("bf16", "AVX512-BF16")):
-        env = dict(os.environ, VOX_CPU_PATH="avx2", VOX_KOKORO_GEN=ask)
+    for ask in ("int8", "bf16"):
+        env = dict(os.environ, VOX_CPU="scalar", VOX_KOKORO_GEN=ask)
         r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         prec, kernels, rt = json.loads(r.stdout.strip().splitlines()[-1])
-        assert not kernels.startswith("avx512"), kernels
+        assert kernels == "scalar", kernels
         assert prec["generator_math"] == "f32", prec
         assert rt == {k: prec[k] for k in ("generator_math", "generator_math_why")}, rt
-        assert f"VOX_KOKORO_GEN={ask}" in r.stderr and lacking in r.stderr and "runs in f32" in r.stderr, r.stderr
+        assert (f"VOX_KOKORO_GEN={ask}" in r.stderr and f"no {ask} convolution kernel" in r.stderr
+                and "runs in f32" in r.stderr), r.stderr
     env = dict(os.environ, VOX_KOKORO_GEN="yes")
     r = subprocess.run([sys.executable, "-c", code, str(real)], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "VOX_KOKORO_GEN=yes: use auto" in r.stderr, r.stderr
+    lacking = [p["name"] for p in vox.devices()["cpu"]["paths"] if not p["supported"]]
+    for path in lacking[:1] + ["avx3"]:
+        r = subprocess.run([sys.executable, "-c", code, str(real)], env=dict(os.environ, VOX_CPU=path),
+                           capture_output=True, text=True, timeout=300)
+        want = "not supported on this CPU" if path != "avx3" else "unknown kernel path"
+        assert r.returncode != 0 and f"VOX_CPU={path}: {want}" in r.stderr, r.stderr

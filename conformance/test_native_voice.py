@@ -25,7 +25,7 @@ import pytest
 import vox
 from vox.reference.common.checkpoint import Checkpoint
 from vox.reference.qwen3 import mel as ref_mel
-from vox.reference.qwen3 import resample as ref_resample
+from vox.reference.dsp import resample as ref_resample
 from vox.reference.qwen3 import voice as ref_voice
 from vox.reference.qwen3.mimi_encoder import MimiEncoder
 from vox.verify import metrics

@@ -13,8 +13,9 @@ the best case for a first-audio time. Times are wall-clock seconds after loading
     rtf             compute time / audio time over the paragraph (lower is better; < 1 real time)
     first_audio_s   from the request to the first audio samples (vox: first chunk; onnx: first span)
     peak_rss_mb     the process's peak resident set (VmHWM), weights included (mmap'd pages count)
-    generator       vox: the generator math that ran (bf16 where the CPU has AVX512-BF16, else f32;
-                    generator_why says why); onnxruntime: the graph's precision
+    generator       vox: the generator math that ran (int8+bf16 on the SIMD kernel paths, f32 on the
+                    scalar one; generator_why says why); onnxruntime: the graph's precision
+    cpu_path        vox: the kernel path (VOX_CPU, or the best the CPU has)
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def run_vox(model: str, threads: int, voice: str, runs: int) -> dict:
     para = _best([once(PARAGRAPH) for _ in range(runs)])
     prec = eng.info.get("precision") or {}
     out = dict(side="vox", model=os.path.basename(model), precision=prec, threads=threads,
+               cpu_path=vox.devices()["cpu"]["kernels"],
                generator=prec.get("generator_math"), generator_why=prec.get("generator_math_why"),
                voice=voice, load_s=load_s, first_audio_short_s=short["first_audio_s"],
                first_audio_paragraph_s=para["first_audio_s"], audio_s=para["audio_s"], compute_s=para["compute_s"],

@@ -60,9 +60,34 @@ static void build(void) {
     vx_buf_json_string(&b, name, (size_t)-1);
     vx_buf_printf(&b, ",\"threads\":%d,\"kernels\":", usable);
     vx_buf_json_string(&b, c->name, (size_t)-1);
-    vx_buf_printf(&b, ",\"features\":{\"avx2\":%d,\"fma\":%d,\"f16c\":%d,\"avx512f\":%d,\"avx512vnni\":%d,"
-                      "\"avx512bf16\":%d,\"amx\":%d}},\"memory_bytes\":%llu,\"gpus\":[",
-                  c->avx2, c->fma, c->f16c, c->avx512f, c->avx512vnni, c->avx512bf16, c->amx_tile, memory_bytes());
+    /* the path the kernels run (VOX_CPU or the best), why, what its convolution kernels compute, and
+     * every path with whether this CPU has it; error: the refusal engine creation returns */
+    vx_buf_printf(&b, ",\"kernels_why\":");
+    vx_buf_json_string(&b, c->why, (size_t)-1);
+    if (c->error[0]) {
+        vx_buf_printf(&b, ",\"error\":");
+        vx_buf_json_string(&b, c->error, (size_t)-1);
+    }
+    const vx_dot_caps dots = vx_cpu_dots();
+    vx_buf_printf(&b, ",\"dots\":{\"int8\":");
+    if (dots.int8) vx_buf_json_string(&b, dots.int8, (size_t)-1);
+    else vx_buf_printf(&b, "null");
+    vx_buf_printf(&b, ",\"bf16\":");
+    if (dots.bf16) vx_buf_json_string(&b, dots.bf16, (size_t)-1);
+    else vx_buf_printf(&b, "null");
+    vx_buf_printf(&b, ",\"bf16_rounds_x\":%s},\"paths\":[", dots.bf16_rounds_x ? "true" : "false");
+    for (int p = 0; p < VX_PATHS; p++) {
+        const vx_path_desc *d = vx_path((vx_cpu_path)p);
+        vx_buf_printf(&b, "%s{\"name\":\"%s\",\"supported\":%s,\"needs\":", p ? "," : "", d->name,
+                      vx_cpu_supports((vx_cpu_path)p) ? "true" : "false");
+        vx_buf_json_string(&b, d->needs, (size_t)-1);
+        vx_buf_printf(&b, "}");
+    }
+    vx_buf_printf(&b, "],\"features\":{\"avx2\":%d,\"fma\":%d,\"f16c\":%d,\"avxvnni\":%d,\"avx512f\":%d,"
+                      "\"avx512bw\":%d,\"avx512dq\":%d,\"avx512vl\":%d,\"avx512vnni\":%d,\"avx512bf16\":%d,"
+                      "\"amx\":%d}},\"memory_bytes\":%llu,\"gpus\":[",
+                  c->avx2, c->fma, c->f16c, c->avxvnni, c->avx512f, c->avx512bw, c->avx512dq, c->avx512vl,
+                  c->avx512vnni, c->avx512bf16, c->amx_tile, memory_bytes());
     int n;
     const vx_vk_device_info *d = vx_vk_devices(&n);
     for (int i = 0; i < n; i++) {

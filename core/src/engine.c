@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "family.h"
+#include "kernels.h"
 #include "strbuf.h"
 #include "tmod.h"
 #include "vulkan/vk.h"
@@ -197,8 +198,10 @@ vox_status vox_engine_create(const char *model_path, const vox_engine_params *pa
     if (!out) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_create: out is NULL");
     *out = NULL;
     if (!model_path) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vox_engine_create: model_path is NULL");
+    vox_status st = vx_cpu_check(); /* VOX_CPU named a kernel path this CPU lacks: refused, never replaced */
+    if (st != VOX_OK) return st;
     vox_engine_params p;
-    vox_status st = read_params(params, &p);
+    st = read_params(params, &p);
     if (st != VOX_OK) return st;
     vx_device_spec spec;
     if ((st = vx_device_spec_parse(p.device, &spec)) != VOX_OK) return st;

@@ -9,8 +9,8 @@
  *      the weight (dtype, shape), the CPU path and the inputs it reads: never on the thread count,
  *      on n (how many rows are computed in the same call), or on the element's position in a tile.
  *      So a linear layer applied to 1 row or inside a batch of 37 rows gives the same bits.
- *   2. The CPU path (scalar, AVX2+FMA, AVX-512, VNNI, AVX512-BF16, AMX) is chosen once per process
- *      from the CPU features (vx_cpu_path), never per call.
+ *   2. The CPU path (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16: below) is chosen
+ *      once per process, from the CPU features or VOX_CPU, never per call.
  * Within those rules kernels are free to tile, unroll and vectorize.
  *
  * Every kernel has a portable scalar version (kernels_scalar.c) that is the readable definition; the
@@ -33,24 +33,68 @@ typedef struct vx_mat {
     const float *scales;  /* q8/q4: rows * cols / 32 scales; NULL otherwise */
 } vx_mat;
 
-/* ------------------------------------------------------------------------------ CPU features */
+/* ------------------------------------------------------------------------------ CPU paths */
+/* A kernel path is an exact set of instruction-set extensions, so one CPU can run exactly what a
+ * smaller one runs (VOX_CPU=name forces a path; the default, VOX_CPU=auto, is the best the CPU has):
+ *   scalar            portable C: the readable definition of every kernel (any CPU)
+ *   avx2              AVX2 + FMA + F16C, nothing optional: the x86-64 baseline (Haswell, Zen 1-3);
+ *                     int8 dot products through vpmaddwd
+ *   avx2-vnni         + AVX-VNNI (vpdpbusd on 256-bit registers: Alder Lake and later, Zen 5)
+ *   avx512            + AVX-512 F/BW/DQ/VL (Skylake-X); int8 dot products through the avx2 kernels
+ *   avx512-vnni       + AVX512-VNNI (Cascade Lake, Ice Lake)
+ *   avx512-vnni-bf16  + AVX512-BF16 (Cooper Lake, Sapphire Rapids, Zen 4, Zen 5)
+ * Listed in increasing order: the best path is the last one the CPU (and OS) supports. A path the CPU
+ * lacks is refused, never replaced by another: vx_cpu_check (engine creation) returns the error. AMX,
+ * where present, is detected but no kernel uses it. VOX_CPU_MASK=avx512f,avxvnni,... (tests) makes
+ * detection treat those features as absent, so one machine can show what a smaller CPU gets. */
+typedef enum vx_isa { VX_ISA_SCALAR = 0, VX_ISA_AVX2 = 1, VX_ISA_AVX512 = 2 } vx_isa; /* the vector width */
 typedef enum vx_cpu_path {
     VX_PATH_SCALAR = 0,
-    VX_PATH_AVX2 = 1,    /* AVX2 + FMA + F16C: the x86-64 baseline vox targets */
-    VX_PATH_AVX512 = 2,  /* AVX-512 F/BW/DQ/VL (+ VNNI, BF16, AMX used where present) */
+    VX_PATH_AVX2,
+    VX_PATH_AVX2_VNNI,
+    VX_PATH_AVX512,
+    VX_PATH_AVX512_VNNI,
+    VX_PATH_AVX512_VNNI_BF16,
+    VX_PATHS
 } vx_cpu_path;
+
+typedef struct vx_path_desc {
+    const char *name;   /* the VOX_CPU name */
+    vx_isa isa;
+    int vnni, bf16;     /* int8 dot-product instructions (AVX-VNNI / AVX512-VNNI), AVX512-BF16 */
+    const char *needs;  /* the extensions it needs, for messages */
+} vx_path_desc;
+const vx_path_desc *vx_path(vx_cpu_path p);  /* NULL outside [0, VX_PATHS) */
+int vx_path_parse(const char *name);          /* the path of a VOX_CPU name, or -1 */
+int vx_cpu_supports(vx_cpu_path p);           /* the CPU (and OS) can run it */
 
 typedef struct vx_cpu_info {
     int avx2, fma, f16c, avx512f, avx512bw, avx512dq, avx512vl, avx512vnni, avx512bf16, avxvnni,
         amx_tile, amx_int8, amx_bf16;
-    vx_cpu_path path;     /* what the kernels use: the best path the CPU (and OS) supports, unless
-                             VOX_CPU_PATH=scalar|avx2|avx512 asks for a lower one */
-    char name[64];        /* e.g. "avx512+vnni+bf16+amx" */
+    vx_cpu_path best;     /* the best path the CPU (and OS) supports */
+    vx_cpu_path path;     /* the path the kernels use: best, or what VOX_CPU asks for */
+    char name[32];        /* its VOX_CPU name */
+    char why[256];        /* why it was chosen, for vox_devices */
+    char error[320];      /* non-empty: VOX_CPU asked for a path this CPU lacks (or an unknown one, or the
+                           * retired VOX_CPU_PATH is set); the kernels then run `best` but engine creation
+                           * refuses with this message */
 } vx_cpu_info;
 
 /* Detected once, thread-safe. On Linux, AMX permission is requested (arch_prctl) during detection;
- * amx_* are 1 only when granted. The kernels do not use AMX at present. */
+ * amx_* are 1 only when granted. */
 const vx_cpu_info *vx_cpu(void);
+/* VOX_OK, or VOX_ERR_UNSUPPORTED with vx_cpu()->error as the message (engine creation calls it). */
+vox_status vx_cpu_check(void);
+
+/* What the active path's convolution kernels offer (a model family chooses its math from this, never
+ * from CPU features): int8 / bf16 say how the vx_i8w / vx_bf16w kernels compute, NULL when the path has
+ * none (their packing then returns VOX_ERR_UNSUPPORTED). */
+typedef struct vx_dot_caps {
+    const char *int8;  /* "AVX512-VNNI", "AVX-VNNI", "AVX2 vpmaddwd" */
+    const char *bf16;  /* "AVX512-BF16" (x rounded to bf16 too), "bf16 weights widened, f32 FMA" */
+    int bf16_rounds_x; /* the bf16 kernel rounds its input rows to bf16 (vdpbf16ps) */
+} vx_dot_caps;
+vx_dot_caps vx_cpu_dots(void);
 
 /* ------------------------------------------------------------------------------ linear algebra */
 /* y[n][rows] = x[n][cols] . W^T (+ bias[rows] if bias != NULL).
@@ -73,42 +117,47 @@ void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x
 void vx_linear_multi(vx_pool *pool, int n_mats, const vx_mat *const *w, const float *const *bias, const float *x,
                      int64_t n, float *const *y);
 
-/* A weight matrix packed for bf16 dot products (AVX512-BF16 only; cpu/linear_bf16_avx512.c has the
- * layout): every weight rounded to bf16 (round-to-nearest-even), packed once and owned (data). */
+/* A weight matrix packed for bf16 products (cpu/bf16w.c has the layout, the same on every path):
+ * every weight rounded to bf16 (round-to-nearest-even), packed once and owned (data). */
 typedef struct vx_bf16w {
     int64_t rows, cols, pairs;
     int64_t taps, tap_pairs; /* a matrix: 1, pairs; a convolution: k, c_in / 2 */
     uint32_t *data;
 } vx_bf16w;
-/* VOX_ERR_UNSUPPORTED unless the CPU path is AVX-512 with AVX512-BF16 and w is f32/bf16 with rows a
- * multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
+/* VOX_ERR_UNSUPPORTED unless the active path has a bf16 kernel (vx_cpu_dots().bf16) and w is f32/bf16
+ * with rows a multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out);
 /* A Conv1d weight [c_out][c_in * k] (torch order) packed tap-major for vx_conv1d_bf16w; c_in even. */
 vox_status vx_bf16w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_bf16w *out);
 void vx_bf16w_free(vx_bf16w *w);
 /* The convolution of a tap-major packed weight without im2col: y[t][rows] = bias + sum over taps j of
- * bf16(x[t + j dil]) . W_j^T for t < n_out; x time-major [n_out + dil (k - 1)][c_in] f32, padded by
- * the caller; each input row is rounded to bf16 once. Per output: taps in order, channel pairs in order
- * within a tap, one vdpbf16ps chain, then + bias. VOX_ERR_OUT_OF_MEMORY. */
+ * x[t + j dil] . W_j^T for t < n_out; x time-major [n_out + dil (k - 1)][c_in] f32, padded by the
+ * caller. Per output, in (tap, channel pair, channel) order, one chain, then + bias; the paths differ
+ * in what the chain multiplies:
+ *  - avx512-vnni-bf16 (vx_cpu_dots().bf16_rounds_x): each input row rounded to bf16 once, one
+ *    vdpbf16ps chain over the pairs (products exact in f32, f32 sums): twice the f32 rate;
+ *  - the others with a bf16 kernel: x in f32 times the bf16 weight widened exactly, one FMA per
+ *    product (the f32 rate; half the weight bytes of f32 and no im2col).
+ * Never dependent on n or the thread count. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
                            float *y);
-/* y[n][rows] = bf16(x) . bf16(W)^T (+ bias): per output one vdpbf16ps chain over column pairs in
- * order (products exact in f32, f32 sums), then + bias; never dependent on n or the thread count.
- * Not a rounding of vx_linear's result: each x element is rounded to bf16 (relative error up to
- * 2^-9), so use it only where that was measured to be harmless. VOX_ERR_OUT_OF_MEMORY. */
+/* y[n][rows] = x . W^T (+ bias) of a packed matrix, as vx_conv1d_bf16w with one tap: not a rounding
+ * of vx_linear's result (bf16 weights; on avx512-vnni-bf16 bf16 inputs too: relative error up to
+ * 2^-9 each), so use it only where that was measured to be harmless. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y);
 
-/* A convolution weight packed for int8 dot products (AVX512-VNNI only; cpu/conv_i8_avx512.c has the
- * layout): each output channel r quantized symmetrically, w ~ scale[r] * q with q = rne(w / scale[r])
- * in [-127, 127] and scale[r] = max |w[r]| / 127 (1 for an all-zero channel), over all its taps. */
+/* A convolution weight packed for int8 dot products (cpu/i8w.c has the layout, the same on every path
+ * that has the kernel): each output channel r quantized symmetrically, w ~ scale[r] * q with
+ * q = rne(w / scale[r]) in [-127, 127] and scale[r] = max |w[r]| / 127 (1 for an all-zero channel),
+ * over all its taps. */
 typedef struct vx_i8w {
     int64_t rows, c_in, taps, quads; /* quads: ceil(c_in / 4), the 4-byte groups of vpdpbusd */
     int8_t *data;
     float *scale;  /* [rows] */
     float *wsum;   /* [taps][rows]: sum over channels of q (the zero point's share of each tap) */
 } vx_i8w;
-/* A Conv1d weight [c_out][c_in * k] (torch order). VOX_ERR_UNSUPPORTED unless the CPU path is AVX-512
- * with AVX512-VNNI and w is f32/bf16 with rows a multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
+/* A Conv1d weight [c_out][c_in * k] (torch order). VOX_ERR_UNSUPPORTED unless the active path has an
+ * int8 kernel (vx_cpu_dots().int8) and w is f32/bf16 with rows a multiple of 64; VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_i8w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_i8w *out);
 void vx_i8w_free(vx_i8w *w);
 /* One input row to 8 bits with its own range: x ~ zero + scale * q, q = rne((x - lo) * 255 / (hi - lo))
@@ -118,8 +167,10 @@ void vx_i8_quantize_row(const float *x, int64_t c, uint8_t *q, float *scale, flo
  * x time-major [n_out + dil (k - 1)][c_in] f32, padded by the caller. Each input row is quantized once
  * (vx_i8_quantize_row); per output: for each tap j in order, the exact int32 dot product isum_j of the
  * row's codes with q, then f = fma(scale_x, isum_j, f), f = fma(zero_x, wsum[j], f); finally
- * y = fma(f, scale[r], bias[r]). Exact integer sums and this fixed float order: the result never
- * depends on the tiling or the thread count, and vx_conv1d_i8w_model computes the same bits.
+ * y = fma(f, scale[r], bias[r]). Exact integer sums (vpdpbusd with AVX-VNNI / AVX512-VNNI; without
+ * them codes widened to int16 and vpmaddwd, whose pair sums 2 * 255 * 127 never saturate, unlike
+ * vpmaddubsw's int16 ones) and this fixed float order: the result never depends on the tiling, the
+ * thread count or the path, and vx_conv1d_i8w_model computes the same bits.
  * Error: 8-bit activations (~range / 510 per element) and 8-bit weights. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
                          float *y);
@@ -151,13 +202,18 @@ vox_status vx_conv1d_i8w_ex(vx_pool *pool, const vx_i8w *w, const float *bias, c
 /* Scalar model of vx_conv1d_i8w (tests). */
 void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil, float *y);
 
-/* y[n][m] = x[n][k] . W[k][m] for an f32 W stored [k, m] row-major (transposed convolutions).
- * Per output: one FMA chain over k in index order (scalar: a plain sum in index order). */
+/* y[n][m] = x[n][k] . W[k][m] for W stored [k, m] row-major (transposed convolutions): w->rows = k,
+ * w->cols = m, f32, f16 or bf16 (widened exactly). Per output: one FMA chain over k in index order
+ * starting from 0 (scalar: a plain sum in index order). */
+void vx_matmul_nn(vx_pool *pool, const vx_mat *w, const float *x, int64_t n, float *y);
+/* The same for an f32 W given as a pointer. */
 void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y);
 
 /* out[i][:] = row ids[i] of w, converted to float32 (embedding lookup; any dtype). Exact conversions
  * (q8: q * s, q4: (nibble - 8) * s, as docs/formats.md), the same bits on every path. */
 void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out);
+/* n values of dtype f32, f16 or bf16 to float32 (exact); VOX_ERR_UNSUPPORTED for other dtypes. */
+vox_status vx_to_f32(vox_dtype dtype, const void *src, int64_t n, float *out);
 
 /* ------------------------------------------------------------------------------ normalization */
 /* y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w (w may be NULL: no scale); x == y allowed. */
@@ -220,6 +276,23 @@ void vx_im2col(const float *x, int64_t t_in, int64_t c, int64_t k, int64_t dilat
  * x time-major with t_out + (k-1)*dilation rows (the caller pads); w: [c][k] f32. */
 void vx_depthwise_conv(const float *x, int64_t t_out, int64_t c, const float *w, int64_t k, int64_t dilation,
                        const float *b, float *y);
+
+/* ------------------------------------------------------------------------------ sources */
+/* A sum of harmonics read from per-frame phases (Kokoro's SineGen, its Linear(n_h, 1) merge and tanh;
+ * kokoro/source.c has the arithmetic's origin). Sample j of the upsampled signal: s = max(fma(scale,
+ * j + 0.5, -0.5), 0), i0 = (int) s, i1 = i0 + 1 if i0 < t2 - 1 else i0, l1 = s - i0, l0 = 1 - l1,
+ * uv = f0[j / hop] > threshold ? 1 : 0 and
+ *   y[j] = tanh(((b + sum over h in order of w[h] * (sin(fma(l0, phase[i0][h], l1 * phase[i1][h])) * amp
+ *          * uv)) + noise[j]))
+ * (noise NULL: no term; it may be y itself). phase: [t2][n_h]. sin and tanh: libm on the scalar path,
+ * simd_math.h's (a few ulps) on the others; the index and blend arithmetic is the same on every path. */
+typedef struct vx_harmonic {
+    const float *f0, *phase, *w, *noise;
+    float b, amp, threshold, scale;
+    int64_t t2, hop, n_h;
+} vx_harmonic;
+/* y[j] for j in [begin, end). */
+void vx_harmonic_source(const vx_harmonic *a, int64_t begin, int64_t end, float *y);
 
 /* ------------------------------------------------------------------------------ FFT */
 /* Real FFT of size n (a power of two) with precomputed twiddles: in[n] -> out[n/2 + 1] complex

@@ -1,6 +1,10 @@
 /* Kernel benchmarks on the real Qwen3-TTS shapes (not a test: built, never run by CTest).
  *
- *   bench_kernels [--path scalar|avx2|avx512] [--threads 1,2] [--only gemv,gemm,nn,misc,acc,peak] [--quick]
+ *   bench_kernels [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,misc,acc,peak] [--quick]
+ *
+ * --path: a kernel path of kernels.h (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16);
+ * the default is the one VOX_CPU or the CPU gives. conv: the Kokoro generator's and decoder's
+ * convolutions through the packed int8 and bf16 kernels and the f32 im2col GEMM.
  *
  * GEMV: weight bytes streamed per second (GB/s) and GFLOP/s, "hot" (the same matrix again and again:
  * cache-resident when it fits) and "cold" (cycling through copies totalling > 3x the L3, so weights
@@ -311,6 +315,70 @@ static void bench_nn(void) {
     }
 }
 
+/* ------------------------------------------------------------------------------ convolutions */
+typedef struct conv_ctx {
+    vx_pool *pool;
+    int kind; /* 0: int8 (fused form, no map), 1: bf16, 2: f32 im2col + GEMM */
+    const vx_i8w *iw;
+    const vx_bf16w *bw;
+    const vx_mat *w;
+    const float *x, *bias;
+    float *col, *y;
+    int64_t c, k, dil, n;
+} conv_ctx;
+static void conv_run(void *c_, int iter) {
+    conv_ctx *c = c_;
+    (void)iter;
+    if (c->kind == 0) {
+        vx_conv1d_i8w(c->pool, c->iw, c->bias, c->x, c->n, c->dil, c->y);
+    } else if (c->kind == 1) {
+        vx_conv1d_bf16w(c->pool, c->bw, c->bias, c->x, c->n, c->dil, c->y);
+    } else {
+        vx_im2col(c->x, c->n + c->dil * (c->k - 1), c->c, c->k, c->dil, 1, c->n, c->col);
+        vx_linear(c->pool, c->w, c->bias, c->col, c->n, c->y);
+    }
+}
+
+static void bench_conv(void) {
+    static const struct { int64_t co, ci, k, dil, n; const char *what; } cases[] = {
+        {256, 256, 3, 1, 1420, "generator resblock, 256 ch, k3 (1.5 s of audio)"},
+        {256, 256, 7, 3, 1420, "generator resblock, 256 ch, k7"},
+        {256, 256, 11, 5, 1420, "generator resblock, 256 ch, k11"},
+        {128, 128, 3, 1, 8520, "generator resblock, 128 ch, k3"},
+        {128, 128, 11, 5, 8520, "generator resblock, 128 ch, k11"},
+        {1024, 1024, 3, 1, 284, "decoder, 1024 ch, k3"},
+    };
+    printf("\n## Convolutions (Kokoro shapes; GFLOP/s = 2 c_out c_in k n / time)\n\n");
+    printf("| shape | what | kernel | thr | ms | GFLOP/s |\n|---|---|---|---|---|---|\n");
+    const vx_dot_caps dots = vx_cpu_dots();
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const int64_t co = cases[ci].co, c = cases[ci].ci, k = cases[ci].k, dil = cases[ci].dil, n = cases[ci].n;
+        const int64_t n_in = n + dil * (k - 1);
+        vx_mat w = make_mat(VOX_DTYPE_F32, co, c * k);
+        float *x = malloc(sizeof(float) * (size_t)(n_in * c)), *y = malloc(sizeof(float) * (size_t)(n * co));
+        float *col = malloc(sizeof(float) * (size_t)(n * c * k)), *bias = calloc((size_t)co, sizeof(float));
+        for (int64_t i = 0; i < n_in * c; i++) x[i] = frand();
+        vx_i8w iw = {0};
+        vx_bf16w bw = {0};
+        const int has_i8 = dots.int8 && vx_i8w_pack_conv(&w, c, k, &iw) == VOX_OK;
+        const int has_bf = dots.bf16 && vx_bf16w_pack_conv(&w, c, k, &bw) == VOX_OK;
+        for (int kind = 0; kind < 3; kind++) {
+            if ((kind == 0 && !has_i8) || (kind == 1 && !has_bf) || (quick && kind == 2 && n > 2000)) continue;
+            for (int t = 0; t < n_threads; t++) {
+                conv_ctx ctx = {pools[thread_list[t]], kind, &iw, &bw, &w, x, bias, col, y, c, k, dil, n};
+                double tm = time_it(conv_run, &ctx);
+                printf("| %lldx%lldx%lld n=%lld | %s | %s | %d | %.3f | %.1f |\n", (long long)co, (long long)c, (long long)k,
+                       (long long)n, cases[ci].what, kind == 0 ? dots.int8 : kind == 1 ? dots.bf16 : "f32 im2col+GEMM",
+                       thread_list[t], tm * 1e3, 2.0 * (double)(co * c * k) * (double)n / tm / 1e9);
+                fflush(stdout);
+            }
+        }
+        vx_i8w_free(&iw), vx_bf16w_free(&bw);
+        free_mat(&w);
+        free(x), free(y), free(col), free(bias);
+    }
+}
+
 /* ------------------------------------------------------------------------------ misc kernels */
 typedef struct misc_ctx {
     int which;
@@ -530,8 +598,8 @@ int main(int argc, char **argv) {
     for (int i = 1; n_cases < 32 && i < argc; i++) {
         if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             const char *p = argv[++i];
-            vx_cpu_path path = strcmp(p, "scalar") == 0 ? VX_PATH_SCALAR : strcmp(p, "avx2") == 0 ? VX_PATH_AVX2 : VX_PATH_AVX512;
-            if (!vx_kernels_force_path(path)) {
+            const int path = vx_path_parse(p);
+            if (path < 0 || !vx_kernels_force_path((vx_cpu_path)path)) {
                 fprintf(stderr, "path %s not supported here\n", p);
                 return 1;
             }
@@ -548,7 +616,7 @@ int main(int argc, char **argv) {
             quick = 1;
             min_time = 0.05;
         } else {
-            fprintf(stderr, "usage: %s [--path scalar|avx2|avx512] [--threads 1,2] [--only gemv,gemm,nn,misc,acc,peak] [--quick]\n"
+            fprintf(stderr, "usage: %s [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,misc,acc,peak] [--quick]\n"
                     "          [--case DTYPE:ROWSxCOLS:N ...] [--hot-only]   (e.g. q8:1024x1024:1; only those cases)\n",
                     argv[0]);
             return 2;
@@ -590,6 +658,7 @@ int main(int argc, char **argv) {
     RUN("gemv", bench_gemv);
     RUN("gemm", bench_gemm);
     RUN("nn", bench_nn);
+    RUN("conv", bench_conv);
     RUN("misc", bench_misc);
     RUN("acc", bench_accuracy);
     for (int i = 0; i < 9; i++) vx_pool_free(pools[i]);

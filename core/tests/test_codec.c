@@ -103,11 +103,6 @@ static uint16_t f2h(float f) {
     return (uint16_t)h;
 }
 
-static float h2f(uint16_t h) { /* IEEE half -> float (normal, subnormal, zero; no inf/nan in tests) */
-    const int e = (h >> 10) & 31, m = h & 1023;
-    const float v = e ? ldexpf((float)(m | 1024), e - 25) : ldexpf((float)m, -24);
-    return (h & 0x8000u) ? -v : v;
-}
 
 static void add(const char *name, int ndim, int64_t s0, int64_t s1, int64_t s2, int kind, float a, float b) {
     if (skip_tensor && strcmp(name, skip_tensor) == 0) return;
@@ -599,52 +594,6 @@ static void test_invalid(void) {
     bad_shape_tensor = NULL;
 }
 
-/* q3_matmul_nn (transposed convolutions, 16-bit weights on the codec's own SIMD paths): close to a
- * double-precision product, and bit-identical whether rows come one at a time or all together, for
- * odd shapes (column tails, row remainders) and any pool. */
-static void test_matmul_nn(void) {
-    static const int64_t shapes[][3] = {{1, 1, 1}, {3, 7, 5}, {9, 64, 17}, {6, 130, 33}, {5, 257, 40}, {13, 96, 576}};
-    const vox_dtype dts[3] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_F16};
-    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
-        for (int di = 0; di < 3; di++) {
-            const int64_t n = shapes[si][0], m = shapes[si][1], k = shapes[si][2];
-            float *wf = malloc((size_t)(k * m) * sizeof *wf), *x = malloc((size_t)(n * k) * sizeof *x);
-            uint16_t *w16 = malloc((size_t)(k * m) * sizeof *w16);
-            float *y = malloc((size_t)(n * m) * sizeof *y), *y1 = malloc((size_t)(n * m) * sizeof *y1);
-            for (int64_t i = 0; i < k * m; i++) {
-                const float v = nrand();
-                w16[i] = dts[di] == VOX_DTYPE_BF16 ? f2bf(v) : f2h(v);
-                if (dts[di] == VOX_DTYPE_BF16) {
-                    const uint32_t b = (uint32_t)w16[i] << 16;
-                    memcpy(&wf[i], &b, 4);
-                } else if (dts[di] == VOX_DTYPE_F16) {
-                    wf[i] = h2f(w16[i]);
-                } else {
-                    wf[i] = v;
-                }
-            }
-            for (int64_t i = 0; i < n * k; i++) x[i] = nrand();
-            vx_mat w = {.dtype = dts[di], .rows = k, .cols = m, .data = dts[di] == VOX_DTYPE_F32 ? (void *)wf : (void *)w16};
-            q3_matmul_nn(pools[2], &w, x, n, y);
-            double worst = 0;
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < m; j++) {
-                    double ref = 0, mag = 0;
-                    for (int64_t kk = 0; kk < k; kk++) {
-                        ref += (double)x[i * k + kk] * wf[kk * m + j];
-                        mag += fabs((double)x[i * k + kk] * wf[kk * m + j]);
-                    }
-                    worst = fmax(worst, fabs(y[i * m + j] - ref) / (mag + 1e-30));
-                }
-            CHECK(worst < 1e-6, "matmul_nn %s [%lld x %lld] . [%lld x %lld]: relative error %g", vox_dtype_name(dts[di]),
-                  (long long)n, (long long)k, (long long)k, (long long)m, worst);
-            for (int64_t i = 0; i < n; i++) q3_matmul_nn(pools[i % 2], &w, x + i * k, 1, y1 + i * m);
-            CHECK(same(y, y1, n * m), "matmul_nn %s: row by row differs from all rows (%lld x %lld)",
-                  vox_dtype_name(dts[di]), (long long)n, (long long)m);
-            free(wf), free(x), free(w16), free(y), free(y1);
-        }
-}
-
 /* q3_reference_cut: Python's int(ref / max(total, 1) * n) in double. */
 static void test_cut(void) {
     CHECK(q3_reference_cut(81, 322, 322 * 1920) == 81 * 1920 - 1, "81/322");
@@ -668,7 +617,6 @@ int main(void) {
         }
     }
     test_cut();
-    test_matmul_nn();
     test_chunkings(&CFG_12HZ, VOX_DTYPE_F32, 100, 10);
     test_chunkings(&CFG_ODD, VOX_DTYPE_F32, 60, 30);
     test_chunkings(&CFG_ODD, VOX_DTYPE_BF16, 40, 6);

@@ -5,7 +5,9 @@
  * tolerances derived from float32 rounding bounds. Determinism (kernels.h rule 1) is checked bit for
  * bit: 1, 2 and 3 threads give the same output, and a row computed alone gives the same bits as inside
  * a batch. The pool's busy rule, range coverage and FTZ/DAZ on workers are checked directly, and the
- * VOX_CPU_PATH override by re-running this program with it set. */
+ * VOX_CPU switch by re-running this program with it set: every path this CPU has is chosen when asked
+ * for, every path it lacks (and an unknown name, and the retired VOX_CPU_PATH) is refused with a clear
+ * error, never replaced. Paths this CPU lacks are listed as such in the output. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +28,7 @@
 #include "error.h"
 #include "kernels.h"
 #include "pool.h"
+#include "tmod.h"
 
 #define U32 (1.0 / 16777216.0) /* unit roundoff of float32, 2^-24 */
 
@@ -51,7 +54,7 @@ static float *fvec(int64_t n, float lo, float hi) {
 }
 static int same_bits(const float *a, const float *b, int64_t n) { return memcmp(a, b, sizeof(float) * (size_t)n) == 0; }
 
-static const char *path_name(int p) { return p == 0 ? "scalar" : p == 1 ? "avx2" : "avx512"; }
+static const char *path_name(int p) { return vx_path((vx_cpu_path)p)->name; }
 static int cur_path;
 static int verbose; /* VOX_TEST_VERBOSE=1: print measured errors */
 
@@ -363,42 +366,52 @@ static void test_qact_exact(void) {
 }
 
 /* ------------------------------------------------------------------------------ matmul_nn */
+/* vx_matmul_nn (W [k][m] in f32, bf16, f16: the transposed convolutions) vs double sums of the exactly
+ * widened weights; 1, 2, 3 threads and a row alone give the same bits. */
 static void test_matmul_nn(void) {
-    static const int64_t shapes[][3] = {{37, 75, 1}, {64, 129, 2}, {13, 33, 7}, {100, 77, 33}, {5, 300, 257}, {70, 17, 64}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        int64_t k = shapes[s][0], m = shapes[s][1], n = shapes[s][2];
-        float *w = fvec(k * m, -1, 1), *x = fvec(n * k, -2, 2);
-        float *y[4];
-        for (int t = 1; t <= 3; t++) {
-            y[t] = malloc(sizeof(float) * (size_t)(n * m));
-            vx_matmul_nn_f32(pools[t], w, k, m, x, n, y[t]);
-        }
-        CHECK(same_bits(y[1], y[2], n * m) && same_bits(y[1], y[3], n * m), "%s matmul_nn %lldx%lld n=%lld: threads change bits",
-              path_name(cur_path), (long long)k, (long long)m, (long long)n);
-        int bad = 0;
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t c = 0; c < m; c++) {
-                double ref = 0, mag = 0;
-                for (int64_t kk = 0; kk < k; kk++) {
-                    double p = (double)x[i * k + kk] * w[kk * m + c];
-                    ref += p;
-                    mag += fabs(p);
-                }
-                double err = fabs(y[1][i * m + c] - ref), tol = (k + 1) * U32 * mag * 1.01 + 1e-30;
-                if (!(err <= tol) && bad++ == 0)
-                    CHECK(0, "%s matmul_nn y[%lld][%lld]=%.9g ref=%.9g", path_name(cur_path), (long long)i, (long long)c,
-                          y[1][i * m + c], ref);
+    static const int64_t shapes[][3] = {{37, 75, 1}, {64, 129, 2}, {13, 33, 7}, {100, 77, 33}, {5, 300, 257}, {70, 17, 64},
+                                        {576, 96, 13}};
+    static const vox_dtype dts[3] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_F16};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int di = 0; di < 3; di++) {
+            int64_t k = shapes[s][0], m = shapes[s][1], n = shapes[s][2];
+            wmat wm = make_w(dts[di], k, m); /* [k][m]: deq holds the exact values the kernel sees */
+            const float *w = wm.deq;
+            float *x = fvec(n * k, -2, 2);
+            float *y[4];
+            for (int t = 1; t <= 3; t++) {
+                y[t] = malloc(sizeof(float) * (size_t)(n * m));
+                if (dts[di] == VOX_DTYPE_F32 && t == 3) vx_matmul_nn_f32(pools[t], w, k, m, x, n, y[t]);
+                else vx_matmul_nn(pools[t], &wm.m, x, n, y[t]);
             }
-        if (n > 1) {
-            float *y1 = malloc(sizeof(float) * (size_t)m);
-            vx_matmul_nn_f32(pools[2], w, k, m, x + (n - 1) * k, 1, y1);
-            CHECK(same_bits(y1, y[1] + (n - 1) * m, m), "%s matmul_nn: last row alone != in batch", path_name(cur_path));
-            free(y1);
+            CHECK(same_bits(y[1], y[2], n * m) && same_bits(y[1], y[3], n * m),
+                  "%s matmul_nn %s %lldx%lld n=%lld: threads change bits", path_name(cur_path), vox_dtype_name(dts[di]),
+                  (long long)k, (long long)m, (long long)n);
+            int bad = 0;
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t c = 0; c < m; c++) {
+                    double ref = 0, mag = 0;
+                    for (int64_t kk = 0; kk < k; kk++) {
+                        double p = (double)x[i * k + kk] * w[kk * m + c];
+                        ref += p;
+                        mag += fabs(p);
+                    }
+                    double err = fabs(y[1][i * m + c] - ref), tol = (k + 1) * U32 * mag * 1.01 + 1e-30;
+                    if (!(err <= tol) && bad++ == 0)
+                        CHECK(0, "%s matmul_nn %s y[%lld][%lld]=%.9g ref=%.9g", path_name(cur_path), vox_dtype_name(dts[di]),
+                              (long long)i, (long long)c, y[1][i * m + c], ref);
+                }
+            if (n > 1) {
+                float *y1 = malloc(sizeof(float) * (size_t)m);
+                vx_matmul_nn(pools[2], &wm.m, x + (n - 1) * k, 1, y1);
+                CHECK(same_bits(y1, y[1] + (n - 1) * m, m), "%s matmul_nn %s: last row alone != in batch",
+                      path_name(cur_path), vox_dtype_name(dts[di]));
+                free(y1);
+            }
+            for (int t = 1; t <= 3; t++) free(y[t]);
+            free_w(&wm);
+            free(x);
         }
-        for (int t = 1; t <= 3; t++) free(y[t]);
-        free(w);
-        free(x);
-    }
 }
 
 /* ------------------------------------------------------------------------------ attention */
@@ -985,25 +998,117 @@ static void test_pool(void) {
     }
 }
 
+/* ------------------------------------------------------------------------------ harmonic source */
+/* vx_harmonic_source: within a few ulps of a double computation that shares the definition's float
+ * index and blend arithmetic (phases up to 1e5 rad, as a long span's); a sample's value independent of
+ * the range it is computed in; the noise term read in place. */
+static void test_harmonic_source(void) {
+    const int64_t t2 = 37, hop = 300, nh = 9, n = t2 * hop;
+    float *f0 = fvec(t2, 0.0f, 400.0f), *w = fvec(nh, -1.0f, 1.0f), *phase = malloc(sizeof(float) * (size_t)(t2 * nh));
+    for (int64_t i = 0; i < t2; i++)
+        for (int64_t h = 0; h < nh; h++) phase[i * nh + h] = (float)(i + 1) * (float)(h + 1) * urand(0.0f, 300.0f);
+    for (int64_t i = 0; i < t2; i += 5) f0[i] = 3.0f; /* unvoiced frames */
+    float *noise = fvec(n, -0.01f, 0.01f), *y = malloc(sizeof(float) * (size_t)n), *y2 = malloc(sizeof(float) * (size_t)n);
+    vx_harmonic a = {.f0 = f0, .phase = phase, .w = w, .noise = noise, .b = 0.05f, .amp = 0.1f, .threshold = 10.0f,
+                     .scale = (float)(1.0 / 300.0), .t2 = t2, .hop = hop, .n_h = nh};
+    vx_harmonic_source(&a, 0, n, y);
+    double worst = 0.0;
+    for (int64_t j = 0; j < n; j++) {
+        float s = fmaf(a.scale, (float)j + 0.5f, -0.5f);
+        if (s < 0.0f) s = 0.0f;
+        const int64_t i0 = (int64_t)s, i1 = i0 + (i0 < t2 - 1 ? 1 : 0);
+        const float l1 = s - (float)i0, l0 = 1.0f - l1, uv = f0[j / hop] > a.threshold ? 1.0f : 0.0f;
+        double acc = a.b, mag = fabs(a.b);
+        for (int64_t h = 0; h < nh; h++) {
+            const float ph = fmaf(l0, phase[i0 * nh + h], l1 * phase[i1 * nh + h]);
+            acc += w[h] * (sin((double)ph) * a.amp * uv);
+            mag += fabs(w[h] * a.amp * uv);
+        }
+        acc += noise[j];
+        const double err = fabs(y[j] - tanh(acc)) / (2e-7 * (mag + fabs(noise[j]) + 1.0));
+        worst = err > worst ? err : worst;
+    }
+    if (verbose) printf("  %-10s harmonic source err/tol %.3f\n", path_name(cur_path), worst);
+    CHECK(worst <= 1.0, "%s harmonic source: err/tol %.3g", path_name(cur_path), worst);
+    /* any range: the same bits; noise in place */
+    memcpy(y2, noise, sizeof(float) * (size_t)n);
+    a.noise = y2;
+    vx_harmonic_source(&a, 0, 1237, y2);
+    vx_harmonic_source(&a, 1237, 1240, y2);
+    vx_harmonic_source(&a, 1240, n, y2);
+    CHECK(same_bits(y, y2, n), "%s harmonic source: split ranges / in-place noise change bits", path_name(cur_path));
+    free(f0), free(w), free(phase), free(noise), free(y), free(y2);
+}
+
 /* ------------------------------------------------------------------------------ main */
-static int run_child_path(const char *self, const char *env) {
+/* Runs this program with `var`=`value`: returns the path it chose, with *refused set when engine
+ * creation would refuse (vx_cpu_check) and the message in msg. -1 when the child failed. */
+static int run_child_path(const char *self, const char *var, const char *value, int *refused, char *msg, size_t cap) {
     int fd[2];
     if (pipe(fd) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fd[1], 1);
         close(fd[0]);
-        setenv("VOX_CPU_PATH", env, 1);
+        unsetenv("VOX_CPU");
+        unsetenv("VOX_CPU_PATH");
+        setenv(var, value, 1);
         execl(self, self, "--print-path", (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
-    char buf[16] = {0};
-    ssize_t r = read(fd[0], buf, sizeof buf - 1);
+    char buf[512] = {0};
+    size_t got = 0;
+    ssize_t r;
+    while (got < sizeof buf - 1 && (r = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)r;
     close(fd[0]);
     int status;
     waitpid(pid, &status, 0);
-    return r > 0 ? atoi(buf) : -1;
+    int path = -1, ref = 0, off = 0;
+    if (sscanf(buf, "%d %d %n", &path, &ref, &off) < 2) return -1;
+    *refused = ref;
+    snprintf(msg, cap, "%s", buf + off);
+    msg[strcspn(msg, "\n")] = '\0';
+    return path;
+}
+
+/* VOX_CPU: each path the CPU has is chosen exactly; each it lacks is refused with a message naming it;
+ * auto is the best; an unknown name and VOX_CPU_PATH are refused too. */
+static void test_cpu_switch(void) {
+    const vx_cpu_info *ci = vx_cpu();
+    char msg[512];
+    int refused;
+    for (int p = 0; p < VX_PATHS; p++) {
+        const char *name = vx_path((vx_cpu_path)p)->name;
+        int got = run_child_path("/proc/self/exe", "VOX_CPU", name, &refused, msg, sizeof msg);
+        if (vx_cpu_supports((vx_cpu_path)p)) {
+            CHECK(got == p && !refused, "VOX_CPU=%s gives path %d (refused %d: %s), expected %d", name, got, refused, msg, p);
+        } else {
+            CHECK(got == (int)ci->best && refused && strstr(msg, "not supported on this CPU") && strstr(msg, name),
+                  "VOX_CPU=%s on a CPU without it: path %d, refused %d (%s)", name, got, refused, msg);
+            printf("path %s: not supported on this CPU (needs %s): VOX_CPU=%s is refused\n", name,
+                   vx_path((vx_cpu_path)p)->needs, name);
+        }
+    }
+    int got = run_child_path("/proc/self/exe", "VOX_CPU", "auto", &refused, msg, sizeof msg);
+    CHECK(got == (int)ci->best && !refused, "VOX_CPU=auto: path %d (refused %d), expected %d", got, refused, (int)ci->best);
+    got = run_child_path("/proc/self/exe", "VOX_CPU", "avx3", &refused, msg, sizeof msg);
+    CHECK(got == (int)ci->best && refused && strstr(msg, "unknown kernel path"), "VOX_CPU=avx3: %d %d (%s)", got, refused, msg);
+    got = run_child_path("/proc/self/exe", "VOX_CPU_PATH", "avx2", &refused, msg, sizeof msg);
+    CHECK(refused && strstr(msg, "VOX_CPU_PATH is no longer read"), "VOX_CPU_PATH=avx2: %d %d (%s)", got, refused, msg);
+    /* as on a CPU without AVX-512 and AVX-VNNI (Zen 3): avx2 is the best, the wider paths are refused */
+    if (vx_cpu_supports(VX_PATH_AVX2)) {
+        setenv("VOX_CPU_MASK", "avx512f,avxvnni", 1);
+        got = run_child_path("/proc/self/exe", "VOX_CPU", "auto", &refused, msg, sizeof msg);
+        CHECK(got == VX_PATH_AVX2 && !refused, "VOX_CPU_MASK=avx512f,avxvnni: best path %d, expected avx2", got);
+        const char *wider[] = {"avx2-vnni", "avx512", "avx512-vnni", "avx512-vnni-bf16"};
+        for (int i = 0; i < 4; i++) {
+            got = run_child_path("/proc/self/exe", "VOX_CPU", wider[i], &refused, msg, sizeof msg);
+            CHECK(got == VX_PATH_AVX2 && refused && strstr(msg, "not supported on this CPU"),
+                  "masked CPU, VOX_CPU=%s: path %d refused %d (%s)", wider[i], got, refused, msg);
+        }
+        unsetenv("VOX_CPU_MASK");
+    }
 }
 
 /* ------------------------------------------------------------------------------ bf16 dot products */
@@ -1019,16 +1124,22 @@ static float bf16_round(float f) { /* round-to-nearest-even, as the kernel's con
  * f32 sums round: bound gamma_(K+2) * sum |x w|); 1, 2, 3 threads and a row alone give the same bits;
  * shapes the packing cannot take are refused. */
 static void test_linear_bf16w(void) {
-    const vx_cpu_info *ci = vx_cpu();
+    const vx_dot_caps dots = vx_cpu_dots();
     float one = 1.0f;
-    vx_mat odd = {.dtype = VOX_DTYPE_F32, .rows = 48, .cols = 1, .data = &one};
+    vx_mat odd = {.dtype = VOX_DTYPE_F32, .rows = 48, .cols = 1, .data = &one}, ok = {.dtype = VOX_DTYPE_F32, .rows = 64,
+                                                                                         .cols = 1, .data = fvec(64, -1, 1)};
     vx_bf16w pk;
     CHECK(vx_bf16w_pack(&odd, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "bf16w: 48-row matrix accepted");
-    if (ci->path != VX_PATH_AVX512 || !ci->avx512bf16) {
-        printf("  bf16w: no AVX512-BF16 (%s): only the refusal checked\n", ci->name);
+    if (!dots.bf16) { /* a path without the kernel refuses to pack */
+        CHECK(vx_bf16w_pack(&ok, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "%s: bf16w packed without a kernel",
+              path_name(cur_path));
+        printf("  bf16w: no bf16 kernel on %s: the refusal checked\n", path_name(cur_path));
+        free((void *)ok.data);
         return;
     }
-    static const int64_t shapes[][3] = {{64, 33, 7}, {128, 771, 37}, {256, 300, 200}, {64, 2, 1}};
+    free((void *)ok.data);
+    const int rx = dots.bf16_rounds_x; /* vdpbf16ps: x rounded to bf16 too */
+    static const int64_t shapes[][3] = {{64, 33, 7}, {128, 771, 37}, {256, 300, 200}, {64, 2, 1}, {64, 129, 5}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const int64_t rows = shapes[si][0], cols = shapes[si][1], n = shapes[si][2];
         float *w = fvec(rows * cols, -1.0f, 1.0f), *x = fvec(n * cols, -2.0f, 2.0f), *bias = fvec(rows, -1.0f, 1.0f);
@@ -1046,7 +1157,7 @@ static void test_linear_bf16w(void) {
             for (int64_t r = 0; r < rows; r++) {
                 double ref = bias[r], mag = fabs(bias[r]);
                 for (int64_t k = 0; k < cols; k++) {
-                    double p = (double)bf16_round(x[i * cols + k]) * (double)bf16_round(w[r * cols + k]);
+                    double p = (double)(rx ? bf16_round(x[i * cols + k]) : x[i * cols + k]) * (double)bf16_round(w[r * cols + k]);
                     ref += p, mag += fabs(p);
                 }
                 double err = fabs((double)y[1][i * rows + r] - ref), tol = (double)(cols + 2) * U32 * mag + 1e-30;
@@ -1073,8 +1184,9 @@ static void test_linear_bf16w(void) {
 /* vx_conv1d_bf16w (tap-major packed Conv1d weight, no im2col) vs double sums of the bf16-rounded
  * operands over (channel, tap) in torch's weight order; threads and a row alone give the same bits. */
 static void test_conv1d_bf16w(void) {
-    const vx_cpu_info *ci = vx_cpu();
-    if (ci->path != VX_PATH_AVX512 || !ci->avx512bf16) return;
+    const vx_dot_caps dots = vx_cpu_dots();
+    if (!dots.bf16) return; /* the refusal: test_linear_bf16w */
+    const int rx = dots.bf16_rounds_x;
     static const int64_t shapes[][5] = {{64, 6, 3, 1, 50}, {128, 130, 7, 3, 101}, {64, 256, 11, 5, 13}, {64, 2, 1, 1, 9}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], n = shapes[si][4];
@@ -1096,7 +1208,8 @@ static void test_conv1d_bf16w(void) {
                 double ref = bias[r], mag = fabs(bias[r]);
                 for (int64_t ch = 0; ch < c; ch++)
                     for (int64_t j = 0; j < k; j++) {
-                        double p = (double)bf16_round(x[(t + j * dil) * c + ch]) * (double)bf16_round(w[(r * c + ch) * k + j]);
+                        const float xv = x[(t + j * dil) * c + ch];
+                        double p = (double)(rx ? bf16_round(xv) : xv) * (double)bf16_round(w[(r * c + ch) * k + j]);
                         ref += p, mag += fabs(p);
                     }
                 if (fabs((double)y[1][t * co + r] - ref) > (double)(c * k + 2) * U32 * mag + 1e-30) {
@@ -1124,12 +1237,16 @@ static void test_conv1d_bf16w(void) {
  * a row alone; within the bound the 8-bit rounding of both operands allows of the exact f32 convolution
  * (computed here in double from the unquantized operands); constant rows and an all-zero channel. */
 static void test_conv1d_i8w(void) {
-    const vx_cpu_info *ci = vx_cpu();
     vx_mat odd = {.dtype = VOX_DTYPE_F32, .rows = 48, .cols = 9, .data = NULL};
     vx_i8w pk;
     CHECK(vx_i8w_pack_conv(&odd, 3, 3, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "i8w conv: 48 rows accepted");
-    if (ci->path != VX_PATH_AVX512 || !ci->avx512vnni) {
-        printf("  i8w: no AVX512-VNNI (%s): only the refusal checked\n", ci->name);
+    if (!vx_cpu_dots().int8) { /* a path without the kernel refuses to pack */
+        float *w = fvec(64 * 9, -1, 1);
+        vx_mat ok = {.dtype = VOX_DTYPE_F32, .rows = 64, .cols = 9, .data = w};
+        CHECK(vx_i8w_pack_conv(&ok, 3, 3, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "%s: i8w packed without a kernel",
+              path_name(cur_path));
+        printf("  i8w: no int8 kernel on %s: the refusal checked\n", path_name(cur_path));
+        free(w);
         return;
     }
     static const int64_t shapes[][5] = {{64, 6, 3, 1, 50}, {128, 130, 7, 3, 101}, {64, 256, 11, 5, 13}, {64, 2, 1, 1, 9},
@@ -1200,8 +1317,7 @@ static void test_conv1d_i8w(void) {
  * + res) for any thread count, in place too; the map is within 1e-6 of Snake computed in double; the
  * moments match a double computation of y's and do not depend on the thread count. */
 static void test_conv1d_i8w_ex(void) {
-    const vx_cpu_info *ci = vx_cpu();
-    if (ci->path != VX_PATH_AVX512 || !ci->avx512vnni) return;
+    if (!vx_cpu_dots().int8) return; /* the refusal: test_conv1d_i8w */
     static const int64_t shapes[][5] = {{64, 40, 3, 1, 50}, {128, 130, 7, 3, 301}, {64, 256, 11, 5, 97}, {128, 128, 3, 1, 1}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], t = shapes[si][4];
@@ -1270,30 +1386,20 @@ static void test_conv1d_i8w_ex(void) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
-        printf("%d\n", (int)vx_cpu()->path);
+        const vx_cpu_info *c = vx_cpu();
+        const int refused = vx_cpu_check() != VOX_OK;
+        printf("%d %d %s\n", (int)c->path, refused, refused ? vox_last_error() : c->why);
         return 0;
     }
     verbose = getenv("VOX_TEST_VERBOSE") != NULL;
     const vx_cpu_info *ci = vx_cpu();
-    printf("cpu: %s (avx2 %d fma %d f16c %d avx512f %d bw %d dq %d vl %d vnni %d bf16 %d avxvnni %d amx %d/%d/%d)\n", ci->name,
-           ci->avx2, ci->fma, ci->f16c, ci->avx512f, ci->avx512bw, ci->avx512dq, ci->avx512vl, ci->avx512vnni, ci->avx512bf16,
-           ci->avxvnni, ci->amx_tile, ci->amx_int8, ci->amx_bf16);
-    int best = 0;
-    while (best < 2 && vx_kernels_force_path((vx_cpu_path)(best + 1))) best++;
-    vx_kernels_force_path(ci->path);
+    printf("cpu: path %s, best %s (avx2 %d fma %d f16c %d avx512f %d bw %d dq %d vl %d vnni %d bf16 %d avxvnni %d amx %d/%d/%d)\n",
+           ci->name, path_name(ci->best), ci->avx2, ci->fma, ci->f16c, ci->avx512f, ci->avx512bw, ci->avx512dq,
+           ci->avx512vl, ci->avx512vnni, ci->avx512bf16, ci->avxvnni, ci->amx_tile, ci->amx_int8, ci->amx_bf16);
 
     double tc = now_s();
-    /* VOX_CPU_PATH lowers the path (and cannot raise it above what the CPU has) */
-    if (getenv("VOX_CPU_PATH") == NULL) {
-        static const char *envs[] = {"scalar", "avx2", "avx512", "bogus"};
-        for (int e = 0; e < 4; e++) {
-            int want = e == 3 ? best : (e < best ? e : best);
-            int got = run_child_path("/proc/self/exe", envs[e]);
-            CHECK(got == want, "VOX_CPU_PATH=%s gives path %d, expected %d", envs[e], got, want);
-        }
-    }
-
-    if (verbose) printf("  VOX_CPU_PATH children: %.2f s\n", now_s() - tc);
+    if (getenv("VOX_CPU") == NULL && getenv("VOX_CPU_PATH") == NULL) test_cpu_switch();
+    if (verbose) printf("  VOX_CPU children: %.2f s\n", now_s() - tc);
     for (int t = 1; t <= 3; t++) {
         vx_pool_opts o = {.n_threads = t, .spin_us = 200};
         CHECK(vx_pool_create(&o, &pools[t]) == VOX_OK, "pool of %d: %s", t, vox_last_error());
@@ -1304,27 +1410,32 @@ int main(int argc, char **argv) {
     t0 = now_s();
     test_fft();
     if (verbose) printf("  fft: %.2f s\n", now_s() - t0);
-    for (int p = 0; p <= best; p++) {
-        CHECK(vx_kernels_force_path((vx_cpu_path)p), "cannot select path %d", p);
+    /* every path: the ones this CPU has run every test, the others are listed as not supported */
+    for (int p = 0; p < VX_PATHS; p++) {
+        if (!vx_kernels_force_path((vx_cpu_path)p)) {
+            CHECK(!vx_cpu_supports((vx_cpu_path)p), "cannot select path %s", path_name(p));
+            printf("path %s: not supported on this CPU (needs %s)\n", path_name(p), vx_path((vx_cpu_path)p)->needs);
+            continue;
+        }
         cur_path = p;
-        printf("path %s (%s)\n", path_name(p), vx_kernels_active()->name);
+        const vx_dot_caps dots = vx_cpu_dots();
+        printf("path %s (%s; int8 convolution: %s; bf16: %s)\n", path_name(p), vx_kernels_active()->name,
+               dots.int8 ? dots.int8 : "none", dots.bf16 ? dots.bf16 : "none");
         fflush(stdout);
         static void (*const tests[])(void) = {test_qact_exact, test_linear, test_linear_multi, test_matmul_nn,
                                               test_attention, test_norms, test_elementwise, test_rope_conv_gather,
-                                              test_channel_moments};
+                                              test_channel_moments, test_harmonic_source, test_linear_bf16w,
+                                              test_conv1d_bf16w, test_conv1d_i8w, test_conv1d_i8w_ex};
         static const char *names[] = {"qact", "linear", "linear_multi", "matmul_nn", "attention", "norms", "elementwise",
-                                      "rope/conv/gather", "moments"};
+                                      "rope/conv/gather", "moments", "harmonic", "bf16w", "bf16w conv", "i8w conv",
+                                      "i8w fused"};
         for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
             double t1 = now_s();
             tests[t]();
-            if (verbose) printf("  %-10s %s: %.2f s\n", path_name(p), names[t], now_s() - t1);
+            if (verbose) printf("  %-16s %s: %.2f s\n", path_name(p), names[t], now_s() - t1);
         }
     }
     vx_kernels_force_path(ci->path);
-    test_linear_bf16w();
-    test_conv1d_bf16w();
-    test_conv1d_i8w();
-    test_conv1d_i8w_ex();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;

@@ -1,5 +1,5 @@
 /* The codec decoder's GPU ops (core/src/vulkan/ops_codec.h) against the CPU kernels the CPU decoder
- * uses (kernels.h, q3_matmul_nn, and the overlap-add of codec_stream.c), random inputs, on one Vulkan
+ * uses (kernels.h, vx_matmul_nn, and the overlap-add of codec_stream.c), random inputs, on one Vulkan
  * device (lavapipe in CI; VOX_TEST_VULKAN=N picks another). Limits: the vulkan.codec_* rows of
  * verify/tolerances.toml; the quantizer lookup and the KV ring move values and must be exact.
  * Tensors sit 3 floats into their buffers (offsets that are not binding-aligned). Exit 77 without a
@@ -194,7 +194,7 @@ static void test_split(vx_gpu *g) {
     }
 }
 
-/* Transposed convolutions: x . W (q3_matmul_nn) then the overlap-add with the carried tail, as
+/* Transposed convolutions: x . W (vx_matmul_nn) then the overlap-add with the carried tail, as
  * codec_stream.c's tconv_rows; f32 and bf16 weights (converted at upload, as codec_gpu.c does). */
 static void test_tconv(vx_gpu *g) {
     static const int64_t cases[][4] = {/* T, cin, cout, stride; k = 2 stride, and k = stride */
@@ -212,7 +212,7 @@ static void test_tconv(vx_gpu *g) {
             uint16_t *w16 = malloc(sizeof(uint16_t) * (size_t)(cin * N));
             for (int64_t i = 0; i < cin * N; i++) w16[i] = dt == VOX_DTYPE_BF16 ? f32_to_bf16(w[i]) : f32_to_f16(w[i]);
             vx_mat wm = {.dtype = dt, .rows = cin, .cols = N, .data = dt == VOX_DTYPE_F32 ? (void *)w : (void *)w16};
-            q3_matmul_nn(pool, &wm, x, Tn, Y);
+            vx_matmul_nn(pool, &wm, x, Tn, Y);
             for (int64_t t = 0; t < Tn; t++)
                 for (int64_t j = 0; j < r; j++)
                     for (int64_t o = 0; o < co; o++) {
@@ -431,7 +431,7 @@ int main(void) {
     test_profile(g);
     vx_fp_restore(fp);
     emit_row("vulkan.codec_conv", "GEMM convolutions (taps 1/3/7, dilation 1/3/9, bias, scale, residual; f32, bf16 "
-             "and f16 weights) and transposed convolutions with overlap-add and tail vs im2col + vx_linear / q3_matmul_nn", worst[0]);
+             "and f16 weights) and transposed convolutions with overlap-add and tail vs im2col + vx_linear / vx_matmul_nn", worst[0]);
     emit_row("vulkan.codec_snake", "SnakeBeta vs vx_snake_beta, |x| <= 30", worst[1]);
     emit_row("vulkan.codec_norm_act", "depthwise conv, LayerNorm, GELU vs the CPU kernels", worst[2]);
     printf("conv %.3g, snake %.3g, norm/act %.3g\n", worst[0], worst[1], worst[2]);

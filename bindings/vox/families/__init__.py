@@ -18,7 +18,7 @@ from ..errors import FormatError
 from .base import Family, OptionsBase
 
 # manifest family name -> the package holding it (imported on first use)
-_PACKAGES = {"qwen3_tts": "qwen3", "kokoro": "kokoro"}
+_PACKAGES = {"qwen3_tts": "qwen3", "kokoro": "kokoro", "f5_tts": "f5"}
 _LOADED: dict[str, Family] = {}
 
 

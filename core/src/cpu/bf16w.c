@@ -1,9 +1,14 @@
-/* Packing weights for the bf16 dot-product GEMM (the kernel and the layout: linear_bf16_avx512.c). */
+/* Packing weights for the bf16 convolution / GEMM kernels and their entry points (the kernels:
+ * conv_bf16_avx512.c with AVX512-BF16, conv_bf16.h on the other SIMD paths).
+ *
+ * Packed layout (the same on every path): groups of 64 weight rows; per group, for each pair p of
+ * packed columns (2p, 2p + 1), 64 uint32 words (row r: bf16 w[r][2p] in the low half, w[r][2p + 1] in
+ * the high half, 0 beyond cols). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
-#include "../kernels.h"
+#include "cpu/dispatch.h"
 
 #define BW_NR 64
 
@@ -21,9 +26,9 @@ uint16_t vx_bf16_rne(float f) {
  * weight, tap j = kc / c_in of channel kc % c_in (tap-major: each tap's columns are one input row). */
 static vox_status pack(const vx_mat *w, int64_t taps, int64_t c_in, vx_bf16w *out) {
     memset(out, 0, sizeof *out);
-    const vx_cpu_info *cpu = vx_cpu();
-    if (cpu->path != VX_PATH_AVX512 || !cpu->avx512bf16)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 dot products need AVX512-BF16 (CPU path %s)", cpu->name);
+    const vx_kernels *kt = vx_kernels_active();
+    if (!kt->conv_bf16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 products: the CPU path %s has no bf16 kernel", kt->name);
     if ((w->dtype != VOX_DTYPE_F32 && w->dtype != VOX_DTYPE_BF16) || w->rows % BW_NR || w->cols <= 0 ||
         (taps > 1 && (c_in % 2 || c_in * taps != w->cols)))
         return vox_set_error(VOX_ERR_UNSUPPORTED,
@@ -65,25 +70,16 @@ void vx_bf16w_free(vx_bf16w *w) {
     memset(w, 0, sizeof *w);
 }
 
-#if defined(__x86_64__) || defined(_M_X64)
-vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
-                                  int64_t dil, float *y);
-#endif
-
 vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
                            float *y) {
-#if defined(__x86_64__) || defined(_M_X64)
-    if (w->data) return vx_conv1d_bf16w_avx512(pool, w, bias, x, n_out, dil, y); /* packed only where supported */
-#endif
-    (void)pool, (void)bias, (void)x, (void)n_out, (void)dil, (void)y;
-    return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 dot products are not available on this CPU");
+    const vx_kernels *kt = vx_kernels_active();
+    if (!w->data || !kt->conv_bf16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 products: %s", w->data ? "the CPU path has no bf16 kernel"
+                                                                             : "the weight is not packed");
+    return kt->conv_bf16(pool, w, bias, x, n_out, dil, y);
 }
 
 vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y) {
     if (w->taps != 1) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_linear_bf16w: a convolution's packed weight");
-#if defined(__x86_64__) || defined(_M_X64)
-    if (w->data) return vx_conv1d_bf16w_avx512(pool, w, bias, x, n, 0, y);
-#endif
-    (void)pool, (void)bias, (void)x, (void)n, (void)y;
-    return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 dot products are not available on this CPU");
+    return vx_conv1d_bf16w(pool, w, bias, x, n, 0, y);
 }

@@ -1,14 +1,19 @@
-/* CPU feature detection: which instruction sets the CPU has AND the operating system lets us use.
+/* CPU feature detection: which instruction sets the CPU has AND the operating system lets us use, and
+ * the choice of the kernel path (kernels.h lists the paths).
  *
  * A CPUID bit alone is not enough: AVX and AVX-512 registers are only usable when the OS saves their
  * state on context switches (XCR0, read with XGETBV, after checking OSXSAVE), and AMX tile data on
  * Linux additionally needs a per-process permission request (arch_prctl ARCH_REQ_XCOMP_PERM).
  *
- * The kernel path is chosen here once per process (kernels.h rule 2). VOX_CPU_PATH=scalar|avx2|avx512
- * forces a LOWER path than the best one, which is how the tests and benchmarks exercise every path on
- * one machine; asking for a path the CPU lacks falls back to the best available one. */
+ * The kernel path is chosen here once per process (kernels.h rule 2): the best one the CPU has, or the
+ * one VOX_CPU names. A path the CPU lacks, an unknown name, or the old VOX_CPU_PATH variable is never
+ * replaced by another path: the choice is recorded as an error that engine creation returns
+ * (vx_cpu_check), so a benchmark or test can never silently run something else than it asked for. */
+#include "../error.h"
 #include "kernels.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,17 +90,69 @@ static void detect_x86(vx_cpu_info *c) {
 }
 #endif
 
-static vx_cpu_path parse_path(const char *s, vx_cpu_path fallback) {
-    if (!s || !*s) return fallback;
-    if (strcmp(s, "scalar") == 0) return VX_PATH_SCALAR;
-    if (strcmp(s, "avx2") == 0) return VX_PATH_AVX2;
-    if (strcmp(s, "avx512") == 0) return VX_PATH_AVX512;
-    return fallback; /* "auto" or anything unknown: the best path */
+/* The paths, each an exact set of instruction-set extensions (kernels.h). */
+static const vx_path_desc paths[VX_PATHS] = {
+    [VX_PATH_SCALAR] = {"scalar", VX_ISA_SCALAR, 0, 0, "nothing (portable C)"},
+    [VX_PATH_AVX2] = {"avx2", VX_ISA_AVX2, 0, 0, "AVX2, FMA, F16C"},
+    [VX_PATH_AVX2_VNNI] = {"avx2-vnni", VX_ISA_AVX2, 1, 0, "AVX2, FMA, F16C, AVX-VNNI"},
+    [VX_PATH_AVX512] = {"avx512", VX_ISA_AVX512, 0, 0, "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL"},
+    [VX_PATH_AVX512_VNNI] = {"avx512-vnni", VX_ISA_AVX512, 1, 0, "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL, AVX512-VNNI"},
+    [VX_PATH_AVX512_VNNI_BF16] = {"avx512-vnni-bf16", VX_ISA_AVX512, 1, 1,
+                                  "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL, AVX512-VNNI, AVX512-BF16"},
+};
+
+const vx_path_desc *vx_path(vx_cpu_path p) { return p >= 0 && p < VX_PATHS ? &paths[p] : NULL; }
+
+int vx_path_parse(const char *name) {
+    for (int p = 0; p < VX_PATHS; p++)
+        if (strcmp(name, paths[p].name) == 0) return p;
+    return -1;
 }
+
+static int has(const vx_cpu_info *c, vx_cpu_path p) {
+    const int avx2 = c->avx2 && c->fma && c->f16c, avx512 = avx2 && c->avx512f && c->avx512bw && c->avx512dq && c->avx512vl;
+    switch (p) {
+    case VX_PATH_SCALAR: return 1;
+    case VX_PATH_AVX2: return avx2;
+    case VX_PATH_AVX2_VNNI: return avx2 && c->avxvnni;
+    case VX_PATH_AVX512: return avx512;
+    case VX_PATH_AVX512_VNNI: return avx512 && c->avx512vnni;
+    case VX_PATH_AVX512_VNNI_BF16: return avx512 && c->avx512vnni && c->avx512bf16;
+    default: return 0;
+    }
+}
+
+int vx_cpu_supports(vx_cpu_path p) { return has(vx_cpu(), p); }
 
 static void append(char *dst, size_t cap, const char *s) {
     size_t n = strlen(dst);
     if (n + strlen(s) < cap) memcpy(dst + n, s, strlen(s) + 1);
+}
+
+/* "scalar, avx2, avx2-vnni": the paths this CPU has (or, with want 0, those it lacks) */
+static void list_paths(const vx_cpu_info *c, int want, char *out, size_t cap) {
+    out[0] = '\0';
+    for (int p = 0; p < VX_PATHS; p++)
+        if (has(c, (vx_cpu_path)p) == want) {
+            if (out[0]) append(out, cap, ", ");
+            append(out, cap, paths[p].name);
+        }
+}
+
+/* VOX_CPU_MASK=avx512f,avxvnni,...: features detection then treats as absent, so one machine can show
+ * what a smaller CPU gets (which paths exist, what is refused); for tests. Unknown names are ignored. */
+static void apply_mask(vx_cpu_info *c, const char *mask) {
+    static const struct { const char *name; size_t off; } feats[] = {
+#define F(x) {#x, offsetof(vx_cpu_info, x)}
+        F(avx2), F(fma), F(f16c), F(avxvnni), F(avx512f), F(avx512bw), F(avx512dq), F(avx512vl), F(avx512vnni),
+        F(avx512bf16),
+#undef F
+    };
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", mask);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++)
+            if (strcmp(t, feats[i].name) == 0) *(int *)((char *)c + feats[i].off) = 0;
 }
 
 static void detect(void) {
@@ -103,23 +160,44 @@ static void detect(void) {
 #ifdef VX_HAVE_CPUID
     detect_x86(&info);
 #endif
+    const char *mask = getenv("VOX_CPU_MASK");
+    if (mask && *mask) apply_mask(&info, mask);
     vx_cpu_path best = VX_PATH_SCALAR;
-    if (info.avx2 && info.fma && info.f16c) best = VX_PATH_AVX2;
-    if (best == VX_PATH_AVX2 && info.avx512f && info.avx512bw && info.avx512dq && info.avx512vl)
-        best = VX_PATH_AVX512;
-    vx_cpu_path want = parse_path(getenv("VOX_CPU_PATH"), best);
-    info.path = want < best ? want : best;
-
-    static const char *names[] = {"scalar", "avx2", "avx512"};
-    strcpy(info.name, names[info.path]);
-    if (info.path == VX_PATH_AVX512) {
-        if (info.avx512vnni) append(info.name, sizeof info.name, "+vnni");
-        if (info.avx512bf16) append(info.name, sizeof info.name, "+bf16");
-        if (info.amx_tile) append(info.name, sizeof info.name, "+amx");
+    for (int p = 0; p < VX_PATHS; p++)
+        if (has(&info, (vx_cpu_path)p)) best = (vx_cpu_path)p; /* the list is in increasing order */
+    info.best = best;
+    info.path = best;
+    char avail[160];
+    list_paths(&info, 1, avail, sizeof avail);
+    snprintf(info.why, sizeof info.why, "the best path this CPU has (it has: %s)", avail);
+    const char *old = getenv("VOX_CPU_PATH"), *want = getenv("VOX_CPU");
+    if (old && *old) { /* renamed: refuse rather than silently ignore it */
+        snprintf(info.error, sizeof info.error,
+                 "VOX_CPU_PATH is no longer read: set VOX_CPU to one of auto, scalar, avx2, avx2-vnni, avx512, "
+                 "avx512-vnni, avx512-vnni-bf16 (this CPU has: %s)", avail);
+    } else if (want && *want && strcmp(want, "auto") != 0) {
+        const int p = vx_path_parse(want);
+        if (p < 0) {
+            snprintf(info.error, sizeof info.error,
+                     "VOX_CPU=%s: unknown kernel path; use auto, scalar, avx2, avx2-vnni, avx512, avx512-vnni or "
+                     "avx512-vnni-bf16 (this CPU has: %s)", want, avail);
+        } else if (!has(&info, (vx_cpu_path)p)) {
+            snprintf(info.error, sizeof info.error, "VOX_CPU=%s: not supported on this CPU (the path needs %s; this CPU "
+                     "has: %s)", want, paths[p].needs, avail);
+        } else {
+            info.path = (vx_cpu_path)p;
+            snprintf(info.why, sizeof info.why, "VOX_CPU=%s (this CPU has: %s)", want, avail);
+        }
     }
+    snprintf(info.name, sizeof info.name, "%s", paths[info.path].name);
 }
 
 const vx_cpu_info *vx_cpu(void) {
     pthread_once(&once, detect);
     return &info;
+}
+
+vox_status vx_cpu_check(void) {
+    const vx_cpu_info *c = vx_cpu();
+    return c->error[0] ? vox_set_error(VOX_ERR_UNSUPPORTED, "%s", c->error) : VOX_OK;
 }

@@ -1,9 +1,11 @@
 /* Internal: the table of per-path kernel implementations behind kernels.h.
  *
  * kernels.c holds the public vx_* functions: they check arguments, split the work into tasks for the
- * pool and call the active table's entries. One table per CPU path (kernels_scalar.c, *_avx2.c,
- * *_avx512.c); a SIMD table starts as a copy of the scalar one and overrides what it accelerates.
- * The active table is chosen once per process from vx_cpu()->path (kernels.h rule 2).
+ * pool and call the active table's entries. One table per CPU path (kernels.h: scalar, avx2, avx2-vnni,
+ * avx512, avx512-vnni, avx512-vnni-bf16); a table starts as a copy of the next smaller path's and
+ * overrides what its extensions accelerate (kernels_scalar.c, kernels_avx2.c, kernels_avx512.c and the
+ * files they call). The active table is chosen once per process from vx_cpu()->path (kernels.h rule 2).
+ * Nothing outside core/src/cpu reads CPU features: families ask kernels.h (vx_cpu_dots).
  *
  * Work split contract of the range entries: they compute exactly the outputs of the given ranges, and
  * every output element's value is independent of the ranges (the determinism rule), so kernels.c may
@@ -39,6 +41,7 @@ typedef struct vx_gemv_part {
 
 typedef struct vx_kernels {
     const char *name;
+    vx_cpu_path path;
 
     /* y[i][r] for i in [i0, i1), r in [r0, r1); f32, f16, bf16 weights. */
     void (*linear_float)(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1,
@@ -59,9 +62,9 @@ typedef struct vx_kernels {
     void (*gemv_float)(const struct vx_kernels *k, const vx_gemv_part *parts, int n_parts, const float *x, int64_t n_x);
     void (*gemv_quant)(const struct vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact,
                        size_t row_bytes, int64_t n_x);
-    /* y[i][c] for i in [i0, i1), c in [c0, c1) of vx_matmul_nn_f32. */
-    void (*matmul_nn)(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1,
-                      int64_t c0, int64_t c1);
+    /* y[i][c] for i in [i0, i1), c in [c0, c1) of vx_matmul_nn (W = w->data [k = w->rows][m = w->cols],
+     * f32, f16 or bf16). */
+    void (*matmul_nn)(const vx_mat *w, const float *x, float *y, int64_t i0, int64_t i1, int64_t c0, int64_t c1);
     /* One query and the `group` query heads that share a KV head (grouped-query attention): q, out
      * point at [group][d]; k, v at the first key of the KV head, keys kstride floats apart; keys
      * [j0, j1) are visible. Each head's result is independent of the others and of the group size. */
@@ -91,15 +94,35 @@ typedef struct vx_kernels {
     void (*depthwise_conv)(const float *x, int64_t t_out, int64_t c, const float *w, int64_t k, int64_t dilation,
                            const float *b, float *y);
     void (*gather_rows)(const vx_mat *w, const int32_t *ids, int64_t n, float *out);
+    void (*harmonic_source)(const vx_harmonic *a, int64_t begin, int64_t end, float *y);
+
+    /* The convolution kernels of packed weights (NULL where the path has none: the packing refuses).
+     * conv_i8: vx_conv1d_i8w_ex; conv_i8_work: its scratch bytes (the layout is the path's). */
+    vox_status (*conv_i8)(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a);
+    size_t (*conv_i8_work)(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments);
+    /* conv_bf16: vx_conv1d_bf16w; a matrix is taps 1 (dil unused). */
+    vox_status (*conv_bf16)(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
+                            int64_t dil, float *y);
+    vx_dot_caps dots;
 } vx_kernels;
 
-/* The tables (a SIMD table is only valid on a CPU with that path; its init fills it in). */
+/* The tables (a SIMD table is only valid on a CPU with that path). Each init runs on a copy of the next
+ * smaller path's table (kernels.c): scalar -> avx2 -> avx2-vnni, avx2 -> avx512 -> avx512-vnni ->
+ * avx512-vnni-bf16. */
 void vx_kernels_init_scalar(vx_kernels *t);
 #ifdef VOX_X86
-void vx_kernels_init_avx2(vx_kernels *t);   /* after init_scalar */
-void vx_kernels_init_avx512(vx_kernels *t); /* after init_avx2 */
-void vx_linear_q_init_avx2(vx_kernels *t);   /* the q8/q4 entries of a table */
-void vx_linear_q_init_avx512(vx_kernels *t); /* needs AVX-512 VNNI */
+void vx_kernels_init_avx2(vx_kernels *t);
+void vx_kernels_init_avx2_vnni(vx_kernels *t);
+void vx_kernels_init_avx512(vx_kernels *t);
+void vx_kernels_init_avx512_vnni(vx_kernels *t);
+void vx_kernels_init_avx512_bf16(vx_kernels *t);
+void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */
+void vx_linear_q_init_avx2_vnni(vx_kernels *t); /* the same function with AVX-VNNI */
+void vx_linear_q_init_avx512(vx_kernels *t);    /* needs AVX512-VNNI */
+void vx_conv_i8_init_avx2(vx_kernels *t);       /* vpmaddwd */
+void vx_conv_i8_init_avx2_vnni(vx_kernels *t);  /* AVX-VNNI */
+void vx_conv_i8_init_avx512(vx_kernels *t);     /* AVX512-VNNI */
+void vx_conv_bf16_init_avx512(vx_kernels *t);   /* AVX512-BF16 */
 #endif
 
 /* The active table (chosen once from vx_cpu()->path). */
@@ -109,6 +132,8 @@ const vx_kernels *vx_kernels_active(void);
  * can check every path the CPU supports. Returns 0 (and changes nothing) when the CPU lacks it.
  * Not thread-safe against kernels running at the same time. */
 int vx_kernels_force_path(vx_cpu_path path);
+/* The table of a path the CPU supports, or NULL (tests: compare two paths in one process). */
+const vx_kernels *vx_kernels_of(vx_cpu_path path);
 
 /* Scalar building blocks shared by the paths (kernels_scalar.c). */
 float vx_f16_to_f32(uint16_t h);

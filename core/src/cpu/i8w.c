@@ -1,11 +1,16 @@
-/* Packing convolution weights for the int8 dot-product kernel (the kernel and the layout:
- * conv_i8_avx512.c), and the scalar model of its arithmetic that the tests hold it to. */
+/* Packing convolution weights for the int8 dot-product kernels, the scalar model of their arithmetic
+ * that the tests hold them to, and the entry points (the kernels: conv_i8.h, instantiated per path by
+ * conv_i8_avx2.c, conv_i8_avx2_vnni.c, conv_i8_avx512.c).
+ *
+ * Packed layout (every path reads the same one): groups of 64 output channels; per group and tap, for
+ * each quad u of input channels (4u .. 4u + 3), 64 x 4 bytes (channel r of the group: its 4 codes), so
+ * one 64-byte line is the codes of 16 channels for one quad. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
-#include "../kernels.h"
+#include "cpu/dispatch.h"
 
 #define IW_NR 64
 
@@ -14,9 +19,9 @@ static int32_t rne(float f) { return (int32_t)nearbyintf(f); }
 
 vox_status vx_i8w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_i8w *out) {
     memset(out, 0, sizeof *out);
-    const vx_cpu_info *cpu = vx_cpu();
-    if (cpu->path != VX_PATH_AVX512 || !cpu->avx512vnni)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products need AVX512-VNNI (CPU path %s)", cpu->name);
+    const vx_kernels *kt = vx_kernels_active();
+    if (!kt->conv_i8)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 convolutions: the CPU path %s has no int8 kernel", kt->name);
     if ((w->dtype != VOX_DTYPE_F32 && w->dtype != VOX_DTYPE_BF16) || w->rows % IW_NR || k < 1 || c_in < 1 ||
         c_in * k != w->cols)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 packing: %lldx%lld weight, %lld taps (needs f32/bf16, rows %% %d == 0)",
@@ -131,35 +136,24 @@ void vx_conv1d_i8w_model(const vx_i8w *w, const float *bias, const float *x, int
     free(q), free(s), free(z);
 }
 
-#if defined(__x86_64__) || defined(_M_X64)
-vox_status vx_conv1d_i8w_avx512(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out,
-                                int64_t dil, float *y);
-size_t vx_conv1d_i8w_work_size_avx512(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments);
-vox_status vx_conv1d_i8w_ex_avx512(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a);
-#endif
-
 vox_status vx_conv1d_i8w(vx_pool *pool, const vx_i8w *w, const float *bias, const float *x, int64_t n_out, int64_t dil,
                          float *y) {
-#if defined(__x86_64__) || defined(_M_X64)
-    if (w->data) return vx_conv1d_i8w_avx512(pool, w, bias, x, n_out, dil, y); /* packed only where supported */
-#endif
-    (void)pool, (void)bias, (void)x, (void)n_out, (void)dil, (void)y;
-    return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products are not available on this CPU");
+    const vx_i8_conv a = {.x = x, .t_in = n_out + dil * (w->taps - 1), .dil = dil, .y = y};
+    return vx_conv1d_i8w_ex(pool, w, bias, &a);
 }
 
 size_t vx_conv1d_i8w_work_size(const vx_i8w *w, int64_t t_in, int64_t pad, int64_t dil, int moments) {
-#if defined(__x86_64__) || defined(_M_X64)
-    return vx_conv1d_i8w_work_size_avx512(w, t_in, pad, dil, moments);
-#else
-    (void)w, (void)t_in, (void)pad, (void)dil, (void)moments;
-    return 0;
-#endif
+    const vx_kernels *kt = vx_kernels_active();
+    return kt->conv_i8_work ? kt->conv_i8_work(w, t_in, pad, dil, moments) : 0;
 }
 
 vox_status vx_conv1d_i8w_ex(vx_pool *pool, const vx_i8w *w, const float *bias, const vx_i8_conv *a) {
-#if defined(__x86_64__) || defined(_M_X64)
-    if (w->data) return vx_conv1d_i8w_ex_avx512(pool, w, bias, a);
-#endif
-    (void)pool, (void)bias, (void)a;
-    return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 dot products are not available on this CPU");
+    const vx_kernels *kt = vx_kernels_active();
+    if (!w->data || !kt->conv_i8)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 convolutions: %s", w->data ? "the CPU path has no int8 kernel"
+                                                                                   : "the weight is not packed");
+    if (w->c_in > VX_I8_MAX_CIN)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "int8 convolution: %lld input channels (at most %d)",
+                             (long long)w->c_in, VX_I8_MAX_CIN);
+    return kt->conv_i8(pool, w, bias, a);
 }

@@ -12,31 +12,34 @@
 
 #include "cpu/dispatch.h"
 #include "cpu/scratch.h"
+#include "error.h"
 
 /* ------------------------------------------------------------------------------ dispatch */
-static vx_kernels tables[3];
-static vx_cpu_path best;
+static vx_kernels tables[VX_PATHS];
 static _Atomic(const vx_kernels *) active;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init_tables(void) {
-    const vx_cpu_info *c = vx_cpu();
     vx_kernels_init_scalar(&tables[VX_PATH_SCALAR]);
-    best = VX_PATH_SCALAR;
+    tables[VX_PATH_SCALAR].path = VX_PATH_SCALAR;
 #ifdef VOX_X86
-    if (c->avx2 && c->fma && c->f16c) {
-        tables[VX_PATH_AVX2] = tables[VX_PATH_SCALAR];
-        vx_kernels_init_avx2(&tables[VX_PATH_AVX2]);
-        best = VX_PATH_AVX2;
-        if (c->avx512f && c->avx512bw && c->avx512dq && c->avx512vl) {
-            tables[VX_PATH_AVX512] = tables[VX_PATH_AVX2];
-            vx_kernels_init_avx512(&tables[VX_PATH_AVX512]);
-            best = VX_PATH_AVX512;
-        }
+    /* each table starts as its parent's (kernels.h lists the paths; dispatch.h the chain) */
+    static const struct { vx_cpu_path path, parent; void (*init)(vx_kernels *); } chain[] = {
+        {VX_PATH_AVX2, VX_PATH_SCALAR, vx_kernels_init_avx2},
+        {VX_PATH_AVX2_VNNI, VX_PATH_AVX2, vx_kernels_init_avx2_vnni},
+        {VX_PATH_AVX512, VX_PATH_AVX2, vx_kernels_init_avx512},
+        {VX_PATH_AVX512_VNNI, VX_PATH_AVX512, vx_kernels_init_avx512_vnni},
+        {VX_PATH_AVX512_VNNI_BF16, VX_PATH_AVX512_VNNI, vx_kernels_init_avx512_bf16},
+    };
+    for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
+        if (!vx_cpu_supports(chain[i].path)) continue;
+        tables[chain[i].path] = tables[chain[i].parent];
+        chain[i].init(&tables[chain[i].path]);
+        tables[chain[i].path].name = vx_path(chain[i].path)->name;
+        tables[chain[i].path].path = chain[i].path;
     }
 #endif
-    vx_cpu_path p = c->path <= best ? c->path : best;
-    atomic_store(&active, &tables[p]);
+    atomic_store(&active, &tables[vx_cpu()->path]);
 }
 
 const vx_kernels *vx_kernels_active(void) {
@@ -44,12 +47,19 @@ const vx_kernels *vx_kernels_active(void) {
     return atomic_load_explicit(&active, memory_order_relaxed);
 }
 
-int vx_kernels_force_path(vx_cpu_path path) {
+const vx_kernels *vx_kernels_of(vx_cpu_path path) {
     pthread_once(&once, init_tables);
-    if (path < VX_PATH_SCALAR || path > best) return 0;
-    atomic_store(&active, &tables[path]);
+    return path >= 0 && path < VX_PATHS && vx_cpu_supports(path) && tables[path].name ? &tables[path] : NULL;
+}
+
+int vx_kernels_force_path(vx_cpu_path path) {
+    const vx_kernels *t = vx_kernels_of(path);
+    if (!t) return 0;
+    atomic_store(&active, t);
     return 1;
 }
+
+vx_dot_caps vx_cpu_dots(void) { return vx_kernels_active()->dots; }
 
 /* Below this many multiply-adds a matrix product runs on the caller alone: waking threads costs more. */
 #define SERIAL_MACS (1 << 15)
@@ -291,25 +301,28 @@ void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x
 
 typedef struct nn_job {
     const vx_kernels *k;
-    const float *w, *x;
+    const vx_mat *w;
+    const float *x;
     float *y;
-    int64_t kk, m, n, nb, cb, n_cb;
+    int64_t n, nb, cb, n_cb;
 } nn_job;
 
 static void nn_tasks(void *ctx, int64_t t0, int64_t t1) {
     const nn_job *j = ctx;
+    const int64_t m = j->w->cols;
     for (int64_t t = t0; t < t1; t++) {
         int64_t ib = t / j->n_cb, cbk = t % j->n_cb;
         int64_t i0 = ib * j->nb, i1 = i0 + j->nb < j->n ? i0 + j->nb : j->n;
-        int64_t c0 = cbk * j->cb, c1 = c0 + j->cb < j->m ? c0 + j->cb : j->m;
-        j->k->matmul_nn(j->w, j->kk, j->m, j->x, j->y, i0, i1, c0, c1);
+        int64_t c0 = cbk * j->cb, c1 = c0 + j->cb < m ? c0 + j->cb : m;
+        j->k->matmul_nn(j->w, j->x, j->y, i0, i1, c0, c1);
     }
 }
 
-void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y) {
+void vx_matmul_nn(vx_pool *pool, const vx_mat *w, const float *x, int64_t n, float *y) {
+    const int64_t k = w->rows, m = w->cols;
     if (n <= 0 || m <= 0) return;
     uint32_t fp = vx_fp_fast();
-    nn_job j = {vx_kernels_active(), w, x, y, k, m, n, 0, 0, 0};
+    nn_job j = {vx_kernels_active(), w, x, y, n, 0, 0, 0};
     j.nb = n <= NN_TASK_N ? n : NN_TASK_N;
     j.cb = NN_TASK_C;
     j.n_cb = (m + j.cb - 1) / j.cb;
@@ -319,6 +332,11 @@ void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const
     else
         vx_pool_for(pool, tasks, 1, nn_tasks, &j);
     vx_fp_restore(fp);
+}
+
+void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const float *x, int64_t n, float *y) {
+    const vx_mat wm = {.dtype = VOX_DTYPE_F32, .rows = k, .cols = m, .data = w};
+    vx_matmul_nn(pool, &wm, x, n, y);
 }
 
 /* ------------------------------------------------------------------------------ attention */
@@ -360,6 +378,18 @@ void vx_attention(vx_pool *pool, const float *q, int64_t nq, int64_t hq, const f
 /* ------------------------------------------------------------------------------ the rest: direct */
 void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out) {
     if (n > 0) vx_kernels_active()->gather_rows(w, ids, n, out);
+}
+vox_status vx_to_f32(vox_dtype dtype, const void *src, int64_t n, float *out) {
+    if (dtype != VOX_DTYPE_F32 && dtype != VOX_DTYPE_F16 && dtype != VOX_DTYPE_BF16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "conversion of dtype %d to f32", (int)dtype);
+    /* one row of n columns through the exact conversions of the gather */
+    const vx_mat w = {.dtype = dtype, .rows = 1, .cols = n, .data = src};
+    const int32_t id = 0;
+    if (n > 0) vx_kernels_active()->gather_rows(&w, &id, 1, out);
+    return VOX_OK;
+}
+void vx_harmonic_source(const vx_harmonic *a, int64_t begin, int64_t end, float *y) {
+    if (end > begin) vx_kernels_active()->harmonic_source(a, begin, end, y);
 }
 void vx_rms_norm(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y) {
     if (rows > 0 && d > 0) vx_kernels_active()->rms_norm(x, w, rows, d, eps, y);

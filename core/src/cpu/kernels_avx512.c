@@ -1,15 +1,23 @@
-/* The AVX-512 path (F/BW/DQ/VL): 16-lane instances of the float kernels (simd_elementwise.h,
- * simd_linear.h) and the q8/q4 integer-dot kernels (linear_q_avx512.c, VNNI where present). */
+/* The avx512 paths (AVX-512 F/BW/DQ/VL): 16-lane instances of the float kernels (simd_elementwise.h,
+ * simd_linear.h) and of the bf16-weight convolution (conv_bf16.h); avx512-vnni adds the q8/q4 and int8
+ * convolution kernels with AVX512-VNNI (linear_q_avx512.c, conv_i8_avx512.c), avx512-vnni-bf16 the
+ * vdpbf16ps convolution (linear_bf16_avx512.c). Without VNNI the integer work stays on the avx2
+ * kernels inherited from that table (the same integer sums; the q8/q4 float order is the avx2 one). */
 #define VX_SIMD_WIDTH 16
 #include "cpu/simd.h"
 #include "cpu/simd_elementwise.h"
 #include "cpu/simd_linear.h"
+#include "cpu/conv_bf16.h"
 
 void vx_kernels_init_avx512(vx_kernels *t) {
-    t->name = "avx512";
     fill_elementwise(t);
     fill_linear(t);
-    /* Without VNNI the AVX2 integer kernels (already in the table) do the q8/q4 work: the integer
-     * partial sums are exact either way, only the float accumulation order is the AVX2 one. */
-    if (vx_cpu()->avx512vnni) vx_linear_q_init_avx512(t);
+    fill_conv_bf16(t);
 }
+
+void vx_kernels_init_avx512_vnni(vx_kernels *t) {
+    vx_linear_q_init_avx512(t);
+    vx_conv_i8_init_avx512(t);
+}
+
+void vx_kernels_init_avx512_bf16(vx_kernels *t) { vx_conv_bf16_init_avx512(t); }

@@ -138,16 +138,20 @@ static void gemv_quant(const vx_kernels *k, const vx_gemv_part *parts, int n_par
         k->linear_quant(parts[p].w, parts[p].bias, qact, row_bytes, parts[p].y, 0, n_x, parts[p].r0, parts[p].r1);
 }
 
-static void matmul_nn(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1,
-                      int64_t c0, int64_t c1) {
+static void matmul_nn(const vx_mat *w, const float *x, float *y, int64_t i0, int64_t i1, int64_t c0, int64_t c1) {
     /* y[i][c] = sum over kk in order of x[i][kk] * w[kk][c] */
+    const int64_t k = w->rows, m = w->cols;
     for (int64_t i = i0; i < i1; i++) {
         float *yi = y + i * m;
         for (int64_t c = c0; c < c1; c++) yi[c] = 0.0f;
         for (int64_t kk = 0; kk < k; kk++) {
             float xv = x[i * k + kk];
-            const float *wr = w + kk * m;
-            for (int64_t c = c0; c < c1; c++) yi[c] += xv * wr[c];
+            if (w->dtype == VOX_DTYPE_F32) {
+                const float *wr = (const float *)w->data + kk * m;
+                for (int64_t c = c0; c < c1; c++) yi[c] += xv * wr[c];
+            } else {
+                for (int64_t c = c0; c < c1; c++) yi[c] += xv * weight_at(w, kk, c);
+            }
         }
     }
 }
@@ -345,6 +349,26 @@ static void gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *o
     }
 }
 
+/* ------------------------------------------------------------------------------ sources */
+static void harmonic_source(const vx_harmonic *a, int64_t begin, int64_t end, float *y) {
+    for (int64_t j = begin; j < end; j++) {
+        /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
+         * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
+        float s = fmaf(a->scale, (float)j + 0.5f, -0.5f);
+        if (s < 0.0f) s = 0.0f;
+        const int64_t i0 = (int64_t)s, i1 = i0 + (i0 < a->t2 - 1 ? 1 : 0);
+        const float l1 = s - (float)i0, l0 = 1.0f - l1;
+        const float uv = a->f0[j / a->hop] > a->threshold ? 1.0f : 0.0f;
+        float acc = a->b;
+        for (int64_t h = 0; h < a->n_h; h++) {
+            const float ph = fmaf(l0, a->phase[i0 * a->n_h + h], l1 * a->phase[i1 * a->n_h + h]);
+            acc += a->w[h] * (sinf(ph) * a->amp * uv);
+        }
+        if (a->noise) acc += a->noise[j];
+        y[j] = tanhf(acc);
+    }
+}
+
 void vx_kernels_init_scalar(vx_kernels *t) {
     t->name = "scalar";
     t->linear_float = linear_float;
@@ -376,4 +400,6 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->im2col = im2col;
     t->depthwise_conv = depthwise_conv;
     t->gather_rows = gather_rows;
+    t->harmonic_source = harmonic_source;
+    /* no packed-weight kernels: conv_i8, conv_bf16 NULL (the f32 kernels are the definition) */
 }

@@ -3,8 +3,8 @@
  * instruction: twice the f32 FMA rate, at the price of rounding both operands to bf16 (8-bit
  * mantissa); products are exact in f32, sums are f32.
  *
- * Packed layout: groups of 64 weight rows; per group, for each pair p of columns (2p, 2p + 1), 64
- * uint32 words (row r: bf16 w[r][2p] in the low half, w[r][2p + 1] in the high half, 0 beyond cols).
+ * Packed layout (bf16w.c): groups of 64 weight rows; per group, for each pair p of columns (2p, 2p + 1),
+ * 64 uint32 words (row r: bf16 w[r][2p] in the low half, w[r][2p + 1] in the high half, 0 beyond cols).
  * A K block of BW_KC pairs of one group is a contiguous 32 KB panel that stays in L1.
  *
  * Order of operations per output (fixed, never dependent on n, the tiling or the thread count): one
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../error.h"
-#include "../kernels.h"
+#include "cpu/dispatch.h"
 
 #define BW_NR 64  /* weight rows per group: four 16-lane accumulators per x row */
 #define BW_MR 6   /* x rows per register tile (24 accumulators) */
@@ -108,7 +108,7 @@ static void bw_tasks(void *ctx, int64_t t0, int64_t t1) {
 }
 
 /* x: [n_out + dil (taps - 1)][cols / taps] f32 (a matrix: taps 1, dil unused). */
-vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
+static vox_status conv_bf16(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
                                   int64_t dil, float *y) {
     if (n_out <= 0) return VOX_OK;
     const int64_t n_in = n_out + dil * (w->taps - 1);
@@ -130,4 +130,10 @@ vox_status vx_conv1d_bf16w_avx512(vx_pool *pool, const vx_bf16w *w, const float 
     vx_fp_restore(fp);
     free(xb);
     return VOX_OK;
+}
+
+void vx_conv_bf16_init_avx512(vx_kernels *t) {
+    t->conv_bf16 = conv_bf16;
+    t->dots.bf16 = "AVX512-BF16";
+    t->dots.bf16_rounds_x = 1;
 }

@@ -58,10 +58,17 @@ V_INLINE vi v_cvt_i(vf a) { return _mm512_cvtps_epi32(a); }                  /* 
 V_INLINE vf v_cvt_f(vi a) { return _mm512_cvtepi32_ps(a); }
 V_INLINE vi vi_set1(int32_t a) { return _mm512_set1_epi32(a); }
 V_INLINE vf v_gather(const float *base, const int32_t *idx) { return _mm512_i32gather_ps(_mm512_loadu_si512(idx), base, 4); }
+V_INLINE vf v_gather_i(const float *base, vi idx) { return _mm512_i32gather_ps(idx, base, 4); }
+V_INLINE vi vi_iota(void) { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+V_INLINE vi vi_mul(vi a, vi b) { return _mm512_mullo_epi32(a, b); }
+V_INLINE vi v_cvtt_i(vf a) { return _mm512_cvttps_epi32(a); } /* truncation toward zero */
+V_INLINE vm vi_lt(vi a, vi b) { return _mm512_cmplt_epi32_mask(a, b); }
+V_INLINE vi vi_sel(vm m, vi a, vi b) { return _mm512_mask_blend_epi32(m, a, b); } /* m ? b : a */
 V_INLINE vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
 V_INLINE vi vi_srai1(vi a) { return _mm512_srai_epi32(a, 1); }
+V_INLINE vi vi_sll16(vi a) { return _mm512_slli_epi32(a, 16); }
 V_INLINE vi vi_sll23(vi a) { return _mm512_slli_epi32(a, 23); }
 V_INLINE vi vi_sll30(vi a) { return _mm512_slli_epi32(a, 30); }
 V_INLINE vi v_bits(vf a) { return _mm512_castps_si512(a); }
@@ -86,6 +93,11 @@ V_INLINE float v_hsum(vf a) {
     return _mm_cvtss_f32(q);
 }
 V_INLINE float v_hmax(vf a) { return _mm512_reduce_max_ps(a); } /* exact in any order */
+V_INLINE float v_hmin(vf a) { return _mm512_reduce_min_ps(a); }
+V_INLINE vi vi_max(vi a, vi b) { return _mm512_max_epi32(a, b); }
+V_INLINE vi vi_min(vi a, vi b) { return _mm512_min_epi32(a, b); }
+V_INLINE void vi_store_u8(uint8_t *p, vi a) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(a)); } /* low bytes */
+V_INLINE void vi_store_i16(int16_t *p, vi a) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(a)); }
 /* In-place transpose of a 16 x 16 block held in 16 vectors (r[i] = row i -> r[j] = column j). */
 V_INLINE void v_transpose(vf *r) {
     vf t[16];
@@ -176,10 +188,17 @@ V_INLINE vi vi_set1(int32_t a) { return _mm256_set1_epi32(a); }
 V_INLINE vf v_gather(const float *base, const int32_t *idx) {
     return _mm256_i32gather_ps(base, _mm256_loadu_si256((const __m256i *)idx), 4);
 }
+V_INLINE vf v_gather_i(const float *base, vi idx) { return _mm256_i32gather_ps(base, idx, 4); }
+V_INLINE vi vi_iota(void) { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+V_INLINE vi vi_mul(vi a, vi b) { return _mm256_mullo_epi32(a, b); }
+V_INLINE vi v_cvtt_i(vf a) { return _mm256_cvttps_epi32(a); }
+V_INLINE vm vi_lt(vi a, vi b) { return _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, a)); }
+V_INLINE vi vi_sel(vm m, vi a, vi b) { return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), m)); }
 V_INLINE vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
 V_INLINE vi vi_srai1(vi a) { return _mm256_srai_epi32(a, 1); }
+V_INLINE vi vi_sll16(vi a) { return _mm256_slli_epi32(a, 16); }
 V_INLINE vi vi_sll23(vi a) { return _mm256_slli_epi32(a, 23); }
 V_INLINE vi vi_sll30(vi a) { return _mm256_slli_epi32(a, 30); }
 V_INLINE vi v_bits(vf a) { return _mm256_castps_si256(a); }
@@ -242,6 +261,27 @@ V_INLINE float v_hmax(vf a) {
     q = _mm_max_ps(q, _mm_movehl_ps(q, q));
     q = _mm_max_ss(q, _mm_movehdup_ps(q));
     return _mm_cvtss_f32(q);
+}
+V_INLINE float v_hmin(vf a) {
+    __m128 q = _mm_min_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    q = _mm_min_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_min_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
+V_INLINE vi vi_max(vi a, vi b) { return _mm256_max_epi32(a, b); }
+V_INLINE vi vi_min(vi a, vi b) { return _mm256_min_epi32(a, b); }
+/* the low byte / low half of each lane (values already in range), in lane order */
+V_INLINE void vi_store_u8(uint8_t *p, vi a) {
+    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i b = _mm256_shuffle_epi8(a, pick);
+    const int32_t lo = _mm256_cvtsi256_si32(b), hi = _mm256_extract_epi32(b, 4);
+    __builtin_memcpy(p, &lo, 4);
+    __builtin_memcpy(p + 4, &hi, 4);
+}
+V_INLINE void vi_store_i16(int16_t *p, vi a) {
+    const __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, a), 0x08);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(b));
 }
 #else
 #  error "define VX_SIMD_WIDTH as 8 (AVX2) or 16 (AVX-512) before including simd.h"

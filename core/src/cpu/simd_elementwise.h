@@ -442,7 +442,46 @@ static void e_attention_heads(const float *q, int64_t group, const float *k, con
     }
 }
 
+/* ------------------------------------------------------------------------------ harmonic source */
+/* vx_harmonic_source VL samples at a time: the index and blend arithmetic with the same operations as
+ * the scalar definition (the same bits), the sines and the tanh through simd_math.h. Lanes past the
+ * end compute sample `end - 1` again (clamped indices) and are not stored. */
+static void e_harmonic_source(const vx_harmonic *a, int64_t begin, int64_t end, float *y) {
+    const vf scale = v_set1(a->scale), half = v_set1(0.5f), one = v_set1(1.0f), amp = v_set1(a->amp);
+    const vi last = vi_set1((int32_t)(a->t2 - 1)), nh = vi_set1((int32_t)a->n_h);
+    for (int64_t j0 = begin; j0 < end; j0 += VL) {
+        const int64_t m = end - j0 < VL ? end - j0 : VL;
+        int32_t jj[VL], fi[VL];
+        const int64_t f0i = j0 / a->hop, rem = j0 % a->hop;
+        for (int l = 0; l < VL; l++) {
+            int64_t r = rem + (l < m ? l : m - 1), f = f0i;
+            for (; r >= a->hop; r -= a->hop) f++;
+            jj[l] = (int32_t)(j0 + (l < m ? l : m - 1)), fi[l] = (int32_t)f;
+        }
+        const vi jv = v_bits(v_load((const float *)jj));
+        /* s = fma(scale, j + 0.5, -0.5) clamped at 0; i0 = (int) s; i1 = i0 + 1 below the last frame */
+        vf s = v_fma(scale, v_add(v_cvt_f(jv), half), v_set1(-0.5f));
+        s = v_max(s, v_zero());
+        const vi i0 = v_cvtt_i(s);
+        const vi i1 = vi_sel(vi_lt(i0, last), i0, vi_add(i0, vi_set1(1)));
+        const vf l1 = v_sub(s, v_cvt_f(i0)), l0 = v_sub(one, l1);
+        const vf f0 = v_gather(a->f0, fi);
+        const vf uv = v_sel(v_gt(f0, v_set1(a->threshold)), v_zero(), one);
+        const vi b0 = vi_mul(i0, nh), b1 = vi_mul(i1, nh);
+        vf acc = v_set1(a->b);
+        for (int64_t h = 0; h < a->n_h; h++) {
+            const vi hh = vi_set1((int32_t)h);
+            const vf p0 = v_gather_i(a->phase, vi_add(b0, hh)), p1 = v_gather_i(a->phase, vi_add(b1, hh));
+            const vf ph = v_fma(l0, p0, v_mul(l1, p1));
+            acc = v_add(acc, v_mul(v_set1(a->w[h]), v_mul(v_mul(v_sin(ph), amp), uv)));
+        }
+        if (a->noise) acc = v_add(acc, v_load_part(a->noise + j0, m));
+        v_store_part(y + j0, v_tanh(acc), m);
+    }
+}
+
 static void fill_elementwise(vx_kernels *t) {
+    t->harmonic_source = e_harmonic_source;
     t->attention_heads = e_attention_heads;
     t->rms_norm = e_rms_norm;
     t->layer_norm = e_layer_norm;

@@ -29,8 +29,9 @@
  * at a time, which hardware prefetchers pick up too late (and a row-interleaved prefetch order streams
  * at half the bandwidth).
  *
- * matmul_nn (y = x W, W [k, m]): column order too (one FMA chain over kk in order, vectorized across
- * c); W is already [k][m], so tiles read it directly, partial sums in y between K blocks. */
+ * matmul_nn (y = x W, W [k, m] in f32, f16 or bf16): column order too (one FMA chain over kk in order,
+ * vectorized across c, 16-bit weights widened exactly); W is already [k][m], so tiles read it directly,
+ * partial sums in y between K blocks. */
 #ifndef VOX_CPU_SIMD_LINEAR_H
 #define VOX_CPU_SIMD_LINEAR_H
 
@@ -410,9 +411,15 @@ static void lf_linear_float(const vx_mat *w, const float *bias, const float *x, 
 
 /* ------------------------------------------------------------------------------ matmul_nn */
 /* y[i][c..] over kk in [k0, k1) for MR rows and NV column vectors (the last one masked to `tail`
- * columns when tail < VL). */
-V_INLINE void nn_tile(const int MR, const int NV, const float *w, int64_t m, const float *x, int64_t k, float *y,
-                      int64_t k0, int64_t k1, int first, int64_t tail) {
+ * columns when tail < VL); W's rows widened from dt (DT_F32 / DT_F16 / DT_BF16, exact). */
+V_INLINE vf nn_wload(const int dt, const void *w, int64_t i, int64_t n) {
+    if (dt == DT_F32) return n < VL ? v_load_part((const float *)w + i, n) : v_load((const float *)w + i);
+    if (dt == DT_F16) return n < VL ? v_load_f16_part((const uint16_t *)w + i, n) : v_load_f16((const uint16_t *)w + i);
+    return n < VL ? v_load_bf16_part((const uint16_t *)w + i, n) : v_load_bf16((const uint16_t *)w + i);
+}
+
+V_INLINE void nn_tile(const int dt, const int MR, const int NV, const void *w, int64_t m, const float *x, int64_t k,
+                      float *y, int64_t k0, int64_t k1, int first, int64_t tail) {
     vf acc[NN_MR * NN_NV];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)
@@ -422,10 +429,9 @@ V_INLINE void nn_tile(const int MR, const int NV, const float *w, int64_t m, con
             else acc[i * NV + v] = v == NV - 1 && tail < VL ? v_load_part(y + i * m + v * VL, tail) : v_load(y + i * m + v * VL);
         }
     for (int64_t kk = k0; kk < k1; kk++) {
-        const float *wr = w + kk * m;
         vf wv[NN_NV];
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) wv[v] = v == NV - 1 && tail < VL ? v_load_part(wr + v * VL, tail) : v_load(wr + v * VL);
+        for (int v = 0; v < NV; v++) wv[v] = nn_wload(dt, w, kk * m + v * VL, v == NV - 1 ? tail : VL);
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
             vf xb = v_set1(x[i * k + kk]);
@@ -442,13 +448,13 @@ V_INLINE void nn_tile(const int MR, const int NV, const float *w, int64_t m, con
         }
 }
 
-V_INLINE void nn_tile_any(int mr, int nv, const float *w, int64_t m, const float *x, int64_t k, float *y, int64_t k0,
-                          int64_t k1, int first, int64_t tail) {
-#define NN_NV_CASES(MR)                                                                   \
-    if (nv >= NN_NV) nn_tile(MR, NN_NV, w, m, x, k, y, k0, k1, first, tail);             \
-    else if (nv == 3) nn_tile(MR, 3 < NN_NV ? 3 : 1, w, m, x, k, y, k0, k1, first, tail); \
-    else if (nv == 2) nn_tile(MR, 2 < NN_NV ? 2 : 1, w, m, x, k, y, k0, k1, first, tail); \
-    else nn_tile(MR, 1, w, m, x, k, y, k0, k1, first, tail);
+V_INLINE void nn_tile_any(const int dt, int mr, int nv, const void *w, int64_t m, const float *x, int64_t k, float *y,
+                          int64_t k0, int64_t k1, int first, int64_t tail) {
+#define NN_NV_CASES(MR)                                                                       \
+    if (nv >= NN_NV) nn_tile(dt, MR, NN_NV, w, m, x, k, y, k0, k1, first, tail);             \
+    else if (nv == 3) nn_tile(dt, MR, 3 < NN_NV ? 3 : 1, w, m, x, k, y, k0, k1, first, tail); \
+    else if (nv == 2) nn_tile(dt, MR, 2 < NN_NV ? 2 : 1, w, m, x, k, y, k0, k1, first, tail); \
+    else nn_tile(dt, MR, 1, w, m, x, k, y, k0, k1, first, tail);
     switch (mr) {
     case 6: NN_NV_CASES(6) break;
     case 5: NN_NV_CASES(5) break;
@@ -460,13 +466,9 @@ V_INLINE void nn_tile_any(int mr, int nv, const float *w, int64_t m, const float
 #undef NN_NV_CASES
 }
 
-static void nn_matmul(const float *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0, int64_t i1, int64_t c0,
-                      int64_t c1) {
-    if (k == 0) {
-        for (int64_t i = i0; i < i1; i++)
-            for (int64_t c = c0; c < c1; c++) y[i * m + c] = 0.0f;
-        return;
-    }
+static void nn_matmul_dt(const int dt, const void *w, int64_t k, int64_t m, const float *x, float *y, int64_t i0,
+                         int64_t i1, int64_t c0, int64_t c1) {
+    const size_t es = dt == DT_F32 ? 4 : 2;
     for (int64_t k0 = 0; k0 < k; k0 += NN_KC) {
         int64_t k1 = k - k0 > NN_KC ? k0 + NN_KC : k;
         for (int64_t c = c0; c < c1; c += NN_NV * VL) {
@@ -475,9 +477,24 @@ static void nn_matmul(const float *w, int64_t k, int64_t m, const float *x, floa
             int64_t tail = cw - (int64_t)(nv - 1) * VL;
             for (int64_t i = i0; i < i1; i += NN_MR) {
                 int mr = (int)(i1 - i < NN_MR ? i1 - i : NN_MR);
-                nn_tile_any(mr, nv, w + c, m, x + i * k, k, y + i * m + c, k0, k1, k0 == 0, tail);
+                nn_tile_any(dt, mr, nv, (const char *)w + (size_t)c * es, m, x + i * k, k, y + i * m + c, k0, k1, k0 == 0,
+                            tail);
             }
         }
+    }
+}
+
+static void nn_matmul(const vx_mat *w, const float *x, float *y, int64_t i0, int64_t i1, int64_t c0, int64_t c1) {
+    const int64_t k = w->rows, m = w->cols;
+    if (k == 0) {
+        for (int64_t i = i0; i < i1; i++)
+            for (int64_t c = c0; c < c1; c++) y[i * m + c] = 0.0f;
+        return;
+    }
+    switch (w->dtype) {
+    case VOX_DTYPE_F16: nn_matmul_dt(DT_F16, w->data, k, m, x, y, i0, i1, c0, c1); break;
+    case VOX_DTYPE_BF16: nn_matmul_dt(DT_BF16, w->data, k, m, x, y, i0, i1, c0, c1); break;
+    default: nn_matmul_dt(DT_F32, w->data, k, m, x, y, i0, i1, c0, c1); break;
     }
 }
 

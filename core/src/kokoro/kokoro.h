@@ -104,17 +104,20 @@ typedef struct kk_model {
     float *stft_basis, *istft_basis, *istft_env_window;  /* owned */
     /* f32 copies of weights stored in another dtype (transposed convolutions) */
     float **owned; size_t n_owned;
-    /* The decoder's math (weights.c, choose_generator_math; VOX_KOKORO_GEN=auto|int8|bf16|f32):
+    /* The decoder's math (weights.c, choose_generator_math; VOX_KOKORO_GEN=auto|int8|bf16|f32), from
+     * what the CPU path's kernels offer (kernels.h, vx_cpu_dots):
      *  - the generator's Snake resblocks (main and noise branch: ~95% of the model's multiplies) as
-     *    int8 dot products (VNNI: per-channel weight codes, each gathered input row quantized with its
-     *    own range) where the CPU has AVX512-VNNI, ~2x the bf16 rate;
-     *  - the decoder's AdainResBlk1d convolutions as bf16 dot products where it has AVX512-BF16 (and
-     *    the Snake resblocks too when int8 is not used), ~2x f32;
-     *  - f32 elsewhere. Everything before the decoder (PL-BERT, durations, F0/N) stays f32.
+     *    int8 dot products (per-channel weight codes, each gathered input row quantized with its own
+     *    range) on every SIMD path (VNNI where present, vpmaddwd on plain AVX2);
+     *  - the decoder's AdainResBlk1d convolutions as bf16 products (AVX512-BF16: bf16 inputs too, ~2x
+     *    f32; elsewhere f32 inputs times widened bf16 weights: half the weight bytes, no im2col), and the
+     *    Snake resblocks too when int8 is not used;
+     *  - f32 on the scalar path. Everything before the decoder (PL-BERT, durations, F0/N) stays f32.
      * Each is measured against the official model in conformance/test_kokoro_native.py and
      * test_kokoro_perceptual.py. gen_math: "int8+bf16", "int8+f32", "bf16" or "f32"; gen_math_why: the reason. */
     int gen_bf16, gen_int8;
     const char *gen_math, *gen_math_why;
+    char gen_math_why_buf[160];
     /* voice packs */
     int n_speakers;
     /* the English text frontend (NULL when the .tmod has no frontend data) */

@@ -35,59 +35,28 @@ static float normal_at(uint64_t seed, uint32_t sample, uint32_t span) {
 }
 
 typedef struct src_job {
-    const kk_model *m;
     const kk_forward_opts *opts;
-    const float *f0_curve, *phase;
+    const float *f0_curve;
     float noise_gain; /* sqrt(sum of the merge weights squared) */
-    int simd;         /* the AVX-512 loop (source_avx512.c) */
-    int64_t t2;
+    vx_harmonic h;    /* the harmonic sum (kernels.h), the noise read from src */
     float *src;
 } src_job;
-
-void kk_source_samples_avx512(const float *f0_curve, const float *phase, int64_t t2, const float *lw, float lb,
-                              float sine_amp, float voiced_threshold, int64_t hop, int add_noise, int64_t begin,
-                              int64_t end, float *src);
 
 static void source_samples(void *ctx, int64_t begin, int64_t end) {
     const src_job *q = ctx;
     const kk_forward_opts *opts = q->opts;
-    const float *f0_curve = q->f0_curve, *phase = q->phase, *lw = q->m->l_linear_w;
-    const int64_t t2 = q->t2;
-    const float scale = (float)(1.0 / 300.0), noise_unvoiced = KK_SINE_AMP / 3.0f;
-    if (q->simd) { /* the noise term first (scalar normals), then the vector loop adds the rest to it */
-        if (opts->noise)
-            for (int64_t j = begin; j < end; j++) {
-                float uv = f0_curve[j / KK_HOP] > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
-                float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
-                q->src[j] = namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
-            }
-#if defined(__x86_64__) || defined(_M_X64)
-        kk_source_samples_avx512(f0_curve, phase, t2, lw, q->m->l_linear_b[0], KK_SINE_AMP, KK_VOICED_THRESHOLD, KK_HOP,
-                                 opts->noise, begin, end, q->src);
-#endif
-        return;
-    }
-    for (int64_t j = begin; j < end; j++) {
-        /* torch's CPU kernel computes the source index and the blend with fused multiply-adds; the
-         * phase reaches ~1e5 rad, where one rounding more or less is an audible-scale phase step */
-        float s = fmaf(scale, (float)j + 0.5f, -0.5f);
-        if (s < 0.0f) s = 0.0f;
-        int64_t i0 = (int64_t)s;
-        int64_t i1 = i0 + (i0 < t2 - 1 ? 1 : 0);
-        float l1 = s - (float)i0, l0 = 1.0f - l1;
-        float f0 = f0_curve[j / KK_HOP];
-        float uv = f0 > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
-        float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
-        float acc = q->m->l_linear_b[0];
-        for (int64_t h = 0; h < KK_HARMONICS; h++) {
-            float ph = fmaf(l0, phase[i0 * KK_HARMONICS + h], l1 * phase[i1 * KK_HARMONICS + h]);
-            acc += lw[h] * (sinf(ph) * KK_SINE_AMP * uv);
+    /* The official code adds N(0, namp^2) to each harmonic before the Linear(9, 1): a sum of
+     * independent normals, i.e. one normal of std namp * |lw| after the merge, drawn once per sample
+     * (Philox, scalar) into src, which the harmonic sum then adds before its tanh. */
+    if (opts->noise) {
+        const float noise_unvoiced = KK_SINE_AMP / 3.0f;
+        for (int64_t j = begin; j < end; j++) {
+            float uv = q->f0_curve[j / KK_HOP] > KK_VOICED_THRESHOLD ? 1.0f : 0.0f;
+            float namp = uv * KK_NOISE_STD + (1.0f - uv) * noise_unvoiced;
+            q->src[j] = namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
         }
-        /* The official code adds N(0, namp^2) to each harmonic before the Linear(9, 1): a sum of
-         * independent normals, i.e. one normal of std namp * |lw| after the merge, drawn once here. */
-        if (opts->noise) acc += namp * q->noise_gain * normal_at(opts->seed, (uint32_t)j, opts->span);
-        q->src[j] = tanhf(acc);
     }
+    vx_harmonic_source(&q->h, begin, end, q->src);
 }
 
 /* The source's STFT, frames [begin, end) per task: the reflect-padded frames gathered, times the
@@ -156,8 +125,12 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
      * sample on its own (ranges of samples in parallel, the same bits for any split) */
     double g2 = 0.0;
     for (int64_t h = 0; h < KK_HARMONICS; h++) g2 += (double)m->l_linear_w[h] * (double)m->l_linear_w[h];
-    src_job sj = {.m = m, .opts = opts, .f0_curve = f0_curve, .phase = phase, .noise_gain = (float)sqrt(g2), .t2 = t2,
-                  .src = src, .simd = vx_cpu()->path == VX_PATH_AVX512};
+    /* sample j reads the phase at s = (j + 0.5) / 300 - 0.5 (linear interpolation, align_corners False),
+     * the voicing of its frame j / 300 */
+    src_job sj = {.opts = opts, .f0_curve = f0_curve, .noise_gain = (float)sqrt(g2), .src = src,
+                  .h = {.f0 = f0_curve, .phase = phase, .w = m->l_linear_w, .noise = opts->noise ? src : NULL,
+                        .b = m->l_linear_b[0], .amp = KK_SINE_AMP, .threshold = KK_VOICED_THRESHOLD,
+                        .scale = (float)(1.0 / 300.0), .t2 = t2, .hop = KK_HOP, .n_h = KK_HARMONICS}};
     vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
     /* STFT: reflect-padded frames times the windowed DFT basis, then polar form, frame ranges in parallel */
     vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = 2 * bins, .cols = nfft, .data = m->stft_basis};

@@ -48,18 +48,6 @@ static float *own(loader *L, size_t n) {
     return p;
 }
 
-static float half_to_f32(uint16_t h) {
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, bits;
-    if (e == 0) {
-        float v = ldexpf((float)m, -24);
-        return s ? -v : v;
-    }
-    bits = e == 31 ? s | 0x7F800000u | (m << 13) : s | ((e + 112) << 23) | (m << 13);
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 /* A float tensor of exactly n elements as f32: in place when stored f32, else an owned copy. */
 static const float *vec_opt(loader *L, const char *name, int64_t n, int required) {
     vox_tensor_info t;
@@ -76,16 +64,7 @@ static const float *vec_opt(loader *L, const char *name, int64_t n, int required
         return NULL;
     }
     float *p = own(L, (size_t)n);
-    if (!p) return NULL;
-    const uint16_t *h = t.data;
-    for (int64_t i = 0; i < n; i++) {
-        if (t.dtype == VOX_DTYPE_F16) {
-            p[i] = half_to_f32(h[i]);
-        } else {
-            uint32_t b = (uint32_t)h[i] << 16;
-            memcpy(&p[i], &b, 4);
-        }
-    }
+    if (p) vx_to_f32(t.dtype, t.data, n, p);
     return p;
 }
 
@@ -475,12 +454,13 @@ fail:
     return VOX_OK;
 }
 
-/* The decoder's and generator's math (kokoro.h, kk_model.gen_math): by default int8 for the generator's
- * resblocks where the CPU has AVX512-VNNI and bf16 for the other convolutions where it has AVX512-BF16
- * (held to the f32 limits of every spectral and perceptual row), f32 elsewhere. VOX_KOKORO_GEN=int8,
- * bf16 or f32 asks for one (int8 still uses bf16 for the rest where it can; on a CPU without the
- * instructions a line on stderr says what runs instead); the engine info's precision.generator_math
- * always says which ran. */
+/* The decoder's and generator's math (kokoro.h, kk_model.gen_math), from what the kernel path offers
+ * (vx_cpu_dots): by default int8 for the generator's resblocks where the path has an int8 convolution
+ * kernel and bf16 for the other convolutions where it has a bf16 one (each held to the f32 limits of
+ * every spectral and perceptual row), f32 elsewhere (the scalar path). VOX_KOKORO_GEN=int8, bf16 or
+ * f32 asks for one (int8 still uses bf16 for the rest where it can; on a path without the kernel a
+ * line on stderr says what runs instead); the engine info's precision.generator_math always says which
+ * ran and generator_math_why why. */
 static vox_status choose_generator_math(kk_model *m) {
     const char *env = getenv("VOX_KOKORO_GEN");
     if (!env || !*env) env = "auto";
@@ -488,34 +468,31 @@ static vox_status choose_generator_math(kk_model *m) {
               ask_bf16 = strcmp(env, "bf16") == 0, ask_f32 = strcmp(env, "f32") == 0;
     if (!is_auto && !ask_int8 && !ask_bf16 && !ask_f32)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                             "VOX_KOKORO_GEN=%s: use auto (the default: int8 and bf16 where the CPU has them), int8, "
+                             "VOX_KOKORO_GEN=%s: use auto (the default: int8 and bf16 where the CPU path has them), int8, "
                              "bf16 or f32", env);
     m->gen_math = "f32";
     if (ask_f32) {
         m->gen_math_why = "VOX_KOKORO_GEN=f32";
         return VOX_OK;
     }
-    const vx_cpu_info *cpu = vx_cpu();
-    const int has_bf16 = cpu->path == VX_PATH_AVX512 && cpu->avx512bf16;
-    const int has_int8 = cpu->path == VX_PATH_AVX512 && cpu->avx512vnni;
-    const int want_int8 = has_int8 && !ask_bf16, want_bf16 = has_bf16;
-    if (ask_int8 && !has_int8)
-        fprintf(stderr, "vox: VOX_KOKORO_GEN=int8: this CPU (kernel path %s) has no AVX512-VNNI; the Kokoro generator "
-                        "runs in %s\n", cpu->name, has_bf16 ? "bf16" : "f32");
-    if (ask_bf16 && !has_bf16)
-        fprintf(stderr, "vox: VOX_KOKORO_GEN=bf16: this CPU (kernel path %s) has no AVX512-BF16 dot products; the "
-                        "Kokoro generator runs in f32\n", cpu->name);
-    if (want_int8 && want_bf16)
-        m->gen_math_why = is_auto ? "AVX512-VNNI and AVX512-BF16" : "VOX_KOKORO_GEN=int8";
-    else if (want_int8)
-        m->gen_math_why = is_auto ? "AVX512-VNNI, no AVX512-BF16" : "VOX_KOKORO_GEN=int8; no AVX512-BF16";
-    else if (want_bf16)
-        m->gen_math_why = ask_bf16 ? "VOX_KOKORO_GEN=bf16" : ask_int8 ? "VOX_KOKORO_GEN=int8; no AVX512-VNNI"
-                                                                  : "AVX512-BF16, no AVX512-VNNI";
-    else
-        m->gen_math_why = ask_bf16   ? "VOX_KOKORO_GEN=bf16; no AVX512-BF16"
-                          : ask_int8 ? "VOX_KOKORO_GEN=int8; no AVX512-VNNI or AVX512-BF16"
-                                     : "no AVX512-VNNI or AVX512-BF16 on this CPU";
+    const vx_dot_caps dots = vx_cpu_dots();
+    const char *path = vx_cpu()->name;
+    const int want_int8 = dots.int8 && !ask_bf16, want_bf16 = dots.bf16 != NULL;
+    if (ask_int8 && !dots.int8)
+        fprintf(stderr, "vox: VOX_KOKORO_GEN=int8: the CPU path %s has no int8 convolution kernel; the Kokoro generator "
+                        "runs in %s\n", path, want_bf16 ? "bf16" : "f32");
+    if (ask_bf16 && !dots.bf16)
+        fprintf(stderr, "vox: VOX_KOKORO_GEN=bf16: the CPU path %s has no bf16 convolution kernel; the Kokoro "
+                        "generator runs in f32\n", path);
+    /* the reason names the kernels (and the path when nothing is packed) */
+    snprintf(m->gen_math_why_buf, sizeof m->gen_math_why_buf, "%s%s%s%s%s%s",
+             is_auto ? "" : ask_int8 ? "VOX_KOKORO_GEN=int8; " : "VOX_KOKORO_GEN=bf16; ",
+             want_int8 ? "int8: " : "", want_int8 ? dots.int8 : "", want_int8 && want_bf16 ? "; " : "",
+             want_bf16 ? "bf16: " : "", want_bf16 ? dots.bf16 : "");
+    if (!want_int8 && !want_bf16)
+        snprintf(m->gen_math_why_buf, sizeof m->gen_math_why_buf, "%sthe CPU path %s has no int8 or bf16 convolution kernel",
+                 is_auto ? "" : ask_int8 ? "VOX_KOKORO_GEN=int8; " : "VOX_KOKORO_GEN=bf16; ", path);
+    m->gen_math_why = m->gen_math_why_buf;
     return pack_generator(m, want_int8, want_bf16);
 }
 

