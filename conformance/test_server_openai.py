@@ -158,6 +158,12 @@ def test_default_alias_and_blend_voices(client, server, kokoro, expected, tmp_pa
     assert np.array_equal(_pcm(client, voice="jm_kumo(2)+jf_alpha(1)", extra_body={"seed": SEED}), want)
     assert np.array_equal(_pcm(client, voice="narrator", extra_body={"seed": SEED}), want)
     assert not np.array_equal(want, expected)
+    # the docs' map sends base's alloy to my_voice, which does not exist (yet): a 404 that says so
+    import openai
+
+    with pytest.raises(openai.NotFoundError) as e:
+        client.audio.speech.create(model="base", voice="alloy", input=TEXT)
+    assert "maps 'alloy' to 'my_voice'" in e.value.body["message"]
 
 
 def test_speed_and_options(client, kokoro):

@@ -68,7 +68,7 @@ def create_app(config: ServerConfig, *, models: Models | None = None, duplex_fac
                    admission=Admission(config.max_sessions, config.max_queue, config.queue_timeout, metrics),
                    scheduler=Scheduler(config.workers or default_workers(), metrics, config.lookahead),
                    duplex_factory=duplex_factory)
-        for entry in models.entries.values():  # a voice map naming voices a model lacks fails now, not per request
+        for entry in models.entries.values():  # each model's voice map, built once (the family's defaults)
             st.voices.aliases(entry)
     except BaseException:
         models.close()

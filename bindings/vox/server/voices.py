@@ -78,6 +78,8 @@ class VoiceStore:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root).resolve()
+        if self.root.exists() and not self.root.is_dir():
+            raise NotADirectoryError(f"--voices {root}: not a directory")
         self.root.mkdir(parents=True, exist_ok=True)
         if not os.access(self.root, os.W_OK):
             raise PermissionError(f"{self.root}: the voices directory is not writable")
@@ -285,7 +287,11 @@ class Voices:
                                 lambda: eng.speaker_voice(spk, instructions))
         aliases = self.aliases(entry)
         if name in aliases:
-            return self._lookup(entry, aliases[name], instructions, depth + 1)
+            got = self._lookup(entry, aliases[name], instructions, depth + 1)
+            if got is None:
+                raise ApiError(404, f"the voice map maps {name!r} to {aliases[name]!r}, which does not exist for the "
+                                    f"model {entry.id!r}", param="voice", code="voice_not_found")
+            return got
         if instructions:
             raise ApiError(400, f"instructions apply to a model's speakers, and {name!r} is not one",
                            param="instructions", code="invalid_value")
