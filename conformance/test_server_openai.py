@@ -48,7 +48,8 @@ def server(models, tmp_path_factory):
     vmap = d / "voices.json"
     vmap.write_text(_blocks("json")[0])          # the voice map of docs/server.md, as written
     args = [a for name, p in models.items() for a in ("--model", f"{name}={p}")]
-    with VoxServer(args + ["--voices", str(d / "voices"), "--voice-map", str(vmap)]) as srv:
+    # one worker: a new request overtakes a long one only because sessions take turns chunk by chunk
+    with VoxServer(args + ["--voices", str(d / "voices"), "--voice-map", str(vmap), "--workers", "1"]) as srv:
         yield srv
         assert not tracebacks(srv.log()), srv.log()
 
@@ -222,3 +223,54 @@ def test_docs_examples_run(server, tmp_path):
         assert sr == 24000 and x.size > 0, name
     assert (tmp_path / "stream.pcm").stat().st_size > 24000
     assert "my_voice" not in {v["id"] for v in _get(server, "/v1/voices")["data"]}     # the example deleted it
+
+
+def test_a_long_stream_does_not_hold_back_a_new_one(client, server):
+    """With a single synthesis worker, a short request made while an eight-sentence stream is being
+    made is answered, whole, before that stream ends (the worker pulls one chunk at a time, new
+    sessions first): interleaving, not a queue of whole requests."""
+    import threading
+
+    import httpx
+
+    long = " ".join(f"This is sentence number {i} of a long text." for i in range(1, 9))
+    started, done, got = threading.Event(), threading.Event(), []
+
+    def long_stream():
+        with httpx.stream("POST", server.url + "/v1/audio/speech", timeout=300,
+                          json={"input": long, "voice": "jm_kumo", "response_format": "pcm"}) as r:
+            for b in r.iter_bytes():
+                got.append(len(b))
+                started.set()
+        done.set()
+
+    t = threading.Thread(target=long_stream)
+    t.start()
+    assert started.wait(120)
+    short = client.audio.speech.create(model="kokoro", voice="jm_kumo", input="Hi there.", response_format="pcm")
+    assert len(short.content) > 0
+    overtaken = not done.is_set()
+    t.join(300)
+    assert overtaken, "the short request waited for the whole long stream"
+    assert sum(got) > 8 * 2 * 24000    # and the long one was not cut: eight sentences, more than 8 s
+
+
+def test_openapi_docs_and_metrics(server):
+    import urllib.request
+
+    paths = _get(server, "/openapi.json")["paths"]
+    for p in ("/v1/audio/speech", "/v1/models", "/v1/voices", "/v1/voices/{name}", "/health", "/metrics"):
+        assert p in paths, p
+    with urllib.request.urlopen(server.url + "/docs", timeout=30) as r:
+        assert r.status == 200 and b"swagger" in r.read().lower()
+    with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
+        assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+        text = r.read().decode()
+    for line in ("# TYPE vox_server_first_audio_seconds histogram", "# TYPE vox_server_requests_total counter",
+                 "# TYPE vox_server_active_sessions gauge", "# TYPE vox_engine_samples_produced_total counter"):
+        assert line in text, line
+    m = server.metrics()
+    assert m['vox_server_requests_total{endpoint="/v1/audio/speech",status="200"}'] >= 10
+    assert m["vox_server_first_audio_seconds_count"] >= 10
+    assert m['vox_server_first_audio_seconds_bucket{le="+Inf"}'] == m["vox_server_first_audio_seconds_count"]
+    assert m['vox_engine_samples_produced_total{model="kokoro"}'] > 0
