@@ -270,7 +270,7 @@ def test_openapi_docs_and_metrics(server):
                  "# TYPE vox_server_active_sessions gauge", "# TYPE vox_engine_samples_produced_total counter"):
         assert line in text, line
     m = server.metrics()
-    assert m['vox_server_requests_total{endpoint="/v1/audio/speech",status="200"}'] >= 10
-    assert m["vox_server_first_audio_seconds_count"] >= 10
+    assert m['vox_server_requests_total{endpoint="/v1/audio/speech",status="200"}'] >= 1
+    assert m["vox_server_first_audio_seconds_count"] >= 1
     assert m['vox_server_first_audio_seconds_bucket{le="+Inf"}'] == m["vox_server_first_audio_seconds_count"]
     assert m['vox_engine_samples_produced_total{model="kokoro"}'] > 0
