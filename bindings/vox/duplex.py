@@ -207,14 +207,19 @@ class Duplex:
                 self._session.end()
             self._ended = True
             self._poke()
+            if self._reader is None:     # nothing was written: no reader will end audio(), so end it here
+                self._q.put(_END)
 
     def cancel(self) -> None:
         """Stop at once (any thread): audio() ends, a pull in progress stops."""
         with self._cv:
+            first = not self._ended
             self._ended = True
             s = self._session
             self._closed = True
             self._poke()
+            if self._reader is None and first:   # nothing was written: end audio() here (no reader will)
+                self._q.put(_END)
         if s is not None:
             s.cancel()
         for s2 in list(getattr(self, "_pulling", ()) or ()):

@@ -17,7 +17,7 @@ import argparse
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from ..errors import InvalidArgument, Unsupported
 
@@ -176,6 +176,18 @@ class Family:
 
     def voice_lengths(self, voice: "FileVoice") -> dict:
         """Sizes worth showing of a voice file (vox inspect)."""
+        return {}
+
+    def voice_from_spec(self, engine: "Engine", spec: str, voice: "Callable[[str], Voice]") -> "Voice | None":
+        """A voice written in the family's own notation (the server's `voice` field), or None when
+        `spec` is not in it. `voice(name)` gives the Voice another name stands for (a speaker, a stored
+        voice), for notations that combine voices."""
+        return None
+
+    def voice_aliases(self, engine: "Engine", names: Mapping[str, str]) -> dict[str, str]:
+        """Default meanings, among this model's voices, of other APIs' voice names: `names` maps each
+        name to how it is heard ("female", "male", "neutral"); the result maps names to voices of the
+        model. Names left out mean the model's default voice."""
         return {}
 
     # ------------------------------------------------------------------ conversion (vox build)

@@ -87,6 +87,16 @@ class KokoroFamily(Family):
         return {"runtime": {"generator_math": math, "generator_math_why": why},
                 "runtime_lines": {"generator": f"{math} on this CPU ({why}; VOX_KOKORO_GEN=int8|bf16|f32 asks for one)"}}
 
+    def voice_from_spec(self, engine, spec, voice):
+        from .voices import blend_voice
+
+        return blend_voice(engine, spec, voice)
+
+    def voice_aliases(self, engine, names):
+        from .voices import voice_aliases
+
+        return voice_aliases(engine, names)
+
     def default_voice(self, engine: "Engine") -> "Voice":
         default = engine.info.get("default_speaker") or (engine.speakers[0] if engine.speakers else None)
         if not default:
