@@ -188,6 +188,31 @@ def test_aaudio(kokoro):
     assert np.array_equal(asyncio.run(go()), kokoro.synthesize("Hello there.", v, seed=1))
 
 
+def test_idle_aaudio_streams_leave_the_executor_free(kokoro):
+    """Many duplex streams waiting for text in aaudio() do not hold the loop's default executor
+    (which has a handful of threads): other run_in_executor work still runs at once."""
+    v = _voice(kokoro)
+
+    async def go():
+        ds = [kokoro.duplex(v, seed=1) for _ in range(40)]
+        readers = [asyncio.ensure_future(_drain(d)) for d in ds]
+        await asyncio.sleep(0.2)
+        try:
+            got = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(None, lambda: 42), 10)
+        finally:
+            for d in ds:
+                d.cancel()   # ends the readers (and frees the executor if they held it)
+        await asyncio.wait_for(asyncio.gather(*readers), 30)
+        for d in ds:
+            d.close()
+        return got
+
+    async def _drain(d):
+        return [c async for c in d.aaudio()]
+
+    assert asyncio.run(go()) == 42
+
+
 def test_bad_settings(kokoro):
     v = _voice(kokoro)
     for kw, words in ((dict(commit="sometimes"), "commit must be one of"), (dict(idle_ms=-5), "idle_ms must be"),

@@ -291,12 +291,29 @@ class Duplex:
             yield c
 
     async def aaudio(self) -> AsyncIterator["Chunk"]:
-        """audio() for asyncio: the waiting happens in a worker thread."""
+        """audio() for asyncio. The blocking wait runs on a thread of its own (one per call, ended by
+        the end of the stream), not in the loop's default executor: idle duplex streams would otherwise
+        hold its few threads and starve every other run_in_executor of the application."""
         loop = asyncio.get_running_loop()
+        aq: "asyncio.Queue[Any]" = asyncio.Queue()
+
+        def pump() -> None:
+            while True:
+                c = self._q.get()
+                try:
+                    loop.call_soon_threadsafe(aq.put_nowait, c)
+                except RuntimeError:   # the loop is closed: nobody listens any more
+                    if c is _END:
+                        self._q.put(_END)
+                    return
+                if c is _END:
+                    self._q.put(_END)  # for the next reader, as audio() leaves it
+                    return
+
+        threading.Thread(target=pump, name="vox-duplex-aaudio", daemon=True).start()
         while True:
-            c = await loop.run_in_executor(None, self._q.get)
+            c = await aq.get()
             if c is _END:
-                self._q.put(_END)
                 if self._error is not None:
                     raise self._error
                 return
