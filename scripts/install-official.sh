@@ -7,6 +7,10 @@ PY=${PYTHON:-python3}
 
 "$PY" -m pip install -q "torch==2.13.0"
 "$PY" -m pip install -q "qwen-tts==0.1.1" "transformers==4.57.3" "accelerate==1.12.0"
+# The official F5-TTS code (f5-tts 1.1.22 + vocos 0.1.0; with it rjieba, pypinyin, pydub and PyYAML, which
+# the reference's frontend checks compare with). torch and the transformers pins repeated, or pip moves them.
+"$PY" -m pip install -q "torch==2.13.0" "f5-tts==1.1.22" "vocos==0.1.0" "transformers==4.57.3" \
+  "accelerate==1.12.0" "rjieba==0.2.2" "pypinyin==0.55.0" pydub pyyaml
 # The official Kokoro code (kokoro 0.9.4) without its text pipeline's dependencies (misaki -> spaCy):
 # vox.verify.kokoro.official imports only its model modules, which need torch, transformers, loguru.
 "$PY" -m pip install -q loguru huggingface_hub
@@ -30,5 +34,5 @@ if [ -n "$ta_lib" ] && [ -d "$ta_lib" ]; then
     [ -e "$so" ] && mv "$so" "$so.disabled-by-vox"
   done
 fi
-"$PY" -c "import torch, qwen_tts; print('official reference: torch', torch.__version__, '+ qwen-tts 0.1.1')" 2>&1 \
+"$PY" -c "import torch, qwen_tts, f5_tts, vocos; print('official reference: torch', torch.__version__, '+ qwen-tts 0.1.1 + f5-tts 1.1.22')" 2>&1 \
   | grep -v -e '^\*\+$' -e 'flash-attn' -e '^ *$'

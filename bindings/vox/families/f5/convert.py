@@ -62,7 +62,7 @@ def guess_variant(path: str | os.PathLike) -> str:
 
 
 # ------------------------------------------------------------------------------------- checkpoint
-def _ema_state(state: Mapping, what: str, use_ema: bool, pt: bool) -> dict[str, np.ndarray]:
+def _ema_state(state: object, what: str, use_ema: bool, pt: bool) -> dict[str, np.ndarray]:
     """load_checkpoint's choice of weights, names as CFM.state_dict() has them."""
     if pt:
         if not isinstance(state, dict):
@@ -73,6 +73,8 @@ def _ema_state(state: Mapping, what: str, use_ema: bool, pt: bool) -> dict[str, 
         state = state[key]
         if not isinstance(state, dict):
             raise FormatError(f"{what}: {key} is not a state dict")
+    if not isinstance(state, Mapping):
+        raise FormatError(f"{what}: not a state dict (a {type(state).__name__})")
     if not use_ema:
         return dict(state)
     out = {k.replace("ema_model.", ""): v for k, v in state.items() if k not in ("initted", "step")}

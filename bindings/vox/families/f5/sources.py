@@ -54,7 +54,9 @@ def _read_tar(path: Path, members: dict[str, str]) -> dict[str, bytes]:
             for m in t.getmembers():
                 for key, suffix in members.items():
                     if m.isfile() and m.name.endswith("/" + suffix) and m.name.count("/") == suffix.count("/") + 1:
-                        out[key] = t.extractfile(m).read()
+                        f = t.extractfile(m)
+                        if f is not None:   # None only for links and directories, which isfile() excluded
+                            out[key] = f.read()
     except (tarfile.TarError, OSError, EOFError) as e:
         raise FormatError(f"{path}: damaged archive ({e})") from None
     missing = [members[k] for k in members if k not in out]
