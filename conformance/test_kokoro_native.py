@@ -303,7 +303,7 @@ def test_trailing_silence_trimmed_and_uniform_pause(real, record):
     peak = np.abs(raw).max()
     assert np.abs(cut).max() <= 0.01 * peak
     tail_ms = (raw.size - kept.size) / 24.0
-    record(Row("kokoro.native.trimmed_tail_ms", f"real f32 jf_alpha, first span of 2: trailing silence cut",
+    record(Row("kokoro.native.trimmed_tail_ms", "real f32 jf_alpha, first span of 2: trailing silence cut",
                tail_ms, backend="cpu"))
     assert tail_ms >= 100, tail_ms  # the model's ~300-450 ms of trailing silence (and its decay) is gone
 
@@ -608,15 +608,19 @@ def check_generator_math(env: str, tag: str, models, kmodels, official, monkeypa
         assert math == ("bf16" if bf16 else "f32"), prec
     else:
         assert math == expected_math(), prec
+    subject = f"real f32 weights, decoder and generator math {math}, {len(ids) - 2} phonemes"
     if math == "f32":  # the fallback: the f32 generator, said so in the engine info
         assert "has no int8 or bf16 convolution kernel" in prec["generator_math_why"], prec
         assert np.array_equal(spec, spec_f32)
+        record([Row.not_supported(f"kokoro.native.gen_{tag}.{m}", subject, prec["generator_math_why"])
+                for m in ("spec", "audio_spectrum")])
         return
     assert not np.array_equal(spec, spec_f32)  # the packed path really ran
-    if tag == "int8" and not math.startswith("int8"):
-        return  # no int8 here: the bf16 path is measured by the bf16 test
+    if tag == "int8" and not math.startswith("int8"):  # no int8 kernel: the bf16 test measures this math
+        record([Row.not_supported(f"kokoro.native.gen_int8.{m}", subject, prec["generator_math_why"])
+                for m in ("spec", "audio_spectrum")])
+        return
     ref = official_run(official, kmodels(real), ids, ref_s)
-    subject = f"real f32 weights, decoder and generator math {math}, {len(ids) - 2} phonemes"
     assert spec.shape == ref["spec"].shape and audio.shape == ref["audio"].shape
     assert dec.shape == ref["dec"].shape
     rows = [measure(f"kokoro.native.gen_{tag}.spec", spec, ref["spec"], subject, backend="cpu"),
@@ -634,9 +638,9 @@ def check_generator_math(env: str, tag: str, models, kmodels, official, monkeypa
 
 
 def test_generator_math_default(models, kmodels, official, monkeypatch, record):
-    """The default: the generator's resblocks in int8 dot products where the CPU has AVX512-VNNI, the
-    other decoder/generator convolutions in bf16 where it has AVX512-BF16 (int8+bf16 here), held to
-    the f32 limits; elsewhere the fallback."""
+    """The default: the generator's resblocks in int8 dot products and the other decoder/generator
+    convolutions in bf16 on every SIMD kernel path (int8+bf16), held to the f32 limits; on the scalar
+    path the f32 fallback (the rows say "not supported")."""
     check_generator_math("", "int8", models, kmodels, official, monkeypatch, record)
 
 

@@ -195,12 +195,13 @@ def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, wa
     native = kg.native_raw(engine, kit["packs"], kit["voice"], kit["phonemes"][:sentences], kit["vocab"])
     official_audio = official_audio[:len(native)]
     tag = packed_math(prec)
-    if tag is None:  # the CPU has neither: the f32 path, bit for bit
-        assert all(np.array_equal(a, b) for a, b in zip(native, native_raw_f32))
-        return
-    if tag != want:
-        return  # measured by the test of that path
     n = len(native)
+    if tag != want:  # the kernel path lacks the kernel: say so (and the f32 fallback must be the f32 path)
+        if tag is None:
+            assert all(np.array_equal(a, b) for a, b in zip(native, native_raw_f32))
+        record([Row.not_supported(f"kokoro.perceptual.gen_{want}.{m}", f"native, {n} sentences",
+                                  prec["generator_math_why"]) for m in ("high_band_db", "lsd_db")])
+        return
     rows = [measure(f"kokoro.perceptual.gen_{tag}.{m}", native, official_audio,
                     f"native, decoder and generator {prec['generator_math']}, vs official, {n} sentences (max)",
                     backend="cpu")

@@ -88,14 +88,6 @@ def engine(qwen3_tmod):
         e.close()
 
 
-def has_tokenizer(eng) -> bool:
-    try:
-        eng.tokenize("a")
-        return True
-    except vox.errors.VoxError:
-        return False
-
-
 def native_encode(tmod, wav24k, work: Path, threads: int = 2):
     """Codes [frames, 16], latent [hidden, T] (the reference's layout) and the float32 margin, through
     test_voice (q3_mimi_latent + q3_mimi_quantize, checked there against q3_encode_codes)."""
@@ -122,20 +114,9 @@ def native_mel(wav24k, work: Path) -> np.ndarray:
 
 
 def native_voice(eng, tmod, wav, sr, text, work: Path):
-    """clone_voice end to end: (embedding, codes, how). ICL when the build tokenizes; otherwise an
-    x-vector clone for the embedding and the codes of the same C path (resampler + encoder) via
-    test_voice."""
-    if has_tokenizer(eng):
-        v = eng.clone_voice((wav, sr), text)
-        return v.array("speaker_embedding"), v.array("ref_codes").astype(np.int64), "clone_voice (icl)"
-    v = eng.clone_voice((wav, sr), x_vector_only=True)
-    mono = np.asarray(wav, dtype=np.float32)
-    if mono.ndim > 1:
-        mono = mono.mean(axis=-1, dtype=np.float32)
-    w24 = mono if sr == 24000 else native_resample(mono, sr, work)
-    codes, _, _ = native_encode(tmod, w24, work)
-    return (v.array("speaker_embedding"), codes,
-            "clone_voice (xvector) + codes via q3_encode_codes (no tokenizer in this build)")
+    """clone_voice end to end (ICL): (embedding, codes, how)."""
+    v = eng.clone_voice((wav, sr), text)
+    return v.array("speaker_embedding"), v.array("ref_codes").astype(np.int64), "clone_voice (icl)"
 
 
 def codes_row(check, ours, off, subject, note=""):
@@ -393,14 +374,10 @@ def test_modes_and_errors(engine, ref_audio, qwen3_tmod):
     assert info["arrays"] == {"speaker_embedding": [32], "source_wav": [48000]} and info["texts"] == {}
     with pytest.raises(vox.errors.VoxError, match="ref_text"):
         eng.clone_voice((wav, sr))
-    if has_tokenizer(eng):
-        icl = eng.clone_voice((wav, sr), text)
-        assert icl.mode == "icl" and icl.array("ref_codes").shape == (25, 16)
-        assert np.array_equal(icl.array("speaker_embedding"), xv.array("speaker_embedding"))
-        assert icl.texts == {"ref_text": text} and icl.info["arrays"]["ref_text_tokens"][0] > 0
-    else:
-        with pytest.raises(vox.errors.VoxError, match="tokeniz"):
-            eng.clone_voice((wav, sr), text)
+    icl = eng.clone_voice((wav, sr), text)
+    assert icl.mode == "icl" and icl.array("ref_codes").shape == (25, 16)
+    assert np.array_equal(icl.array("speaker_embedding"), xv.array("speaker_embedding"))
+    assert icl.texts == {"ref_text": text} and icl.info["arrays"]["ref_text_tokens"][0] > 0
     with pytest.raises(vox.errors.VoxError, match="not finite"):
         eng.clone_voice((np.full(4000, np.nan, np.float32), sr), x_vector_only=True)
 
@@ -412,9 +389,7 @@ def test_tvoice_roundtrip(engine, ref_audio, tmp_path):
     eng = engine("base17")
     wav, sr, text = ref_audio("ref_en_16k.wav")
     wav = wav[:32000]
-    voices = [eng.clone_voice((wav, sr), x_vector_only=True, name="xv")]
-    if has_tokenizer(eng):
-        voices.append(eng.clone_voice((wav, sr), text, name="icl"))
+    voices = [eng.clone_voice((wav, sr), x_vector_only=True, name="xv"), eng.clone_voice((wav, sr), text, name="icl")]
     for v in voices:
         path = tmp_path / f"{v.name}.tvoice"
         v.save(path)
@@ -447,21 +422,18 @@ def test_threads_deterministic(engine, qwen3_tmod, ref_audio, work):
     c1, l1, _ = native_encode(tmod, w24, work, threads=1)
     c2, l2, _ = native_encode(tmod, w24, work, threads=2)
     assert np.array_equal(c1, c2) and np.array_equal(l1, l2)
-    if has_tokenizer(e1):
-        v1, v2 = e1.clone_voice((wav, sr), text), e2.clone_voice((wav, sr), text)
-        c = v1.array("ref_codes")
-        assert np.array_equal(c, v2.array("ref_codes")) and np.array_equal(c, c1)
+    v1, v2 = e1.clone_voice((wav, sr), text), e2.clone_voice((wav, sr), text)
+    c = v1.array("ref_codes")
+    assert np.array_equal(c, v2.array("ref_codes")) and np.array_equal(c, c1)
     # several voices cloned at once on one engine (the pool is shared; the codebook tables are built once)
     from concurrent.futures import ThreadPoolExecutor
 
     e3 = engine("base06", threads=2)
-    kw = {"ref_text": text} if has_tokenizer(e3) else {"x_vector_only": True}
     with ThreadPoolExecutor(3) as ex:
-        voices = list(ex.map(lambda _: e3.clone_voice((wav, sr), **kw), range(3)))
+        voices = list(ex.map(lambda _: e3.clone_voice((wav, sr), text), range(3)))
     for v in voices[1:]:
         assert np.array_equal(v.array("speaker_embedding"), voices[0].array("speaker_embedding"))
-        c, c0 = v.array("ref_codes"), voices[0].array("ref_codes")
-        assert (c is None and c0 is None) or np.array_equal(c, c0)
+        assert np.array_equal(v.array("ref_codes"), voices[0].array("ref_codes"))
 
 
 def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
@@ -472,8 +444,6 @@ def test_ref_text_tokens(record, model, engine, ref_audio, tmp_path):
     from vox.formats.tvoice import read_voice
 
     eng = engine("base06")
-    if not has_tokenizer(eng):
-        pytest.skip("this build has no native tokenizer: ICL voices cannot be made")
     tts, _ = model("base06")
     wav, sr, long_text = ref_audio("ref_long_24k.wav")
     wav = wav[:24000]
@@ -499,14 +469,12 @@ def test_codec_dtypes(record, engine, qwen3_tmod, ref_audio, codec_dtype):
     wav, sr, text = ref_audio("ref_en_24k.wav")
     base = engine("base17")
     with vox.Engine(qwen3_tmod("base17", "bf16", "q8", codec_dtype), threads=2) as eng:
-        kw = {"ref_text": text} if has_tokenizer(eng) else {"x_vector_only": True}
-        a, b = base.clone_voice((wav, sr), **kw), eng.clone_voice((wav, sr), **kw)
+        a, b = base.clone_voice((wav, sr), text), eng.clone_voice((wav, sr), text)
     subj = f"base17 ref_en_24k.wav, codec {codec_dtype} (talker bf16 + q8)"
     rows = [measure("qwen3.native_codec_dtype_embedding", b.array("speaker_embedding"), a.array("speaker_embedding"),
                     subj, backend=CPU)]
     ca, cb = a.array("ref_codes"), b.array("ref_codes")
-    if ca is not None:
-        per = np.mean(ca == cb, axis=0)
-        rows.append(measure("qwen3.native_codec_dtype_codes", cb, ca, subj, backend=CPU,
-                            note=f"semantic codebook {per[0]:.3f}, last codebook {per[-1]:.3f}"))
+    per = np.mean(ca == cb, axis=0)
+    rows.append(measure("qwen3.native_codec_dtype_codes", cb, ca, subj, backend=CPU,
+                        note=f"semantic codebook {per[0]:.3f}, last codebook {per[-1]:.3f}"))
     record(rows)
