@@ -152,6 +152,10 @@ static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t
         vx_linear(pool, &cv->w, cv->b, xp, t, y);
         return;
     }
+    if (cv->w.dtype == VOX_DTYPE_F32) { /* the columns read in place: the bits of im2col + vx_linear */
+        vx_conv1d_f32(pool, &cv->w, cv->c_in, cv->k, cv->dilation, cv->b, xp, t, y);
+        return;
+    }
     const int64_t cols = cv->c_in * cv->k, tile = col_tile(cols);
     for (int64_t r = 0; r < t; r += tile) {
         const int64_t n = imin(tile, t - r);
