@@ -1003,29 +1003,30 @@ static void test_pool(void) {
  * for any thread count and for one row alone (odd shapes: channel and tap counts, dilations, row
  * counts around the tiles). */
 static void test_conv1d_f32(void) {
-    static const int64_t shapes[][5] = {{64, 6, 3, 1, 50}, {96, 130, 7, 3, 301}, {17, 33, 11, 5, 13}, {768, 96, 7, 9, 40},
-                                        {1, 20, 7, 1, 97}, {256, 5, 1, 1, 7}};
+    static const int64_t shapes[][6] = {{64, 6, 3, 1, 50, 1}, {96, 130, 7, 3, 301, 1}, {17, 33, 11, 5, 13, 1},
+                                        {768, 96, 7, 9, 40, 1}, {1, 20, 7, 1, 97, 1}, {256, 5, 1, 1, 7, 1},
+                                        {256, 22, 12, 1, 71, 6}, {33, 9, 5, 2, 19, 3}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], n = shapes[si][4];
-        const int64_t n_in = n + dil * (k - 1);
+        const int64_t st = shapes[si][5], n_in = (n - 1) * st + dil * (k - 1) + 1;
         float *w = fvec(co * c * k, -1.0f, 1.0f), *x = fvec(n_in * c, -2.0f, 2.0f), *bias = fvec(co, -1.0f, 1.0f);
         float *col = malloc(sizeof(float) * (size_t)(n * c * k)), *ref = malloc(sizeof(float) * (size_t)(n * co));
         vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
         float *ref0 = malloc(sizeof(float) * (size_t)(n * co)), *y = malloc(sizeof(float) * (size_t)(n * co));
-        vx_im2col(x, n_in, c, k, dil, 1, n, col);
+        vx_im2col(x, n_in, c, k, dil, st, n, col);
         vx_linear(pools[2], &m, bias, col, n, ref);
         vx_linear(pools[2], &m, NULL, col, n, ref0);
         for (int t = 1; t <= 3; t++) {
-            vx_conv1d_f32(pools[t], &m, c, k, dil, bias, x, n, y);
+            vx_conv1d_f32(pools[t], &m, c, k, dil, st, bias, x, n, y);
             CHECK(same_bits(y, ref, n * co), "%s conv1d_f32 %lldx%lldx%lld dil %lld n=%lld, %d threads: != im2col + linear",
                   path_name(cur_path), (long long)co, (long long)c, (long long)k, (long long)dil, (long long)n, t);
         }
-        vx_conv1d_f32(pools[2], &m, c, k, dil, NULL, x, n, y);
+        vx_conv1d_f32(pools[2], &m, c, k, dil, st, NULL, x, n, y);
         CHECK(same_bits(y, ref0, n * co), "%s conv1d_f32 %lldx%lldx%lld without bias: != im2col + linear",
               path_name(cur_path), (long long)co, (long long)c, (long long)k);
         free(ref0), free(y);
         float *y1 = malloc(sizeof(float) * (size_t)co);
-        vx_conv1d_f32(pools[2], &m, c, k, dil, bias, x + (n - 1) * c, 1, y1);
+        vx_conv1d_f32(pools[2], &m, c, k, dil, st, bias, x + (n - 1) * st * c, 1, y1);
         CHECK(same_bits(y1, ref + (n - 1) * co, co), "%s conv1d_f32 %lldx%lldx%lld: last row alone differs",
               path_name(cur_path), (long long)co, (long long)c, (long long)k);
         free(y1), free(w), free(x), free(bias), free(col), free(ref);

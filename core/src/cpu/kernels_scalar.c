@@ -350,14 +350,14 @@ static void gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *o
 }
 
 /* the f32 linear layer's loop with the im2col column read in place (vx_conv1d_f32) */
-static void conv_f32(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, const float *bias, const float *x, float *y,
-                     int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
+static void conv_f32(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, int64_t stride, const float *bias,
+                     const float *x, float *y, int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
     const int64_t cols = w->cols, rows = w->rows;
     for (int64_t r = r0; r < r1; r++) {
         const float *wr = (const float *)w->data + r * cols;
         for (int64_t i = i0; i < i1; i++) {
             float acc = 0.0f;
-            for (int64_t k = 0; k < cols; k++) acc += x[(i + (k % taps) * dil) * c_in + k / taps] * wr[k];
+            for (int64_t k = 0; k < cols; k++) acc += x[(i * stride + (k % taps) * dil) * c_in + k / taps] * wr[k];
             y[i * rows + r] = bias ? acc + bias[r] : acc;
         }
     }

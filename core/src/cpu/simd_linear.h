@@ -354,10 +354,10 @@ static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y
 }
 
 /* The convolution read in place (vx_conv1d_f32): lc_gemm with the column k = ci * taps + j of output
- * row i read from input row i + j * dil, channel ci, so every output is the same FMA chain as im2col
+ * row i read from input row i * stride + j * dil, channel ci, so every output is the same FMA chain as im2col
  * + lc_gemm (the same bits) without the column buffer. */
-static void lc_conv(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, const float *bias, const float *x, float *y,
-                    int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
+static void lc_conv(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, int64_t stride, const float *bias,
+                    const float *x, float *y, int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
     const int64_t cols = w->cols, rows = w->rows;
     const float *wd = (const float *)w->data;
     _Alignas(64) float P[LC_KC * LC_NR];
@@ -374,8 +374,8 @@ static void lc_conv(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, co
             lc_pack(wd, cols, r, nr, k0, kn, P);
             for (int64_t i = i0; i < i1; i += LC_MR) {
                 int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
-                lc_tile_any(mr, nv, x + i * c_in, c_in, off, P, kn, y + i * rows + r, rows, nr, k0 == 0, k0 + kn == cols,
-                            bias ? bias + r : NULL);
+                lc_tile_any(mr, nv, x + i * stride * c_in, stride * c_in, off, P, kn, y + i * rows + r, rows, nr, k0 == 0,
+                            k0 + kn == cols, bias ? bias + r : NULL);
             }
         }
     }

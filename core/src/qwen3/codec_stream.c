@@ -153,7 +153,7 @@ static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t
         return;
     }
     if (cv->w.dtype == VOX_DTYPE_F32) { /* the columns read in place: the bits of im2col + vx_linear */
-        vx_conv1d_f32(pool, &cv->w, cv->c_in, cv->k, cv->dilation, cv->b, xp, t, y);
+        vx_conv1d_f32(pool, &cv->w, cv->c_in, cv->k, cv->dilation, 1, cv->b, xp, t, y);
         return;
     }
     const int64_t cols = cv->c_in * cv->k, tile = col_tile(cols);
