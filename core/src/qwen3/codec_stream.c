@@ -394,8 +394,7 @@ static void push_latent(q3_stream *s, vx_pool *pool, const int32_t *codes, int64
     memcpy(s->P, s->pre_ctx, (size_t)(2 * cbd) * sizeof(float));
     vx_add(s->pa, s->pb, k * cbd, s->P + 2 * cbd);
     memcpy(s->pre_ctx, s->P + k * cbd, (size_t)(2 * cbd) * sizeof(float));
-    vx_im2col(s->P, k + 2, cbd, 3, 1, 1, k, s->pcol);
-    vx_linear(pool, &c->pre_conv.w, c->pre_conv.b, s->pcol, k, s->lat0);
+    conv_rows(pool, &c->pre_conv, s->P, k, s->pcol, s->lat0);
 
     /* pre_transformer at positions pos .. pos + k - 1 */
     float *x = s->x, *h = s->h;
