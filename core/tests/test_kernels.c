@@ -1075,6 +1075,87 @@ static void test_harmonic_source(void) {
     free(f0), free(w), free(phase), free(noise), free(y), free(y2);
 }
 
+/* ------------------------------------------------------------------------------ across paths */
+/* The paths that promise the same bits give them: q8/q4 linear layers on avx2 and avx2-vnni (the same
+ * exact lane sums, vpmaddubsw + vpmaddwd or vpdpbusd) and on avx512 (the avx2 kernels); the int8
+ * convolution on every SIMD path (exact sums, one float epilogue); the widened bf16 convolution on
+ * avx2 and avx2-vnni. Each pair is compared on one input through the two tables. */
+static void run_on(vx_cpu_path p, void (*fn)(void *), void *ctx) {
+    vx_kernels_force_path(p);
+    fn(ctx);
+}
+typedef struct xp_lin { const vx_mat *w; const float *x; int64_t n; float *y; } xp_lin;
+static void xp_lin_run(void *c) {
+    xp_lin *l = c;
+    vx_linear(pools[2], l->w, NULL, l->x, l->n, l->y);
+}
+typedef struct xp_conv { const vx_i8w *iw; const vx_bf16w *bw; const float *x, *bias; int64_t n, dil; float *y; } xp_conv;
+static void xp_i8_run(void *c) {
+    xp_conv *v = c;
+    CHECK(vx_conv1d_i8w(pools[2], v->iw, v->bias, v->x, v->n, v->dil, v->y) == VOX_OK, "i8w across paths: %s", vox_last_error());
+}
+static void xp_bf_run(void *c) {
+    xp_conv *v = c;
+    CHECK(vx_conv1d_bf16w(pools[2], v->bw, v->bias, v->x, v->n, v->dil, v->y) == VOX_OK, "bf16w across paths: %s",
+          vox_last_error());
+}
+
+static void test_same_bits_across_paths(void) {
+    const vx_cpu_path simd[] = {VX_PATH_AVX2, VX_PATH_AVX2_VNNI, VX_PATH_AVX512, VX_PATH_AVX512_VNNI, VX_PATH_AVX512_VNNI_BF16};
+    int have[VX_PATHS] = {0}, n_checked = 0;
+    for (int p = 0; p < VX_PATHS; p++) have[p] = vx_cpu_supports((vx_cpu_path)p);
+    if (!have[VX_PATH_AVX2]) {
+        printf("same bits across paths: no avx2 path on this CPU\n");
+        return;
+    }
+    /* q8 / q4 linear: avx2 vs avx2-vnni and avx512 */
+    static const vox_dtype qd[2] = {VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 2; d++)
+        for (int64_t n = 1; n <= 37; n += 36) {
+            wmat w = make_w(qd[d], 300, 1024);
+            float *x = fvec(n * 1024, -2, 2), *y0 = malloc(sizeof(float) * (size_t)(n * 300)),
+                  *y1 = malloc(sizeof(float) * (size_t)(n * 300));
+            xp_lin l0 = {&w.m, x, n, y0}, l1 = {&w.m, x, n, y1};
+            run_on(VX_PATH_AVX2, xp_lin_run, &l0);
+            const vx_cpu_path other[2] = {VX_PATH_AVX2_VNNI, VX_PATH_AVX512};
+            for (int o = 0; o < 2; o++) {
+                if (!have[other[o]]) continue;
+                run_on(other[o], xp_lin_run, &l1);
+                CHECK(same_bits(y0, y1, n * 300), "%s n=%lld: %s != avx2", dt_name(qd[d]), (long long)n, path_name(other[o]));
+                n_checked++;
+            }
+            free_w(&w), free(x), free(y0), free(y1);
+        }
+    /* int8 convolution: every SIMD path; widened bf16: avx2 vs avx2-vnni */
+    vx_kernels_force_path(VX_PATH_AVX2);
+    const int64_t co = 128, c = 130, k = 7, dil = 3, n = 101, n_in = n + dil * (k - 1);
+    float *w = fvec(co * c * k, -1, 1), *x = fvec(n_in * c, -2, 2), *bias = fvec(co, -1, 1);
+    float *y0 = malloc(sizeof(float) * (size_t)(n * co)), *y1 = malloc(sizeof(float) * (size_t)(n * co));
+    vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
+    vx_i8w iw;
+    vx_bf16w bw;
+    CHECK(vx_i8w_pack_conv(&m, c, k, &iw) == VOX_OK && vx_bf16w_pack_conv(&m, c, k, &bw) == VOX_OK, "pack: %s",
+          vox_last_error());
+    xp_conv v0 = {&iw, &bw, x, bias, n, dil, y0}, v1 = {&iw, &bw, x, bias, n, dil, y1};
+    run_on(VX_PATH_AVX2, xp_i8_run, &v0);
+    for (size_t i = 1; i < sizeof simd / sizeof simd[0]; i++) {
+        if (!have[simd[i]]) continue;
+        run_on(simd[i], xp_i8_run, &v1);
+        CHECK(same_bits(y0, y1, n * co), "i8w conv: %s != avx2", path_name(simd[i]));
+        n_checked++;
+    }
+    if (have[VX_PATH_AVX2_VNNI]) {
+        run_on(VX_PATH_AVX2, xp_bf_run, &v0);
+        run_on(VX_PATH_AVX2_VNNI, xp_bf_run, &v1);
+        CHECK(same_bits(y0, y1, n * co), "bf16w conv: avx2-vnni != avx2");
+        n_checked++;
+    }
+    vx_i8w_free(&iw), vx_bf16w_free(&bw);
+    free(w), free(x), free(bias), free(y0), free(y1);
+    vx_kernels_force_path(vx_cpu()->path);
+    printf("same bits across paths: %d comparisons\n", n_checked);
+}
+
 /* ------------------------------------------------------------------------------ main */
 /* Runs this program with `var`=`value`: returns the path it chose, with *refused set when engine
  * creation would refuse (vx_cpu_check) and the message in msg. -1 when the child failed. */
@@ -1473,6 +1554,7 @@ int main(int argc, char **argv) {
         }
     }
     vx_kernels_force_path(ci->path);
+    test_same_bits_across_paths();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;
