@@ -9,11 +9,13 @@ even when every word is right. Negative controls prove each check can fail: time
 white noise and garbled phonemes must fail the WER limit; a copy of the official audio with its top
 band raised a few dB must fail the spectral limits.
 
-The product path (WER) runs the default decoder/generator math: the generator's resblocks as int8
-dot products and the other convolutions as bf16 products on every SIMD kernel path, f32 on the scalar
-one. The spectral rows run every math: the f32 generator (forced with VOX_KOKORO_GEN=f32), the
-default, and VOX_KOKORO_GEN=bf16 (on the first 12 sentences; a path without the kernels is asserted
-to be the f32 path, bit for bit). The f32 path's WER is checked on the first 12 sentences.
+The product path (WER) runs the default decoder/generator math of the kernel path (VOX_CPU, or the
+best the CPU has): the generator's resblocks as int8 dot products and the other convolutions as bf16
+products on every SIMD path (AVX512-VNNI / AVX-VNNI / vpmaddwd int8; vdpbf16ps or widened bf16
+weights), f32 on the scalar path. The spectral rows run every math the path has: the f32 generator
+(forced with VOX_KOKORO_GEN=f32) everywhere, the default, and VOX_KOKORO_GEN=bf16 (a path without
+the kernels is asserted to be the f32 path, bit for bit). The f32 path's WER is checked on the first
+12 sentences. Run under VOX_CPU=avx2 (or another path) to hold that path's maths to the same limits.
 
 Slow parts are cached per machine: transcripts by audio hash, the official audio by phonemes.
 """
@@ -211,8 +213,8 @@ def packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, wa
 
 
 def test_default_generator_spectrum_matches_official(kit, engine, native_raw_f32, official_audio, record):
-    """The default decoder/generator math (int8 resblocks + bf16 on the SIMD paths), held to the f32
-    spectral limits; on the scalar path the f32 path, bit for bit."""
+    """The default decoder/generator math (int8 resblocks and bf16 elsewhere on a SIMD kernel path), held
+    to the f32 spectral limits; on the scalar path the f32 path, bit for bit."""
     packed_spectrum_rows(kit, engine, native_raw_f32, official_audio, record, "int8")
 
 
@@ -228,7 +230,8 @@ def test_bf16_generator_spectrum_matches_official(kit, native_raw_f32, official_
 
 
 def test_f32_generator_wer(kit, engine_f32, record):
-    """The f32 generator (the scalar path's) speaks the first sentences within the WER limit too."""
+    """The f32 generator (the scalar path's, and VOX_KOKORO_GEN=f32 on any) speaks the first sentences
+    within the WER limit too, whatever the path."""
     from vox.verify.kokoro import perceptual as kg
 
     refs = kit["texts"][:CONTROL_SENTENCES]

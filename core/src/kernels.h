@@ -110,6 +110,14 @@ vx_dot_caps vx_cpu_dots(void);
  * Runs with FTZ/DAZ for the whole call (as the pool's workers). */
 void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y);
 
+/* A Conv1d with f32 weights read in place, without an im2col buffer: y[t][rows] = x_col[t] . W^T
+ * (+ bias) for t < n_out, where x_col[t][ci * k + j] = x[t stride + j dil][ci] (torch's [c_out][c_in][k]
+ * weight as the matrix [c_out][c_in * k]); x time-major [(n_out - 1) stride + dil (k - 1) + 1][c_in],
+ * padded by the caller. Every output is the same chain as vx_im2col + vx_linear (the same bits on
+ * every path), so it replaces them wherever the weight is f32. */
+void vx_conv1d_f32(vx_pool *pool, const vx_mat *w, int64_t c_in, int64_t k, int64_t dil, int64_t stride, const float *bias,
+                   const float *x, int64_t n_out, float *y);
+
 /* Several linear layers of one input: y[m] = x . w[m]^T (+ bias[m], bias or bias[m] may be NULL) for
  * m < n_mats, each result exactly what vx_linear(pool, w[m], bias[m], x, n, y[m]) gives. For one x
  * row and matrices of one dtype and cols (e.g. q|k|v, gate|up) it is one pool dispatch over all their

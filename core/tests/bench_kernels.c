@@ -27,9 +27,13 @@
 #include "kernels.h"
 #include "pool.h"
 
+/* VOX_BENCH_CPUTIME=1: the process's CPU time instead of the wall clock (on a shared machine, a
+ * one-thread benchmark is then not charged for the time other processes hold its core) */
 static double now_s(void) {
+    static int cpu = -1;
+    if (cpu < 0) cpu = getenv("VOX_BENCH_CPUTIME") != NULL;
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -318,7 +322,7 @@ static void bench_nn(void) {
 /* ------------------------------------------------------------------------------ convolutions */
 typedef struct conv_ctx {
     vx_pool *pool;
-    int kind; /* 0: int8 (fused form, no map), 1: bf16, 2: f32 im2col + GEMM */
+    int kind; /* 0: int8 (fused form, no map), 1: bf16, 2: f32 im2col + GEMM, 3: f32 in place */
     const vx_i8w *iw;
     const vx_bf16w *bw;
     const vx_mat *w;
@@ -333,9 +337,11 @@ static void conv_run(void *c_, int iter) {
         vx_conv1d_i8w(c->pool, c->iw, c->bias, c->x, c->n, c->dil, c->y);
     } else if (c->kind == 1) {
         vx_conv1d_bf16w(c->pool, c->bw, c->bias, c->x, c->n, c->dil, c->y);
-    } else {
+    } else if (c->kind == 2) {
         vx_im2col(c->x, c->n + c->dil * (c->k - 1), c->c, c->k, c->dil, 1, c->n, c->col);
         vx_linear(c->pool, c->w, c->bias, c->col, c->n, c->y);
+    } else {
+        vx_conv1d_f32(c->pool, c->w, c->c, c->k, c->dil, 1, c->bias, c->x, c->n, c->y);
     }
 }
 
@@ -362,13 +368,13 @@ static void bench_conv(void) {
         vx_bf16w bw = {0};
         const int has_i8 = dots.int8 && vx_i8w_pack_conv(&w, c, k, &iw) == VOX_OK;
         const int has_bf = dots.bf16 && vx_bf16w_pack_conv(&w, c, k, &bw) == VOX_OK;
-        for (int kind = 0; kind < 3; kind++) {
-            if ((kind == 0 && !has_i8) || (kind == 1 && !has_bf) || (quick && kind == 2 && n > 2000)) continue;
+        for (int kind = 0; kind < 4; kind++) {
+            if ((kind == 0 && !has_i8) || (kind == 1 && !has_bf) || (quick && kind >= 2 && n > 2000)) continue;
             for (int t = 0; t < n_threads; t++) {
                 conv_ctx ctx = {pools[thread_list[t]], kind, &iw, &bw, &w, x, bias, col, y, c, k, dil, n};
                 double tm = time_it(conv_run, &ctx);
                 printf("| %lldx%lldx%lld n=%lld | %s | %s | %d | %.3f | %.1f |\n", (long long)co, (long long)c, (long long)k,
-                       (long long)n, cases[ci].what, kind == 0 ? dots.int8 : kind == 1 ? dots.bf16 : "f32 im2col+GEMM",
+                       (long long)n, cases[ci].what, kind == 0 ? dots.int8 : kind == 1 ? dots.bf16 : kind == 2 ? "f32 im2col+GEMM" : "f32 in place",
                        thread_list[t], tm * 1e3, 2.0 * (double)(co * c * k) * (double)n / tm / 1e9);
                 fflush(stdout);
             }

@@ -603,6 +603,8 @@ static void test_cut(void) {
 
 #ifndef TEST_CODEC_NO_MAIN /* tools/codec_bench.c reuses the writer above */
 int main(void) {
+    if (cpu_path_refused()) return 77;
+    printf("test_codec: kernel path %s\n", vx_cpu()->name);
     snprintf(dir, sizeof dir, "/tmp/vox_test_codec_XXXXXX");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");

@@ -998,6 +998,41 @@ static void test_pool(void) {
     }
 }
 
+/* ------------------------------------------------------------------------------ f32 convolution */
+/* vx_conv1d_f32 (the column read in place) gives the bits of vx_im2col + vx_linear on the same rows,
+ * for any thread count and for one row alone (odd shapes: channel and tap counts, dilations, row
+ * counts around the tiles). */
+static void test_conv1d_f32(void) {
+    static const int64_t shapes[][6] = {{64, 6, 3, 1, 50, 1}, {96, 130, 7, 3, 301, 1}, {17, 33, 11, 5, 13, 1},
+                                        {768, 96, 7, 9, 40, 1}, {1, 20, 7, 1, 97, 1}, {256, 5, 1, 1, 7, 1},
+                                        {256, 22, 12, 1, 71, 6}, {33, 9, 5, 2, 19, 3}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int64_t co = shapes[si][0], c = shapes[si][1], k = shapes[si][2], dil = shapes[si][3], n = shapes[si][4];
+        const int64_t st = shapes[si][5], n_in = (n - 1) * st + dil * (k - 1) + 1;
+        float *w = fvec(co * c * k, -1.0f, 1.0f), *x = fvec(n_in * c, -2.0f, 2.0f), *bias = fvec(co, -1.0f, 1.0f);
+        float *col = malloc(sizeof(float) * (size_t)(n * c * k)), *ref = malloc(sizeof(float) * (size_t)(n * co));
+        vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
+        float *ref0 = malloc(sizeof(float) * (size_t)(n * co)), *y = malloc(sizeof(float) * (size_t)(n * co));
+        vx_im2col(x, n_in, c, k, dil, st, n, col);
+        vx_linear(pools[2], &m, bias, col, n, ref);
+        vx_linear(pools[2], &m, NULL, col, n, ref0);
+        for (int t = 1; t <= 3; t++) {
+            vx_conv1d_f32(pools[t], &m, c, k, dil, st, bias, x, n, y);
+            CHECK(same_bits(y, ref, n * co), "%s conv1d_f32 %lldx%lldx%lld dil %lld n=%lld, %d threads: != im2col + linear",
+                  path_name(cur_path), (long long)co, (long long)c, (long long)k, (long long)dil, (long long)n, t);
+        }
+        vx_conv1d_f32(pools[2], &m, c, k, dil, st, NULL, x, n, y);
+        CHECK(same_bits(y, ref0, n * co), "%s conv1d_f32 %lldx%lldx%lld without bias: != im2col + linear",
+              path_name(cur_path), (long long)co, (long long)c, (long long)k);
+        free(ref0), free(y);
+        float *y1 = malloc(sizeof(float) * (size_t)co);
+        vx_conv1d_f32(pools[2], &m, c, k, dil, st, bias, x + (n - 1) * st * c, 1, y1);
+        CHECK(same_bits(y1, ref + (n - 1) * co, co), "%s conv1d_f32 %lldx%lldx%lld: last row alone differs",
+              path_name(cur_path), (long long)co, (long long)c, (long long)k);
+        free(y1), free(w), free(x), free(bias), free(col), free(ref);
+    }
+}
+
 /* ------------------------------------------------------------------------------ harmonic source */
 /* vx_harmonic_source: within a few ulps of a double computation that shares the definition's float
  * index and blend arithmetic (phases up to 1e5 rad, as a long span's); a sample's value independent of
@@ -1038,6 +1073,87 @@ static void test_harmonic_source(void) {
     vx_harmonic_source(&a, 1240, n, y2);
     CHECK(same_bits(y, y2, n), "%s harmonic source: split ranges / in-place noise change bits", path_name(cur_path));
     free(f0), free(w), free(phase), free(noise), free(y), free(y2);
+}
+
+/* ------------------------------------------------------------------------------ across paths */
+/* The paths that promise the same bits give them: q8/q4 linear layers on avx2 and avx2-vnni (the same
+ * exact lane sums, vpmaddubsw + vpmaddwd or vpdpbusd) and on avx512 (the avx2 kernels); the int8
+ * convolution on every SIMD path (exact sums, one float epilogue); the widened bf16 convolution on
+ * avx2 and avx2-vnni. Each pair is compared on one input through the two tables. */
+static void run_on(vx_cpu_path p, void (*fn)(void *), void *ctx) {
+    vx_kernels_force_path(p);
+    fn(ctx);
+}
+typedef struct xp_lin { const vx_mat *w; const float *x; int64_t n; float *y; } xp_lin;
+static void xp_lin_run(void *c) {
+    xp_lin *l = c;
+    vx_linear(pools[2], l->w, NULL, l->x, l->n, l->y);
+}
+typedef struct xp_conv { const vx_i8w *iw; const vx_bf16w *bw; const float *x, *bias; int64_t n, dil; float *y; } xp_conv;
+static void xp_i8_run(void *c) {
+    xp_conv *v = c;
+    CHECK(vx_conv1d_i8w(pools[2], v->iw, v->bias, v->x, v->n, v->dil, v->y) == VOX_OK, "i8w across paths: %s", vox_last_error());
+}
+static void xp_bf_run(void *c) {
+    xp_conv *v = c;
+    CHECK(vx_conv1d_bf16w(pools[2], v->bw, v->bias, v->x, v->n, v->dil, v->y) == VOX_OK, "bf16w across paths: %s",
+          vox_last_error());
+}
+
+static void test_same_bits_across_paths(void) {
+    const vx_cpu_path simd[] = {VX_PATH_AVX2, VX_PATH_AVX2_VNNI, VX_PATH_AVX512, VX_PATH_AVX512_VNNI, VX_PATH_AVX512_VNNI_BF16};
+    int have[VX_PATHS] = {0}, n_checked = 0;
+    for (int p = 0; p < VX_PATHS; p++) have[p] = vx_cpu_supports((vx_cpu_path)p);
+    if (!have[VX_PATH_AVX2]) {
+        printf("same bits across paths: no avx2 path on this CPU\n");
+        return;
+    }
+    /* q8 / q4 linear: avx2 vs avx2-vnni and avx512 */
+    static const vox_dtype qd[2] = {VOX_DTYPE_Q8, VOX_DTYPE_Q4};
+    for (int d = 0; d < 2; d++)
+        for (int64_t n = 1; n <= 37; n += 36) {
+            wmat w = make_w(qd[d], 300, 1024);
+            float *x = fvec(n * 1024, -2, 2), *y0 = malloc(sizeof(float) * (size_t)(n * 300)),
+                  *y1 = malloc(sizeof(float) * (size_t)(n * 300));
+            xp_lin l0 = {&w.m, x, n, y0}, l1 = {&w.m, x, n, y1};
+            run_on(VX_PATH_AVX2, xp_lin_run, &l0);
+            const vx_cpu_path other[2] = {VX_PATH_AVX2_VNNI, VX_PATH_AVX512};
+            for (int o = 0; o < 2; o++) {
+                if (!have[other[o]]) continue;
+                run_on(other[o], xp_lin_run, &l1);
+                CHECK(same_bits(y0, y1, n * 300), "%s n=%lld: %s != avx2", dt_name(qd[d]), (long long)n, path_name(other[o]));
+                n_checked++;
+            }
+            free_w(&w), free(x), free(y0), free(y1);
+        }
+    /* int8 convolution: every SIMD path; widened bf16: avx2 vs avx2-vnni */
+    vx_kernels_force_path(VX_PATH_AVX2);
+    const int64_t co = 128, c = 130, k = 7, dil = 3, n = 101, n_in = n + dil * (k - 1);
+    float *w = fvec(co * c * k, -1, 1), *x = fvec(n_in * c, -2, 2), *bias = fvec(co, -1, 1);
+    float *y0 = malloc(sizeof(float) * (size_t)(n * co)), *y1 = malloc(sizeof(float) * (size_t)(n * co));
+    vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = co, .cols = c * k, .data = w};
+    vx_i8w iw;
+    vx_bf16w bw;
+    CHECK(vx_i8w_pack_conv(&m, c, k, &iw) == VOX_OK && vx_bf16w_pack_conv(&m, c, k, &bw) == VOX_OK, "pack: %s",
+          vox_last_error());
+    xp_conv v0 = {&iw, &bw, x, bias, n, dil, y0}, v1 = {&iw, &bw, x, bias, n, dil, y1};
+    run_on(VX_PATH_AVX2, xp_i8_run, &v0);
+    for (size_t i = 1; i < sizeof simd / sizeof simd[0]; i++) {
+        if (!have[simd[i]]) continue;
+        run_on(simd[i], xp_i8_run, &v1);
+        CHECK(same_bits(y0, y1, n * co), "i8w conv: %s != avx2", path_name(simd[i]));
+        n_checked++;
+    }
+    if (have[VX_PATH_AVX2_VNNI]) {
+        run_on(VX_PATH_AVX2, xp_bf_run, &v0);
+        run_on(VX_PATH_AVX2_VNNI, xp_bf_run, &v1);
+        CHECK(same_bits(y0, y1, n * co), "bf16w conv: avx2-vnni != avx2");
+        n_checked++;
+    }
+    vx_i8w_free(&iw), vx_bf16w_free(&bw);
+    free(w), free(x), free(bias), free(y0), free(y1);
+    vx_kernels_force_path(vx_cpu()->path);
+    printf("same bits across paths: %d comparisons\n", n_checked);
 }
 
 /* ------------------------------------------------------------------------------ main */
@@ -1424,10 +1540,12 @@ int main(int argc, char **argv) {
         fflush(stdout);
         static void (*const tests[])(void) = {test_qact_exact, test_linear, test_linear_multi, test_matmul_nn,
                                               test_attention, test_norms, test_elementwise, test_rope_conv_gather,
-                                              test_channel_moments, test_harmonic_source, test_linear_bf16w,
+                                              test_channel_moments, test_harmonic_source, test_conv1d_f32,
+                                              test_linear_bf16w,
                                               test_conv1d_bf16w, test_conv1d_i8w, test_conv1d_i8w_ex};
         static const char *names[] = {"qact", "linear", "linear_multi", "matmul_nn", "attention", "norms", "elementwise",
-                                      "rope/conv/gather", "moments", "harmonic", "bf16w", "bf16w conv", "i8w conv",
+                                      "rope/conv/gather", "moments", "harmonic", "conv f32", "bf16w", "bf16w conv",
+                                      "i8w conv",
                                       "i8w fused"};
         for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
             double t1 = now_s();
@@ -1436,6 +1554,7 @@ int main(int argc, char **argv) {
         }
     }
     vx_kernels_force_path(ci->path);
+    test_same_bits_across_paths();
     for (int t = 1; t <= 3; t++) vx_pool_free(pools[t]);
     if (fails == 0) printf("kernels: all checks passed\n");
     return fails != 0;

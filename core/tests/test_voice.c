@@ -273,6 +273,8 @@ static void test_mel(void) {
 
 int main(int argc, char **argv) {
     if (argc > 1) return tool(argc, argv);
+    if (cpu_path_refused()) return 77;
+    printf("test_voice: kernel path %s\n", vx_cpu()->name);
     test_resample_lengths();
     sine_check(16000, 1000, 2e-5);
     sine_check(44100, 1000, 2e-5);

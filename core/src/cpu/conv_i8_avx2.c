@@ -17,7 +17,7 @@
 #include "cpu/simd_math.h"
 
 #define CI_WIDE 1
-#define CI_MR 4
+#define CI_MR 6
 #define CI_SUFFIX(name) name##_avx2
 #include "cpu/conv_i8.h"
 
@@ -29,7 +29,7 @@ static __attribute__((noinline)) void ci_block8(const ci_tile_args *t, int sb) {
     const int64_t ldx = t->ldx, quads = t->quads, mr = t->mr;
     const int8_t *P = t->P + sb * 32;
     const __m256i z = _mm256_setzero_si256();
-    __m256i a00 = z, a01 = z, a10 = z, a11 = z, a20 = z, a21 = z, a30 = z, a31 = z;
+    __m256i a00 = z, a01 = z, a10 = z, a11 = z, a20 = z, a21 = z, a30 = z, a31 = z, a40 = z, a41 = z, a50 = z, a51 = z;
     for (int64_t u = 0; u < quads; u++) {
         const int8_t *pw = P + u * CI_NR * 4;
         const __m256i w0 = _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)pw));
@@ -44,11 +44,13 @@ static __attribute__((noinline)) void ci_block8(const ci_tile_args *t, int sb) {
         IM_ROW(1);
         IM_ROW(2);
         IM_ROW(3);
+        IM_ROW(4);
+        IM_ROW(5);
 #undef IM_ROW
     }
     const int64_t c0 = sb * 8;
     const vf zs = v_load(t->wsum + c0), sw = v_load(t->ws + c0), bv = t->bias ? v_load(t->bias + c0) : v_zero();
-    const __m256i acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+    const __m256i acc[6][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}, {a40, a41}, {a50, a51}};
     for (int i = 0; i < mr; i++) {
         /* [c0 c0' c1 c1' c2 c2' c3 c3'] and the same for c4..c7 -> [c0 .. c7] */
         const __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[i][0], acc[i][1]), 0xd8);

@@ -62,6 +62,9 @@ typedef struct vx_kernels {
     void (*gemv_float)(const struct vx_kernels *k, const vx_gemv_part *parts, int n_parts, const float *x, int64_t n_x);
     void (*gemv_quant)(const struct vx_kernels *k, const vx_gemv_part *parts, int n_parts, const void *qact,
                        size_t row_bytes, int64_t n_x);
+    /* Output rows [i0, i1) and weight rows [r0, r1) of vx_conv1d_f32 (x: the padded input's first row). */
+    void (*conv_f32)(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, int64_t stride, const float *bias,
+                     const float *x, float *y, int64_t i0, int64_t i1, int64_t r0, int64_t r1);
     /* y[i][c] for i in [i0, i1), c in [c0, c1) of vx_matmul_nn (W = w->data [k = w->rows][m = w->cols],
      * f32, f16 or bf16). */
     void (*matmul_nn)(const vx_mat *w, const float *x, float *y, int64_t i0, int64_t i1, int64_t c0, int64_t c1);

@@ -291,6 +291,47 @@ void vx_linear(vx_pool *pool, const vx_mat *w, const float *bias, const float *x
     vx_fp_restore(fp);
 }
 
+/* ------------------------------------------------------------------------------ f32 convolution */
+typedef struct conv_job {
+    const vx_kernels *k;
+    const vx_mat *w;
+    const float *bias, *x;
+    float *y;
+    int64_t c_in, taps, dil, stride, n, nb, rb, n_rb;
+} conv_job;
+
+static void conv_tasks(void *ctx, int64_t t0, int64_t t1) {
+    const conv_job *j = ctx;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t ib = t / j->n_rb, rbk = t % j->n_rb;
+        int64_t i0 = ib * j->nb, i1 = i0 + j->nb < j->n ? i0 + j->nb : j->n;
+        int64_t r0 = rbk * j->rb, r1 = r0 + j->rb < j->w->rows ? r0 + j->rb : j->w->rows;
+        j->k->conv_f32(j->w, j->c_in, j->taps, j->dil, j->stride, j->bias, j->x, j->y, i0, i1, r0, r1);
+    }
+}
+
+void vx_conv1d_f32(vx_pool *pool, const vx_mat *w, int64_t c_in, int64_t k, int64_t dil, int64_t stride, const float *bias,
+                   const float *x, int64_t n_out, float *y) {
+    if (n_out <= 0 || w->rows <= 0) return;
+    uint32_t fp = vx_fp_fast();
+    /* the split of vx_linear's f32 GEMM (tasks of x rows by weight rows; each output whole in one) */
+    conv_job j = {.k = vx_kernels_active(), .w = w, .bias = bias, .x = x, .y = y, .c_in = c_in, .taps = k, .dil = dil,
+                  .stride = stride, .n = n_out, .rb = LIN_TASK_R_F32};
+    j.n_rb = (w->rows + j.rb - 1) / j.rb;
+    int64_t n_ib = (n_out + LIN_TASK_N_F32 - 1) / LIN_TASK_N_F32;
+    /* enough tasks for every thread: shorter row blocks when there are few */
+    const int64_t want = 4 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    if (n_ib * j.n_rb < want) n_ib = (want + j.n_rb - 1) / j.n_rb;
+    j.nb = (n_out + n_ib - 1) / n_ib;
+    if (j.nb < 1) j.nb = 1;
+    n_ib = (n_out + j.nb - 1) / j.nb;
+    if (w->rows * w->cols * n_out < SERIAL_MACS)
+        conv_tasks(&j, 0, n_ib * j.n_rb);
+    else
+        vx_pool_for(pool, n_ib * j.n_rb, 1, conv_tasks, &j);
+    vx_fp_restore(fp);
+}
+
 /* ------------------------------------------------------------------------------ matmul (W [k, m]) */
 #ifndef NN_TASK_N
 #  define NN_TASK_N 96

@@ -349,6 +349,20 @@ static void gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *o
     }
 }
 
+/* the f32 linear layer's loop with the im2col column read in place (vx_conv1d_f32) */
+static void conv_f32(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, int64_t stride, const float *bias,
+                     const float *x, float *y, int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
+    const int64_t cols = w->cols, rows = w->rows;
+    for (int64_t r = r0; r < r1; r++) {
+        const float *wr = (const float *)w->data + r * cols;
+        for (int64_t i = i0; i < i1; i++) {
+            float acc = 0.0f;
+            for (int64_t k = 0; k < cols; k++) acc += x[(i * stride + (k % taps) * dil) * c_in + k / taps] * wr[k];
+            y[i * rows + r] = bias ? acc + bias[r] : acc;
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------------ sources */
 static void harmonic_source(const vx_harmonic *a, int64_t begin, int64_t end, float *y) {
     for (int64_t j = begin; j < end; j++) {
@@ -378,6 +392,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->gemv_float = gemv_float;
     t->gemv_quant = gemv_quant;
     t->matmul_nn = matmul_nn;
+    t->conv_f32 = conv_f32;
     t->attention_heads = attention_heads;
     t->rms_norm = rms_norm;
     t->layer_norm = layer_norm;

@@ -271,9 +271,10 @@ static void lc_pack(const float *w, int64_t cols, int64_t r, int64_t nr, int64_t
 }
 
 /* y[i][0..nr) (+)= sum over kk < kn of x[i][kk] P[kk][..] for MR rows; first: start from 0, else from
- * the partial sums in y; last: add the bias. */
-V_INLINE void lc_tile(const int MR, const int NV, const float *x, int64_t ldx, const float *P, int64_t kn, float *y,
-                      int64_t ldy, int64_t nr, int first, int last, const float *bias) {
+ * the partial sums in y; last: add the bias. off (a convolution read in place, lc_conv): x[i][kk] is
+ * x[i * ldx + off[kk]] instead of x[i * ldx + kk]. */
+V_INLINE void lc_tile(const int MR, const int NV, const float *x, int64_t ldx, const int32_t *off, const float *P,
+                      int64_t kn, float *y, int64_t ldy, int64_t nr, int first, int last, const float *bias) {
     vf acc[LC_MR][LC_NV];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)
@@ -287,9 +288,10 @@ V_INLINE void lc_tile(const int MR, const int NV, const float *x, int64_t ldx, c
         vf wv[LC_NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) wv[v] = v_load(P + kk * LC_NR + v * VL);
+        const int64_t xo = off ? off[kk] : kk;
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
-            vf xb = v_set1(x[i * ldx + kk]);
+            vf xb = v_set1(x[i * ldx + xo]);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++) acc[i][v] = v_fma(xb, wv[v], acc[i][v]);
         }
@@ -309,13 +311,13 @@ V_INLINE void lc_tile(const int MR, const int NV, const float *x, int64_t ldx, c
     }
 }
 
-V_INLINE void lc_tile_any(int mr, int nv, const float *x, int64_t ldx, const float *P, int64_t kn, float *y, int64_t ldy,
-                          int64_t nr, int first, int last, const float *bias) {
-#define LC_NV_CASES(MR)                                                                              \
-    if (nv >= LC_NV) lc_tile(MR, LC_NV, x, ldx, P, kn, y, ldy, nr, first, last, bias);                \
-    else if (nv == 3) lc_tile(MR, 3 < LC_NV ? 3 : 1, x, ldx, P, kn, y, ldy, nr, first, last, bias);   \
-    else if (nv == 2) lc_tile(MR, 2 < LC_NV ? 2 : 1, x, ldx, P, kn, y, ldy, nr, first, last, bias);   \
-    else lc_tile(MR, 1, x, ldx, P, kn, y, ldy, nr, first, last, bias);
+V_INLINE void lc_tile_any(int mr, int nv, const float *x, int64_t ldx, const int32_t *off, const float *P, int64_t kn,
+                          float *y, int64_t ldy, int64_t nr, int first, int last, const float *bias) {
+#define LC_NV_CASES(MR)                                                                                   \
+    if (nv >= LC_NV) lc_tile(MR, LC_NV, x, ldx, off, P, kn, y, ldy, nr, first, last, bias);                \
+    else if (nv == 3) lc_tile(MR, 3 < LC_NV ? 3 : 1, x, ldx, off, P, kn, y, ldy, nr, first, last, bias);   \
+    else if (nv == 2) lc_tile(MR, 2 < LC_NV ? 2 : 1, x, ldx, off, P, kn, y, ldy, nr, first, last, bias);   \
+    else lc_tile(MR, 1, x, ldx, off, P, kn, y, ldy, nr, first, last, bias);
     switch (mr) {
     case 6: LC_NV_CASES(6) break;
     case 5: LC_NV_CASES(5) break;
@@ -344,8 +346,36 @@ static void lc_gemm(const vx_mat *w, const float *bias, const float *x, float *y
             lc_pack(wd, cols, r, nr, k0, kn, P);
             for (int64_t i = i0; i < i1; i += LC_MR) {
                 int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
-                lc_tile_any(mr, nv, x + i * cols + k0, cols, P, kn, y + i * rows + r, rows, nr, first, last,
+                lc_tile_any(mr, nv, x + i * cols + k0, cols, NULL, P, kn, y + i * rows + r, rows, nr, first, last,
                             bias ? bias + r : NULL);
+            }
+        }
+    }
+}
+
+/* The convolution read in place (vx_conv1d_f32): lc_gemm with the column k = ci * taps + j of output
+ * row i read from input row i * stride + j * dil, channel ci, so every output is the same FMA chain as im2col
+ * + lc_gemm (the same bits) without the column buffer. */
+static void lc_conv(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, int64_t stride, const float *bias,
+                    const float *x, float *y, int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
+    const int64_t cols = w->cols, rows = w->rows;
+    const float *wd = (const float *)w->data;
+    _Alignas(64) float P[LC_KC * LC_NR];
+    int32_t off[LC_KC];
+    for (int64_t r = r0; r < r1; r += LC_NR) {
+        int64_t nr = r1 - r < LC_NR ? r1 - r : LC_NR;
+        int nv = (int)((nr + VL - 1) / VL);
+        for (int64_t k0 = 0; k0 < cols; k0 += LC_KC) {
+            const int64_t kn = cols - k0 < LC_KC ? cols - k0 : LC_KC;
+            for (int64_t kk = 0; kk < kn; kk++) {
+                const int64_t k = k0 + kk;
+                off[kk] = (int32_t)((k % taps) * dil * c_in + k / taps);
+            }
+            lc_pack(wd, cols, r, nr, k0, kn, P);
+            for (int64_t i = i0; i < i1; i += LC_MR) {
+                int mr = (int)(i1 - i < LC_MR ? i1 - i : LC_MR);
+                lc_tile_any(mr, nv, x + i * stride * c_in, stride * c_in, off, P, kn, y + i * rows + r, rows, nr, k0 == 0,
+                            k0 + kn == cols, bias ? bias + r : NULL);
             }
         }
     }
@@ -509,6 +539,7 @@ static void lf_gemv_float(const vx_kernels *k, const vx_gemv_part *parts, int n_
 }
 
 static void fill_linear(vx_kernels *t) {
+    t->conv_f32 = lc_conv;
     t->gemv_float = lf_gemv_float;
     t->linear_float = lf_linear_float;
     t->matmul_nn = nn_matmul;

@@ -79,8 +79,9 @@ static void ctile_rows(void *ctx, int64_t begin, int64_t end) {
     ctile_job *j = ctx;
     const int64_t ci = j->c->c_in, k = j->c->k, co = j->c->c_out, T = KK_CONV_TASK_ROWS;
     const int64_t span = (T - 1) * j->stride + j->dil * (k - 1) + 1;
-    float *xp = malloc((size_t)(span * ci) * sizeof *xp), *col = malloc((size_t)(T * ci * k) * sizeof *col);
-    if (!xp || !col) {
+    const int f32 = j->c->w.dtype == VOX_DTYPE_F32; /* then the columns are read in place */
+    float *xp = malloc((size_t)(span * ci) * sizeof *xp), *col = f32 ? NULL : malloc((size_t)(T * ci * k) * sizeof *col);
+    if (!xp || (!f32 && !col)) {
         atomic_store(&j->failed, 1);
         free(xp), free(col);
         return;
@@ -100,8 +101,12 @@ static void ctile_rows(void *ctx, int64_t begin, int64_t end) {
             }
         }
         if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
-        vx_im2col(xp, rows, ci, k, j->dil, j->stride, nt, col);
-        vx_linear(NULL, &j->c->w, j->c->b, col, nt, j->y + t0 * co);
+        if (f32) {
+            vx_conv1d_f32(NULL, &j->c->w, ci, k, j->dil, j->stride, j->c->b, xp, nt, j->y + t0 * co);
+        } else {
+            vx_im2col(xp, rows, ci, k, j->dil, j->stride, nt, col);
+            vx_linear(NULL, &j->c->w, j->c->b, col, nt, j->y + t0 * co);
+        }
     }
     free(xp), free(col);
 }
@@ -116,7 +121,8 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
     if (k == 1 && stride == 1 && pad_l == 0 && pad_r == 0 && !pre && !accumulate)
         return kk_conv1x1(pool, c, c->b, x, t_in, y);
     /* per tile of output rows: the input rows it reads (zeros outside the signal), im2col, one GEMM */
-    const int i8 = c->iw.data && stride == 1, bf16 = !i8 && c->bw.data && stride == 1, direct = i8 || bf16;
+    const int i8 = c->iw.data && stride == 1, bf16 = !i8 && c->bw.data && stride == 1;
+    const int f32 = !i8 && !bf16 && c->w.dtype == VOX_DTYPE_F32, direct = i8 || bf16 || f32;
     if (!direct && !accumulate && to >= 16 * KK_CONV_TASK_ROWS) {
         ctile_job j = {.c = c, .x = x, .pre = pre, .y = y, .t_in = t_in, .to = to, .dil = dil, .stride = stride,
                        .pad_l = pad_l};
@@ -153,7 +159,9 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
         }
         if (hi < rows) memset(xp + hi * ci, 0, (size_t)((rows - hi) * ci) * sizeof *xp);
         float *dst = accumulate ? acc : y + t0 * co;
-        if (direct) { /* shifted products straight from the gathered rows: no im2col */
+        if (f32) { /* the columns read in place: the bits of im2col + vx_linear */
+            vx_conv1d_f32(pool, &c->w, ci, k, dil, stride, c->b, xp, nt, dst);
+        } else if (direct) { /* shifted products straight from the gathered rows: no im2col */
             vox_status st = i8 ? vx_conv1d_i8w(pool, &c->iw, c->b, xp, nt, dil, dst)
                                : vx_conv1d_bf16w(pool, &c->bw, c->b, xp, nt, dil, dst);
             if (st != VOX_OK) {

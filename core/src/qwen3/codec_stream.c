@@ -152,6 +152,10 @@ static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t
         vx_linear(pool, &cv->w, cv->b, xp, t, y);
         return;
     }
+    if (cv->w.dtype == VOX_DTYPE_F32) { /* the columns read in place: the bits of im2col + vx_linear */
+        vx_conv1d_f32(pool, &cv->w, cv->c_in, cv->k, cv->dilation, 1, cv->b, xp, t, y);
+        return;
+    }
     const int64_t cols = cv->c_in * cv->k, tile = col_tile(cols);
     for (int64_t r = 0; r < t; r += tile) {
         const int64_t n = imin(tile, t - r);
@@ -390,8 +394,7 @@ static void push_latent(q3_stream *s, vx_pool *pool, const int32_t *codes, int64
     memcpy(s->P, s->pre_ctx, (size_t)(2 * cbd) * sizeof(float));
     vx_add(s->pa, s->pb, k * cbd, s->P + 2 * cbd);
     memcpy(s->pre_ctx, s->P + k * cbd, (size_t)(2 * cbd) * sizeof(float));
-    vx_im2col(s->P, k + 2, cbd, 3, 1, 1, k, s->pcol);
-    vx_linear(pool, &c->pre_conv.w, c->pre_conv.b, s->pcol, k, s->lat0);
+    conv_rows(pool, &c->pre_conv, s->P, k, s->pcol, s->lat0);
 
     /* pre_transformer at positions pos .. pos + k - 1 */
     float *x = s->x, *h = s->h;

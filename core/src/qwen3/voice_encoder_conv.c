@@ -73,6 +73,10 @@ vox_status q3_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, int64_t 
         vx_linear(pool, w, bias, x, t_out, y);
         return VOX_OK;
     }
+    if (w->dtype == VOX_DTYPE_F32) { /* the columns read in place: the bits of im2col + vx_linear */
+        vx_conv1d_f32(pool, w, c_in, k, dilation, stride, bias, x, t_out, y);
+        return VOX_OK;
+    }
     int64_t block = IM2COL_FLOATS / w->cols;
     if (block < 64) block = 64;
     if (block > t_out) block = t_out;
