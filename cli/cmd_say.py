@@ -93,15 +93,9 @@ def kokoro_kwargs(eng, a) -> dict:
         return {}
     pron: dict = {}
     if a.pronunciations:
-        import json
+        from vox.convert.kokoro_frontend import read_pronunciations
 
-        try:
-            with open(a.pronunciations, encoding="utf-8") as f:
-                pron = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{a.pronunciations}: not valid JSON ({e.msg}, line {e.lineno})") from None
-        if not isinstance(pron, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pron.items()):
-            raise ValueError(f"{a.pronunciations}: must be a JSON object of word -> phonemes strings")
+        pron = read_pronunciations(a.pronunciations)  # bounded, regular files only; FormatError names the file
     for item in a.pronounce:
         word, sep, ph = item.partition("=")
         if not sep or not word.strip() or not ph.strip():
