@@ -507,14 +507,7 @@ def _read_audio(audio) -> tuple[np.ndarray, int]:
         x, sr = audio
         return np.asarray(x, dtype=np.float32), int(sr)
     if isinstance(audio, (str, os.PathLike)):
-        import soundfile as sf
+        from .formats.audio import read_audio_file  # sizes checked before decoding, regular files only
 
-        p = os.fspath(audio)
-        if not os.path.exists(p):
-            raise FileNotFoundError(f"{p}: no such file")
-        try:
-            x, sr = sf.read(p, dtype="float32", always_2d=False)
-        except RuntimeError as e:  # soundfile: "Error opening ...: Format not recognised."
-            raise ValueError(f"{p}: cannot read audio ({e})") from None
-        return x, int(sr)
+        return read_audio_file(audio)
     raise TypeError("audio must be a path or a (samples, sample_rate) tuple")
