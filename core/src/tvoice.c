@@ -72,18 +72,22 @@ static const char *text_field(const vox_voice *v, const char *key) {
 }
 
 /* The checks every voice passes before it is written and after it is read. */
+/* A string of the file, quoted for a message (escapes for anything unprintable, cut when long). */
+#define QUOTED(q, s) vox_json_quote(q, sizeof q, (s) ? (s) : "", (s) ? strlen(s) : 0)
+
 static vox_status validate(const vox_voice *v, const char *path) {
+    char q[64];
     if (!v->family || (strcmp(v->family, "qwen3_tts") != 0 && strcmp(v->family, "kokoro") != 0))
-        return vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family \"%s\" (this vox knows: qwen3_tts, kokoro)",
-                             path, v->family ? v->family : "");
+        return vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family %s (this vox knows: qwen3_tts, kokoro)",
+                             path, QUOTED(q, v->family));
     int m = find_mode(v->mode);
-    if (m < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode \"%s\"", path, v->mode ? v->mode : "");
+    if (m < 0) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode %s", path, QUOTED(q, v->mode));
     if (strcmp(v->family, modes[m].family) != 0)
         return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s family, not \"%s\"", path, v->mode,
                              modes[m].family, v->family);
     if (!v->variant || strcmp(v->variant, modes[m].variant) != 0)
-        return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s variant, not \"%s\"", path, v->mode,
-                             modes[m].variant, v->variant ? v->variant : "");
+        return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s variant, not %s", path, v->mode,
+                             modes[m].variant, QUOTED(q, v->variant));
     if (!hex64(v->model_id)) return vox_set_error(VOX_ERR_FORMAT, "%s: model_id must be 64 lowercase hex digits", path);
     if (!v->language || !*v->language)
         return vox_set_error(VOX_ERR_FORMAT, "%s: language must not be empty (use \"auto\")", path);
