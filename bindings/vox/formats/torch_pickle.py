@@ -165,10 +165,14 @@ def read_torch_file(path: str | os.PathLike, max_bytes: int | None = None) -> ob
             size = os.fstat(f.fileno()).st_size
             head = f.read(4)
     except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise FormatError(f"{path}: cannot read ({e.strerror or str(e).removeprefix(f'{path}: ')})") from None
     if head[:1] == b"\x80":
         raise FormatError(f"{path}: a legacy (pre-ZIP) torch.save file; re-save it with torch >= 1.6")
-    if not zipfile.is_zipfile(path):
+    try:
+        is_zip = zipfile.is_zipfile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:  # is_zipfile raises for some end records it parses
+        raise FormatError(f"{path}: damaged checkpoint archive ({e})") from None
+    if not is_zip:
         raise FormatError(f"{path}: not a PyTorch checkpoint (not a ZIP archive; {size} bytes, truncated?)")
     budget = _Budget(4 * size + (1 << 20) if max_bytes is None else max_bytes, path)
     try:
