@@ -94,6 +94,19 @@ def _fields(buf, pos: int, end: int):
             raise FormatError(f"unsupported protobuf wire type {wt}")
 
 
+# The wire types each decoded field may have (onnx.proto: 0 varint, 1 fixed64, 2 length-delimited, 5
+# fixed32; repeated numbers packed (2) or not); a field of another type is refused, not misread.
+_WIRE_TENSOR = {1: (0, 2), 2: (0,), 4: (2, 5), 5: (0, 2), 7: (0, 2), 8: (2,), 9: (2,), 10: (1, 2), 11: (0, 2), 14: (0,)}
+_WIRE_ATTRIBUTE = {1: (2,), 2: (5,), 3: (0,), 4: (2,), 5: (2,), 6: (2,), 7: (2, 5), 8: (0, 2), 11: (2,), 20: (0,)}
+_WIRE_NODE = {1: (2,), 2: (2,), 3: (2,), 4: (2,), 5: (2,), 7: (2,)}
+_WIRE_GRAPH = {1: (2,), 2: (2,), 5: (2,), 11: (2,), 12: (2,)}
+
+
+def _wire(table: dict, num: int, wt: int, what: str) -> None:
+    if num in table and wt not in table[num]:
+        raise FormatError(f"{what} field {num} has protobuf wire type {wt}, expected {' or '.join(map(str, table[num]))}")
+
+
 def _signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
@@ -144,6 +157,7 @@ def _tensor(buf, a: int, b: int, lim: _Items) -> tuple[str, np.ndarray]:
     external = False
     for num, wt, v, s, e in _fields(buf, a, b):
         lim.take()
+        _wire(_WIRE_TENSOR, num, wt, "tensor")
         if num == 1:
             dims += _packed_varints(buf, wt, v, s, e, lim)
         elif num == 2:
@@ -195,6 +209,7 @@ def _attribute(buf, a: int, b: int, lim: _Items):
     graphs: list = []
     for num, wt, v, st, e in _fields(buf, a, b):
         lim.take()
+        _wire(_WIRE_ATTRIBUTE, num, wt, "attribute")
         if num == 1:
             name = _str(buf, st, e)
         elif num == 20:
@@ -228,6 +243,7 @@ def _node(buf, a: int, b: int, lim: _Items) -> Node:
     n = Node("", "", "", [], [])
     for num, wt, v, s, e in _fields(buf, a, b):
         lim.take()
+        _wire(_WIRE_NODE, num, wt, "node")
         if num == 1:
             n.inputs.append(_str(buf, s, e))
         elif num == 2:
@@ -248,6 +264,7 @@ def _node(buf, a: int, b: int, lim: _Items) -> Node:
 def _value_info_name(buf, a: int, b: int) -> str:
     for num, wt, v, s, e in _fields(buf, a, b):
         if num == 1:
+            _wire({1: (2,)}, num, wt, "value info")
             return _str(buf, s, e)
     return ""
 
@@ -257,6 +274,7 @@ def _graph(buf, a: int, b: int, lim: _Items) -> Graph:
     g = Graph("", [], {}, [], [])
     for num, wt, v, s, e in _fields(buf, a, b):
         lim.take()
+        _wire(_WIRE_GRAPH, num, wt, "graph")
         if num == 1:
             g.nodes.append(_node(buf, s, e, lim))
         elif num == 2:
