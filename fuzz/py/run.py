@@ -16,21 +16,23 @@ import atheris
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-with atheris.instrument_imports(include=["vox", "targets"]):
-    import targets  # noqa: E402
+import targets  # noqa: E402
 
-    # Import what the targets import lazily, so that it is instrumented too.
-    import vox.convert.kokoro  # noqa: F401,E402
-    import vox.convert.kokoro_frontend  # noqa: F401,E402
-    import vox.convert.onnx_proto  # noqa: F401,E402
-    import vox.formats.audio  # noqa: F401,E402
-    import vox.formats.bounded  # noqa: F401,E402
-    import vox.formats.native  # noqa: F401,E402
-    import vox.formats.tmod  # noqa: F401,E402
-    import vox.formats.torch_pickle  # noqa: F401,E402
-    import vox.formats.tvoice  # noqa: F401,E402
-    import vox.reference.common.safetensors  # noqa: F401,E402
-    import vox.reference.kokoro.frontend.frontend  # noqa: F401,E402
+# Import what the targets import lazily, then instrument every loaded function's bytecode in place:
+# instrument_imports() skips modules that an editable install's import hook loads (vox's is one).
+import vox.convert.kokoro  # noqa: F401,E402
+import vox.convert.kokoro_frontend  # noqa: F401,E402
+import vox.convert.onnx_proto  # noqa: F401,E402
+import vox.formats.audio  # noqa: F401,E402
+import vox.formats.bounded  # noqa: F401,E402
+import vox.formats.native  # noqa: F401,E402
+import vox.formats.tmod  # noqa: F401,E402
+import vox.formats.torch_pickle  # noqa: F401,E402
+import vox.formats.tvoice  # noqa: F401,E402
+import vox.reference.common.safetensors  # noqa: F401,E402
+import vox.reference.kokoro.frontend.frontend  # noqa: F401,E402
+
+atheris.instrument_all()
 
 
 def main() -> None:

@@ -126,8 +126,9 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_parameter
         if module == "torch" and name in _STORAGES:
             return _StorageType(name)
-        raise FormatError(f"the checkpoint's pickle refers to {module}.{name}, which a weights file has no "
-                          "reason to use; refusing it")
+        what = f"{module}.{name}"
+        raise FormatError(f"the checkpoint's pickle refers to {what!r:.80}, which a weights file has no reason to "
+                          "use; refusing it")
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"):
