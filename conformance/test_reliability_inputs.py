@@ -546,3 +546,27 @@ def test_onnx_reader_bounds(name, make, why):
     err, used = peak_python_bytes(lambda: onnx_proto.read_model(data, "m.onnx"))
     assert isinstance(err, FormatError) and str(err).startswith("m.onnx: ") and why in str(err), repr(err)
     assert used < 48 * MiB, f"{name}: {used} bytes"  # ~32 MiB of items at most, the input is a view
+
+
+# ----------------------------------------------------------------------- fuzz inputs, replayed
+def _fuzz_targets():
+    sys.path.insert(0, str(ROOT / "fuzz" / "py"))
+    import targets
+
+    return targets
+
+
+@pytest.mark.parametrize("target", ["torch_pickle", "onnx", "pronunciations", "audio", "py_tmod", "py_tvoice"])
+def test_fuzz_inputs_replay(target, qwen3_tmod, monkeypatch):
+    """Every seed and regression input of a Python fuzz target (fixtures/fuzz/; fuzz/README.md) through
+    the target's own checks: the reader accepts it or refuses it with its documented error, and where
+    vox has a C reader too (.tmod, .tvoice, on the tiny Qwen3 Base model) both readers agree. The C
+    targets' inputs are replayed by CTest (fuzz_replay_*)."""
+    t = _fuzz_targets()
+    if target == "py_tvoice":
+        monkeypatch.setenv("VOX_FUZZ_QWEN3_MODEL", str(qwen3_tmod("base06")))
+        monkeypatch.setattr(t, "_ENGINE", None)
+    files = sorted(p for p in (ROOT / "fixtures" / "fuzz" / t.SEEDS.get(target, target)).iterdir() if p.is_file())
+    assert files
+    for p in files:
+        t.TARGETS[target](p.read_bytes())

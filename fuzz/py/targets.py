@@ -15,8 +15,10 @@ asserts that both readers accept or both refuse (the C library found as `import 
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
+import shutil
 import struct
 import tempfile
 import zipfile
@@ -28,6 +30,7 @@ import numpy as np
 from vox.errors import FormatError, VoxError
 
 _DIR = Path(tempfile.mkdtemp(prefix="vox-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+atexit.register(shutil.rmtree, _DIR, True)
 
 
 def _file(data: bytes, name: str) -> Path:
