@@ -4,11 +4,12 @@ is allocated, and a bad file gets one clear error.
 - open_regular / read_regular: regular files only (a FIFO, a device such as /dev/zero or a directory
   is refused), the size checked against a limit before the first byte is read, and never more than
   the limit read, even from a file that grows meanwhile.
-- json_values / check_json / loads: the number of values of a JSON text and its nesting depth, found
-  by a scan that is linear in the text and allocates nothing per value, so that a document is refused
-  before json.loads builds it (up to ~70 bytes of Python objects per byte of text) or recurses into
-  it. The limits are the C parser's (core/src/json.h): MAX_DEPTH nested containers and MAX_VALUES
-  values in a document.
+- check_json / loads: the number of values of a JSON text (and its nesting depth) checked before
+  json.loads builds it (up to ~70 bytes of Python objects per byte of text) or recurses into it: an
+  upper bound counted at C speed, and only when that bound passes the limit the exact count, by a
+  walk that is linear in the text, allocates nothing per value and stops at the limit (json_values /
+  json_depth). The limits are the C parser's (core/src/json.h): MAX_DEPTH nested containers and
+  MAX_VALUES values in a document.
 - read_zip_member: a ZIP member whose declared size is checked first, inflated a chunk at a time.
 """
 
@@ -144,14 +145,28 @@ def json_depth(data: bytes) -> int:
     return _scan(bytes(data), None, None)[1]
 
 
-def check_json(data: bytes, max_values: int = MAX_VALUES, max_depth: int = MAX_DEPTH) -> None:
-    """ValueError unless the JSON text has at most max_values values and max_depth nested containers
-    (the C parser's limits); run it before json.loads, which would otherwise build the whole thing."""
+def check_json(data: bytes, max_values: int = MAX_VALUES, max_depth: int | None = MAX_DEPTH) -> None:
+    """ValueError unless the JSON text has at most max_values values and (max_depth None: unchecked)
+    max_depth nested containers, the C parser's limits; run it before json.loads, which would
+    otherwise build the whole thing. Commas and brackets counted at C speed bound both counts from
+    above, so a document within the limits by those bounds (every real one) needs no walk."""
     data = bytes(data)
     opens = data.count(b"[") + data.count(b"{")
-    if 1 + data.count(b",") + opens <= max_values and opens <= max_depth:
-        return  # bounds on both counts, found at C speed: a small document needs no walk
-    _scan(data, max_values, max_depth)
+    if 1 + data.count(b",") + opens > max_values:
+        _scan(data, max_values, max_depth)
+    elif max_depth is not None and opens > max_depth:
+        _scan(data, None, max_depth)
+
+
+def check_depth(obj: object, max_depth: int = MAX_DEPTH) -> None:
+    """ValueError if the parsed JSON value nests containers deeper than max_depth (an iterative walk)."""
+    stack = [(obj, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth + 1 > max_depth:
+                raise ValueError(f"nesting deeper than {max_depth} levels")
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
 
 
 def loads(text: str | bytes, what: str, *, max_values: int = MAX_VALUES, max_depth: int = MAX_DEPTH,
@@ -159,13 +174,17 @@ def loads(text: str | bytes, what: str, *, max_values: int = MAX_VALUES, max_dep
     """json.loads within the C parser's limits; FormatError "<what>: not valid JSON (...)" otherwise."""
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     try:
-        check_json(data, max_values, max_depth)
-        return json.loads(data.decode("utf-8"), **kw)
+        check_json(data, max_values, None)
+        obj = json.loads(data.decode("utf-8"), **kw)
+        check_depth(obj, max_depth)
+        return obj
     except json.JSONDecodeError as e:
         raise FormatError(f"{what}: not valid JSON ({e.msg}, line {e.lineno} column {e.colno})") from None
     except UnicodeDecodeError as e:
         raise FormatError(f"{what}: not valid JSON (invalid UTF-8 at byte {e.start})") from None
-    except (ValueError, RecursionError) as e:
+    except RecursionError:
+        raise FormatError(f"{what}: not valid JSON (nesting deeper than {max_depth} levels)") from None
+    except ValueError as e:
         raise FormatError(f"{what}: not valid JSON ({e})") from None
 
 

@@ -143,7 +143,7 @@ def loads_strict(data: bytes) -> object:
     # Before json.loads builds it: at most MAX_MANIFEST_VALUES values and MAX_DEPTH levels, as the C
     # reader (which fails at the value past the limit, so a document that is also malformed earlier
     # gets that message there instead).
-    bounded.check_json(data, MAX_MANIFEST_VALUES, MAX_DEPTH)
+    bounded.check_json(data, MAX_MANIFEST_VALUES, None)  # the depth: below, after the parse
     try:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
                          parse_int=_int)
