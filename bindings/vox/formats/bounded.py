@@ -150,7 +150,8 @@ def check_json(data: bytes, max_values: int = MAX_VALUES, max_depth: int | None 
     max_depth nested containers, the C parser's limits; run it before json.loads, which would
     otherwise build the whole thing. Commas and brackets counted at C speed bound both counts from
     above, so a document within the limits by those bounds (every real one) needs no walk."""
-    data = bytes(data)
+    if not isinstance(data, bytes):
+        data = bytes(data)
     opens = data.count(b"[") + data.count(b"{")
     if 1 + data.count(b",") + opens > max_values:
         _scan(data, max_values, max_depth)

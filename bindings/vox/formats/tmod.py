@@ -136,14 +136,14 @@ def loads_strict(data: bytes) -> object:
 
     Raises ValueError describing the problem (with its byte offset where json reports one).
     """
+    # Before json.loads builds it: at most MAX_MANIFEST_VALUES values, as the C reader (which fails at
+    # the value past the limit, so a document that is also malformed earlier gets that message there
+    # instead); the depth is checked below, after the parse.
+    bounded.check_json(data, MAX_MANIFEST_VALUES, None)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"invalid UTF-8 at byte {e.start} of the manifest") from None
-    # Before json.loads builds it: at most MAX_MANIFEST_VALUES values and MAX_DEPTH levels, as the C
-    # reader (which fails at the value past the limit, so a document that is also malformed earlier
-    # gets that message there instead).
-    bounded.check_json(data, MAX_MANIFEST_VALUES, None)  # the depth: below, after the parse
     try:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
                          parse_int=_int)
