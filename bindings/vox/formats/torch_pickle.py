@@ -142,13 +142,21 @@ class _Unpickler(pickle.Unpickler):
         return self._load(key, stype, numel)
 
 
+_PUTS = ("PUT", "BINPUT", "LONG_BINPUT")
+
+
 def _check_pickle(data: bytes, path) -> None:
-    """Walk the opcodes (without running them): at most PICKLE_MAX_OPS, each one well formed."""
+    """Walk the opcodes (without running them): at most PICKLE_MAX_OPS, each one well formed, and memo
+    indices that a pickler could have written. The unpickler's memo is an array indexed by them: one
+    LONG_BINPUT of index 2^31 would allocate 32 GB. A pickler numbers its memo entries 0, 1, 2, ...,
+    so an index is never larger than the count of opcodes before it."""
     try:
-        for i, _ in enumerate(pickletools.genops(data)):
+        for i, (op, arg, _pos) in enumerate(pickletools.genops(data)):
             if i >= PICKLE_MAX_OPS:
                 raise FormatError(f"{path}: the checkpoint's pickle has more than {PICKLE_MAX_OPS} opcodes; "
                                   "a weights file needs far fewer")
+            if op.name in _PUTS and not (type(arg) is int and 0 <= arg <= i):
+                raise FormatError(f"{path}: corrupt checkpoint pickle (memo index {arg!r:.20} at opcode {i})")
     except FormatError:
         raise
     except Exception as e:  # pickletools reports a malformed stream with ValueError and friends
