@@ -9,7 +9,9 @@
 #   scripts/fuzz.sh --long               # a campaign: every target 1 hour (or --runs N executions), the
 #                                        # corpora kept in build/fuzz/corpus/ and grown run after run
 # Options: --seconds N, --runs N (stop each target after N executions), --jobs J (targets at once),
-#          --only LIST, --c-only, --py-only, --no-build, --long, --fork N (libFuzzer workers per C target).
+#          --only LIST, --c-only, --py-only, --no-build, --long, --fork N (libFuzzer workers per C target),
+#          --coverage (no fuzzing: the line coverage of the readers by build/fuzz/corpus/ and
+#          fixtures/fuzz/, clang source coverage for C and coverage.py for Python, into build/fuzz/coverage.txt).
 # Needs clang with libFuzzer (libclang-rt-*-dev), the Python package (import vox) with atheris for the
 # Python targets, and, for tvoice/py_tvoice, a Qwen3-TTS Base .tmod: VOX_FUZZ_QWEN3_MODEL, else made
 # once into build/fuzz/ from the tiny official fixture (fixtures/qwen3_tiny.py: torch + qwen-tts).
@@ -23,6 +25,7 @@ ONLY=""
 KINDS="c py"
 BUILD=1
 FORK=0
+COVERAGE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECONDS_PER=$2; shift 2 ;;
@@ -34,7 +37,8 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0; shift ;;
     --long) SECONDS_PER=3600; shift ;;
     --fork) FORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --coverage) COVERAGE=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -79,6 +83,42 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0:a
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
+if [ "$COVERAGE" = 1 ]; then
+  # The replay programs (fuzz/replay_main.c) built with clang's source coverage, run over the corpora;
+  # the Python targets replayed under coverage.py. Lines of the readers' files only.
+  COV=build/fuzz-cov
+  echo "== coverage of the readers by the corpora"
+  CC=${FUZZ_CC:-clang} cmake -S . -B "$COV" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVOX_BUILD_EXAMPLES=OFF \
+    -DCMAKE_C_FLAGS="-fprofile-instr-generate -fcoverage-mapping" > "$OUT/logs/cov-cmake.log"
+  report=$OUT/coverage.txt
+  : > "$report"
+  objs=()
+  for t in $C_TARGETS; do
+    wanted "$t" || continue
+    cmake --build "$COV" --target "fuzz_replay_$t" -j"$(nproc)" > "$OUT/logs/cov-build.log" 2>&1 || { tail -20 "$OUT/logs/cov-build.log"; exit 1; }
+    LLVM_PROFILE_FILE="$COV/$t.profraw" "$COV/fuzz/fuzz_replay_$t" "$OUT/corpus/$t" "fixtures/fuzz/$t" > /dev/null
+    objs+=(-object "$COV/fuzz/fuzz_replay_$t")
+  done
+  if [ ${#objs[@]} -gt 0 ]; then
+    PROFDATA=$(command -v llvm-profdata || command -v llvm-profdata-14)
+    LLVMCOV=$(command -v llvm-cov || command -v llvm-cov-14)
+    "$PROFDATA" merge -o "$COV/all.profdata" "$COV"/*.profraw
+    "$LLVMCOV" report "${objs[@]:1}" -instr-profile="$COV/all.profdata" core/src/json.c core/src/tmod.c \
+      core/src/tvoice.c core/src/unicode/utf8.c core/src/qwen3/bpe.c core/src/qwen3/pretok.c \
+      core/src/qwen3/tokenizer.c core/src/kokoro/text/*.c | tee -a "$report"
+  fi
+  if [[ " $KINDS " == *" py "* ]]; then
+    rm -f .coverage
+    for t in $PY_TARGETS; do
+      wanted "$t" || continue
+      "$PY" -m coverage run -a --include='*/vox/formats/*,*/vox/convert/onnx_proto.py,*/vox/convert/kokoro_frontend.py,*/vox/convert/kokoro.py,*/vox/reference/common/safetensors.py' \
+        fuzz/py/replay.py "$t" "$OUT/corpus/$t" "fixtures/fuzz/$(seeds "$t")"
+    done
+    "$PY" -m coverage report | tee -a "$report"
+  fi
+  exit 0
+fi
+
 # one target: libFuzzer (or atheris) over its working corpus and its committed inputs
 run_one() {
   local kind=$1 t=$2 log=$OUT/logs/$2.log
@@ -102,17 +142,22 @@ done
 [ ${#list[@]} -gt 0 ] || { echo "fuzz.sh: no target selected" >&2; exit 2; }
 
 echo "== fuzzing ${#list[@]} targets, ${SECONDS_PER} s each$( [ "$RUNS" != 0 ] && echo " or $RUNS runs"), $JOBS at a time"
-declare -A pid_of status_of
-running=0
-for item in "${list[@]}"; do
-  while [ "$running" -ge "$JOBS" ]; do wait -n || true; running=$((running - 1)); done
-  run_one "${item%%:*}" "${item#*:}" &
-  pid_of[$item]=$!
-  running=$((running + 1))
+# JOBS lanes, each running its share of the targets one after the other; a status file per target
+rm -f "$OUT"/logs/*.status
+for ((lane = 0; lane < JOBS; lane++)); do
+  (
+    for ((i = lane; i < ${#list[@]}; i += JOBS)); do
+      item=${list[$i]}
+      if run_one "${item%%:*}" "${item#*:}"; then echo ok; else echo FAILED; fi > "$OUT/logs/${item#*:}.status"
+    done
+  ) &
 done
+wait
+declare -A status_of
 fail=0
 for item in "${list[@]}"; do
-  if wait "${pid_of[$item]}"; then status_of[$item]=ok; else status_of[$item]=FAILED; fail=1; fi
+  status_of[$item]=$(cat "$OUT/logs/${item#*:}.status" 2>/dev/null || echo FAILED)
+  [ "${status_of[$item]}" = ok ] || fail=1
 done
 
 # a line per target from libFuzzer's final stats and its last status line
