@@ -721,7 +721,7 @@ def read_audio(audio) -> tuple[np.ndarray, int]:
         x, sr = audio
         return np.asarray(x, dtype=np.float32), _int_in("sample rate", sr, 1, 2**31 - 1)
     if isinstance(audio, (str, os.PathLike)):
-        from .audio_input import read_recording
+        from .formats.audio import read_audio_file  # sizes checked before decoding, regular files only
 
-        return read_recording(os.fspath(audio))
+        return read_audio_file(audio)
     raise TypeError("audio must be a path or a (samples, sample_rate) tuple")

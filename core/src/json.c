@@ -32,6 +32,7 @@ typedef struct parser {
     size_t len, pos;
     vox_json_doc *doc;
     size_t str_used;
+    size_t values, max_values;
     vox_json_error *err;
     bool oom;
 } parser;
@@ -45,6 +46,13 @@ static bool fail(parser *p, const char *fmt, const char *detail) {
 }
 
 static vox_json *new_node(parser *p, vox_json_type type) {
+    if (p->values == p->max_values) {
+        char n[32];
+        snprintf(n, sizeof n, "%zu", p->max_values);
+        fail(p, "more than %s values in one document", n);
+        return NULL;
+    }
+    p->values++;
     node_block *b = p->doc->blocks;
     if (!b || b->used == NODES_PER_BLOCK) {
         node_block *nb = malloc(sizeof *nb);
@@ -430,6 +438,11 @@ void vox_json_free(vox_json_doc *doc) {
 }
 
 vox_status vox_json_parse(const char *text, size_t len, vox_json_doc **out, vox_json_error *err) {
+    return vox_json_parse_limit(text, len, VOX_JSON_MAX_VALUES, out, err);
+}
+
+vox_status vox_json_parse_limit(const char *text, size_t len, size_t max_values, vox_json_doc **out,
+                                vox_json_error *err) {
     vox_json_error scratch;
     if (!err) err = &scratch;
     err->offset = 0;
@@ -443,7 +456,7 @@ vox_status vox_json_parse(const char *text, size_t len, vox_json_doc **out, vox_
         snprintf(err->message, sizeof err->message, "out of memory");
         return VOX_ERR_OUT_OF_MEMORY;
     }
-    parser p = {.s = text, .len = len, .doc = doc, .err = err};
+    parser p = {.s = text, .len = len, .doc = doc, .err = err, .max_values = max_values};
     vox_json *root = NULL;
     bool ok;
     skip_ws(&p);

@@ -3,8 +3,10 @@
  * Strict means: UTF-8 only (overlongs, surrogates and code points above U+10FFFF rejected), no
  * comments, no trailing commas, no NaN/Infinity, no leading zeros, no control characters in strings,
  * no lone surrogate escapes, no duplicate keys in an object, containers nested at most
- * VOX_JSON_MAX_DEPTH deep. The parser never reads outside [text, text + len) (the text need not be
- * NUL-terminated) and its recursion is bounded by the depth limit.
+ * VOX_JSON_MAX_DEPTH deep, at most VOX_JSON_MAX_VALUES values in a document. The parser never reads
+ * outside [text, text + len) (the text need not be NUL-terminated), its recursion is bounded by the
+ * depth limit and its memory by the value limit: one node (sizeof(vox_json)) per value, plus len + 1
+ * bytes for the decoded strings.
  *
  * The document is a tree of vox_json nodes owned by a vox_json_doc; node pointers stay valid until
  * vox_json_free. Strings are decoded (escapes resolved) and NUL-terminated; they may contain NUL
@@ -20,6 +22,10 @@
 #include "vox.h"
 
 #define VOX_JSON_MAX_DEPTH 64
+/* Values (nodes: every scalar, array and object, the root included) in one document. A value can take
+ * as little as 2 bytes of text ("0,") and its node ~90 bytes: without a limit, parsing costs up to
+ * ~45 bytes per byte of input. 2^20 values (at most ~90 MiB of nodes) is 7x a 151k-token vocab.json. */
+#define VOX_JSON_MAX_VALUES ((size_t)1 << 20)
 /* Integers are exact up to 2^53 in magnitude (what a double, and JavaScript, represent exactly). */
 #define VOX_JSON_MAX_EXACT_INT 9007199254740992LL
 
@@ -57,6 +63,9 @@ typedef struct vox_json_error {
 /* Parses text[0..len). VOX_OK and *out set, or VOX_ERR_FORMAT (err describes the syntax error) or
  * VOX_ERR_OUT_OF_MEMORY; *out is NULL on failure. Does not touch the thread's error message. */
 vox_status vox_json_parse(const char *text, size_t len, vox_json_doc **out, vox_json_error *err);
+/* The same with at most max_values values (instead of VOX_JSON_MAX_VALUES); more is VOX_ERR_FORMAT. */
+vox_status vox_json_parse_limit(const char *text, size_t len, size_t max_values, vox_json_doc **out,
+                                vox_json_error *err);
 void vox_json_free(vox_json_doc *doc);
 const vox_json *vox_json_root(const vox_json_doc *doc);
 

@@ -148,7 +148,7 @@ static vox_status check_header(vox_model *m) {
     m->data_off = data_off;
     m->data_len = data_len;
     vox_json_error err;
-    vox_status st = vox_json_parse(m->manifest, (size_t)manifest_len, &m->doc, &err);
+    vox_status st = vox_json_parse_limit(m->manifest, (size_t)manifest_len, VOX_TMOD_MAX_MANIFEST_VALUES, &m->doc, &err);
     if (st == VOX_ERR_OUT_OF_MEMORY) return vox_set_error(st, "%s: out of memory parsing the manifest", p);
     if (st != VOX_OK)
         return vox_set_error(VOX_ERR_FORMAT, "%s: corrupt manifest: %s at byte %zu of the manifest", p, err.message,

@@ -12,6 +12,10 @@
 #define VOX_TMOD_ALIGN 4096u
 /* A manifest is ~100 KB for a real model; the limit keeps a corrupt length from driving a huge parse. */
 #define VOX_TMOD_MAX_MANIFEST (64u << 20)
+/* Values (JSON nodes) in a manifest: a real one has ~5000 (about 10 per tensor). The limit keeps the
+ * parse of a hostile manifest of the maximum length from costing gigabytes (~45 bytes per byte of
+ * "[0,0,...]"): at most ~23 MiB of nodes. vox.formats.tmod.MAX_MANIFEST_VALUES is the same. */
+#define VOX_TMOD_MAX_MANIFEST_VALUES ((size_t)1 << 18)
 
 /* The parsed manifest (root object); valid while the model is open. */
 const vox_json *vox_model_json(const vox_model *model);

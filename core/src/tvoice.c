@@ -26,11 +26,16 @@
 #define TVOICE_MAX_HEADER (100ull << 20)
 
 /* The family's schema of a voice (NULL with a message when the family is unknown). */
+/* A string of the file, quoted for a message (escapes for anything unprintable, cut when long): the raw
+ * bytes of a hostile file never reach a message. */
+#define QUOTED(q, s) vox_json_quote(q, sizeof q, (s) ? (s) : "", (s) ? strlen(s) : 0)
+
 static const vx_voice_schema *schema_of(const vox_voice *v, const char *path, vox_status *st) {
     const vx_family *f = vx_family_find(v->family);
     if (!f || !f->voices) {
-        *st = vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family \"%s\" (this vox knows: %s)", path,
-                            v->family ? v->family : "", vx_family_names());
+        char q[64];
+        *st = vox_set_error(VOX_ERR_FORMAT, "%s: unknown model family %s (this vox knows: %s)", path,
+                            QUOTED(q, v->family), vx_family_names());
         return NULL;
     }
     return f->voices;
@@ -63,14 +68,15 @@ static bool hex64(const char *s) {
 
 /* The checks every voice passes before it is written and after it is read: its family's schema. */
 static vox_status validate(const vox_voice *v, const char *path) {
+    char q[64];
     vox_status st = VOX_OK;
     const vx_voice_schema *sc = schema_of(v, path, &st);
     if (!sc) return st;
     const vx_voice_mode *m = find_mode(sc, v->mode);
-    if (!m) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode \"%s\"", path, v->mode ? v->mode : "");
+    if (!m) return vox_set_error(VOX_ERR_FORMAT, "%s: unknown voice mode %s", path, QUOTED(q, v->mode));
     if (m->variant && (!v->variant || strcmp(v->variant, m->variant) != 0))
-        return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s variant, not \"%s\"", path, v->mode,
-                             m->variant, v->variant ? v->variant : "");
+        return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice belongs to the %s variant, not %s", path, v->mode,
+                             m->variant, QUOTED(q, v->variant));
     if (!hex64(v->model_id)) return vox_set_error(VOX_ERR_FORMAT, "%s: model_id must be 64 lowercase hex digits", path);
     if (!v->language || !*v->language)
         return vox_set_error(VOX_ERR_FORMAT, "%s: language must not be empty (use \"auto\")", path);

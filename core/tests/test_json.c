@@ -243,8 +243,47 @@ static void test_fuzz(void) {
     printf("json: fuzz 20000 mutations, %d still valid\n", ok);
 }
 
+/* The value limit: a document of exactly max values parses, one more is a FORMAT error naming the
+ * limit (and allocates no more nodes than the limit); vox_json_parse's default is VOX_JSON_MAX_VALUES. */
+static void test_value_limit(void) {
+    static const char *const docs[] = {"[0,0,0,0,0,0,0]", "[[],[],[],[],[],[],[]]", "{\"a\":{},\"b\":[\"x\",\"y\"],\"c\":0}",
+                                       "[\"a\",[\"b\",{\"c\":[1]}],2]"};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        vox_json_doc *doc;
+        vox_json_error err;
+        size_t values = 0;
+        for (size_t limit = 1; limit < 16; limit++) { /* the smallest limit that parses is the value count */
+            vox_status st = vox_json_parse_limit(docs[i], strlen(docs[i]), limit, &doc, &err);
+            vox_json_free(doc);
+            if (st == VOX_OK) {
+                values = limit;
+                break;
+            }
+            CHECK(st == VOX_ERR_FORMAT && strstr(err.message, "values in one document"), "%s: %s", docs[i], err.message);
+        }
+        static const size_t want[] = {8, 8, 6, 8};
+        CHECK(values == want[i], "%s: %zu values, expected %zu", docs[i], values, want[i]);
+    }
+    /* the default limit, on 2^20 + 1 values (2 MiB of text) */
+    size_t n = VOX_JSON_MAX_VALUES; /* elements: with the array itself, one value too many */
+    char *big = malloc(2 * n + 2);
+    big[0] = '[';
+    for (size_t i = 0; i < n; i++) memcpy(big + 1 + 2 * i, "0,", 2);
+    big[2 * n] = ']';
+    vox_json_doc *doc;
+    vox_json_error err;
+    CHECK(vox_json_parse(big, 2 * n + 1, &doc, &err) == VOX_ERR_FORMAT && strstr(err.message, "more than 1048576 values"),
+          "%s", err.message);
+    big[2 * n - 2] = ']'; /* n - 1 elements: exactly the limit */
+    CHECK(vox_json_parse(big, 2 * n - 1, &doc, &err) == VOX_OK, "%s", err.message);
+    CHECK(doc && vox_json_root(doc)->count == n - 1, "count");
+    vox_json_free(doc);
+    free(big);
+}
+
 int main(void) {
     test_values();
+    test_value_limit();
     test_rejections();
     test_depth();
     test_truncations();

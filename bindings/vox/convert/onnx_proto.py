@@ -3,10 +3,18 @@
 Only what a weight converter needs is decoded: the graph's nodes (name, op type, domain, inputs,
 outputs, attributes, subgraphs) and its initializers as numpy arrays (views of the file's bytes where
 the data is stored raw). Field numbers are those of onnx/onnx.proto (IR version 3 and later).
+
+What a file may cost is bounded (docs/reliability.md): a protobuf message can be two bytes long and
+decode into a few hundred bytes of Python objects, so every item the reader builds counts against
+MAX_ITEMS, checked before the item is made: a field (a string, a number, an attribute, an initializer)
+one item, a value of a packed list one, a node or a graph NODE_ITEMS (its lists and dict), so that
+decoding costs at most ~64 bytes per item, ~32 MiB in all. Kokoro-82M's ONNX takes ~75,000 items.
+Raw tensor data stays a view of the file's bytes.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field
 
@@ -20,8 +28,26 @@ _DTYPES = {1: np.dtype("<f4"), 2: np.dtype("u1"), 3: np.dtype("i1"), 4: np.dtype
            12: np.dtype("<u4"), 13: np.dtype("<u8")}
 
 
+MAX_ITEMS = 1 << 19
+NODE_ITEMS = 8
+MAX_ELEMENTS = 1 << 40  # elements of one initializer (its bytes must be in the file anyway)
+
+
 class _Truncated(Exception):
     pass
+
+
+class _Items:
+    """The items the reader may still build (MAX_ITEMS in all)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_ITEMS
+
+    def take(self, n: int = 1) -> None:
+        if n > self.left:
+            raise FormatError(f"more than {MAX_ITEMS} nodes, names, attributes and values; "
+                              "a model vox converts has far fewer")
+        self.left -= n
 
 
 def _varint(buf, pos: int, end: int) -> tuple[int, int]:
@@ -68,13 +94,29 @@ def _fields(buf, pos: int, end: int):
             raise FormatError(f"unsupported protobuf wire type {wt}")
 
 
+# The wire types each decoded field may have (onnx.proto: 0 varint, 1 fixed64, 2 length-delimited, 5
+# fixed32; repeated numbers packed (2) or not); a field of another type is refused, not misread.
+_WIRE_TENSOR = {1: (0, 2), 2: (0,), 4: (2, 5), 5: (0, 2), 7: (0, 2), 8: (2,), 9: (2,), 10: (1, 2), 11: (0, 2), 14: (0,)}
+_WIRE_ATTRIBUTE = {1: (2,), 2: (5,), 3: (0,), 4: (2,), 5: (2,), 6: (2,), 7: (2, 5), 8: (0, 2), 11: (2,), 20: (0,)}
+_WIRE_NODE = {1: (2,), 2: (2,), 3: (2,), 4: (2,), 5: (2,), 7: (2,)}
+_WIRE_GRAPH = {1: (2,), 2: (2,), 5: (2,), 11: (2,), 12: (2,)}
+
+
+def _wire(table: dict, num: int, wt: int, what: str) -> None:
+    if num in table and wt not in table[num]:
+        raise FormatError(f"{what} field {num} has protobuf wire type {wt}, expected {' or '.join(map(str, table[num]))}")
+
+
 def _signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def _packed_varints(buf, wt, v, a, b) -> list[int]:
+def _packed_varints(buf, wt, v, a, b, lim: _Items) -> list[int]:
     if wt == 0:
+        lim.take()
         return [_signed(v)]
+    # one value per byte without the continuation bit: counted before the list is built
+    lim.take(int(np.count_nonzero(np.frombuffer(buf, np.uint8, b - a, a) < 0x80)))
     out, pos = [], a
     while pos < b:
         x, pos = _varint(buf, pos, b)
@@ -106,7 +148,7 @@ def _str(buf, a, b) -> str:
     return bytes(buf[a:b]).decode("utf-8")
 
 
-def _tensor(buf, a: int, b: int) -> tuple[str, np.ndarray]:
+def _tensor(buf, a: int, b: int, lim: _Items) -> tuple[str, np.ndarray]:
     dims: list[int] = []
     dtype = 0
     name = ""
@@ -114,8 +156,10 @@ def _tensor(buf, a: int, b: int) -> tuple[str, np.ndarray]:
     typed: dict[int, list] = {}
     external = False
     for num, wt, v, s, e in _fields(buf, a, b):
+        lim.take()
+        _wire(_WIRE_TENSOR, num, wt, "tensor")
         if num == 1:
-            dims += _packed_varints(buf, wt, v, s, e)
+            dims += _packed_varints(buf, wt, v, s, e, lim)
         elif num == 2:
             dtype = v
         elif num == 8:
@@ -129,7 +173,7 @@ def _tensor(buf, a: int, b: int) -> tuple[str, np.ndarray]:
             typed.setdefault(10, []).append(np.frombuffer(buf, "<f8", (e - s) // 8, s) if wt == 2
                                             else np.array([v], np.uint64).view("<f8"))
         elif num in (5, 7, 11):  # int32_data (also int8/uint8/int16/bool/f16 bits), int64_data, uint64_data
-            typed.setdefault(num, []).append(np.array(_packed_varints(buf, wt, v, s, e), np.int64))
+            typed.setdefault(num, []).append(np.array(_packed_varints(buf, wt, v, s, e, lim), np.int64))
         elif num == 14 and v == 1:
             external = True
     if external:
@@ -137,7 +181,9 @@ def _tensor(buf, a: int, b: int) -> tuple[str, np.ndarray]:
     if dtype not in _DTYPES:
         raise FormatError(f"initializer {name!r} has ONNX data type {dtype}, which vox does not read")
     dt = _DTYPES[dtype]
-    n = int(np.prod(dims)) if dims else 1
+    if any(d < 0 for d in dims) or math.prod(dims) > MAX_ELEMENTS:
+        raise FormatError(f"initializer {name!r} has an invalid shape {dims[:8]}")
+    n = math.prod(dims)
     if raw is not None:
         s, e = raw
         if e - s != n * dt.itemsize:
@@ -155,13 +201,15 @@ def _tensor(buf, a: int, b: int) -> tuple[str, np.ndarray]:
     return name, arr.reshape(dims)
 
 
-def _attribute(buf, a: int, b: int):
+def _attribute(buf, a: int, b: int, lim: _Items):
     name, kind = "", 0
     f = i = s = t = g = None
     floats: list = []
     ints: list = []
     graphs: list = []
     for num, wt, v, st, e in _fields(buf, a, b):
+        lim.take()
+        _wire(_WIRE_ATTRIBUTE, num, wt, "attribute")
         if num == 1:
             name = _str(buf, st, e)
         elif num == 20:
@@ -173,25 +221,29 @@ def _attribute(buf, a: int, b: int):
         elif num == 4:
             s = bytes(buf[st:e])
         elif num == 5:
-            t = _tensor(buf, st, e)[1]
+            t = _tensor(buf, st, e, lim)[1]
         elif num == 6:
-            g = _graph(buf, st, e)
+            g = _graph(buf, st, e, lim)
         elif num == 7:
+            lim.take((e - st) // 4 if wt == 2 else 1)
             floats += list(np.frombuffer(buf, "<f4", (e - st) // 4, st)) if wt == 2 else \
                 [struct.unpack("<f", struct.pack("<I", v))[0]]
         elif num == 8:
-            ints += _packed_varints(buf, wt, v, st, e)
+            ints += _packed_varints(buf, wt, v, st, e, lim)
         elif num == 11:
-            graphs.append(_graph(buf, st, e))
+            graphs.append(_graph(buf, st, e, lim))
     value = {1: f, 2: i, 3: s, 4: t, 5: g, 6: floats, 7: ints}.get(kind)
     if kind == 10:
         value = graphs
     return name, value, ([g] if g is not None else []) + graphs
 
 
-def _node(buf, a: int, b: int) -> Node:
+def _node(buf, a: int, b: int, lim: _Items) -> Node:
+    lim.take(NODE_ITEMS)
     n = Node("", "", "", [], [])
     for num, wt, v, s, e in _fields(buf, a, b):
+        lim.take()
+        _wire(_WIRE_NODE, num, wt, "node")
         if num == 1:
             n.inputs.append(_str(buf, s, e))
         elif num == 2:
@@ -203,7 +255,7 @@ def _node(buf, a: int, b: int) -> Node:
         elif num == 7:
             n.domain = _str(buf, s, e)
         elif num == 5:
-            an, av, subs = _attribute(buf, s, e)
+            an, av, subs = _attribute(buf, s, e, lim)
             n.attributes[an] = av
             n.subgraphs += subs
     return n
@@ -212,19 +264,23 @@ def _node(buf, a: int, b: int) -> Node:
 def _value_info_name(buf, a: int, b: int) -> str:
     for num, wt, v, s, e in _fields(buf, a, b):
         if num == 1:
+            _wire({1: (2,)}, num, wt, "value info")
             return _str(buf, s, e)
     return ""
 
 
-def _graph(buf, a: int, b: int) -> Graph:
+def _graph(buf, a: int, b: int, lim: _Items) -> Graph:
+    lim.take(NODE_ITEMS)
     g = Graph("", [], {}, [], [])
     for num, wt, v, s, e in _fields(buf, a, b):
+        lim.take()
+        _wire(_WIRE_GRAPH, num, wt, "graph")
         if num == 1:
-            g.nodes.append(_node(buf, s, e))
+            g.nodes.append(_node(buf, s, e, lim))
         elif num == 2:
             g.name = _str(buf, s, e)
         elif num == 5:
-            name, arr = _tensor(buf, s, e)
+            name, arr = _tensor(buf, s, e, lim)
             g.initializers[name] = arr
         elif num == 11:
             g.inputs.append(_value_info_name(buf, s, e))
@@ -236,11 +292,14 @@ def _graph(buf, a: int, b: int) -> Graph:
 def read_model(data: bytes | memoryview, what: str = "ONNX model") -> Graph:
     """The main graph of an ONNX ModelProto held in `data` (initializers are views of `data`)."""
     buf = memoryview(data).cast("B")
+    lim = _Items()
     try:
         graph = None
         for num, wt, v, s, e in _fields(buf, 0, len(buf)):
             if num == 7 and wt == 2:
-                graph = _graph(buf, s, e)
+                graph = _graph(buf, s, e, lim)
+    except FormatError as e:
+        raise FormatError(f"{what}: {e}") from None
     except _Truncated:
         raise FormatError(f"{what}: truncated (a protobuf field runs past the end)") from None
     except (UnicodeDecodeError, ValueError, struct.error, OverflowError, IndexError) as e:

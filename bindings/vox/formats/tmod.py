@@ -20,7 +20,6 @@ import math
 import mmap
 import os
 import re
-import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -30,7 +29,8 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from ..errors import FormatError, NotFound
-from . import quant
+from . import bounded, quant
+from .bounded import open_regular  # noqa: F401  (re-exported: other readers import it from here)
 
 MAGIC = b"VOXM"
 VERSION = 1
@@ -38,7 +38,10 @@ HEADER = struct.Struct("<4sIQQQQQII8s")  # magic, version, manifest off/len, dat
 HEADER_SIZE = 64
 ALIGN = 4096
 MAX_MANIFEST = 64 << 20  # same limit as the C reader (VOX_TMOD_MAX_MANIFEST)
-MAX_DEPTH = 64           # JSON nesting limit, as in core/src/json.h
+MAX_DEPTH = bounded.MAX_DEPTH  # JSON nesting limit, as in core/src/json.h
+# Values (JSON nodes) a manifest may hold, as VOX_TMOD_MAX_MANIFEST_VALUES: a real one has ~5000 (one
+# per key and element; ~10 per tensor), the limit keeps a hostile 64 MiB manifest from costing gigabytes.
+MAX_MANIFEST_VALUES = 1 << 18
 MAX_INT53 = 2**53        # manifest integers must be exact in a double
 MAX_ELEMENTS = 2**60
 
@@ -117,10 +120,15 @@ def _int(text: str) -> int:
 
 def loads_strict(data: bytes) -> object:
     """Parse JSON exactly as strictly as core/src/json.c: UTF-8, no duplicate keys, no NaN/Infinity,
-    no lone surrogates, numbers within the double range, nesting at most MAX_DEPTH.
+    no lone surrogates, numbers within the double range, nesting at most MAX_DEPTH, at most
+    MAX_MANIFEST_VALUES values.
 
     Raises ValueError describing the problem (with its byte offset where json reports one).
     """
+    # Before json.loads builds it: at most MAX_MANIFEST_VALUES values, as the C reader (which fails at
+    # the value past the limit, so a document that is also malformed earlier gets that message there
+    # instead); the depth is checked below, after the parse.
+    bounded.check_json(data, MAX_MANIFEST_VALUES, None)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -321,21 +329,6 @@ def check_header(buf, size: int, path: str) -> Header:
 
 
 # ---------------------------------------------------------------------------------------- reader
-def open_regular(path: str):
-    """open(path, "rb") for a regular file only. O_NONBLOCK keeps a FIFO from blocking the open until
-    a writer appears (it is then refused, like a directory or a device)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
 class TmodFile:
     """A validated, memory-mapped .tmod. Use as a context manager, or call close().
 

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import struct
 import zlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import FormatError
+from . import bounded
 
 FORMAT = "vox.tvoice"
 VERSION = 1
@@ -183,8 +185,8 @@ def write_voice(path: str | os.PathLike, voice: Voice, *, overwrite: bool = True
 
 def _meta_json(path: str, meta: dict, key: str) -> object:
     try:
-        return json.loads(meta[key])
-    except (ValueError, RecursionError):
+        return bounded.loads(meta[key], key)
+    except FormatError:
         raise FormatError(f"{path}: metadata {key} is not valid JSON") from None
 
 
@@ -200,6 +202,13 @@ def read_voice(path: str | os.PathLike) -> Voice:
         if size > MAX_FILE:
             raise FormatError(f"{path}: {size} bytes is too large for a voice file")
         buf = f.read()
+    # The C reader's JSON limits, checked before the generic safetensors reader builds the header.
+    (n,) = struct.unpack_from("<Q", buf) if len(buf) >= 8 else (0,)
+    if 8 + n <= len(buf):
+        try:
+            bounded.check_json(buf[8:8 + n])  # a real header has a dozen containers: no walk
+        except ValueError as e:
+            raise FormatError(f"{path}: not a valid .tvoice (safetensors) file: corrupt header ({e})") from None
     try:
         entries, meta, start = parse_header(buf, path)
     except SafetensorsError as e:

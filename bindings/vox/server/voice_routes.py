@@ -17,7 +17,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request
 
-from ..audio_input import read_recording
+from ..formats.audio import read_audio_file
 from ..engine import check_text
 from ..errors import InvalidArgument
 from .errors import ApiError, from_exception
@@ -145,9 +145,7 @@ async def create_voice(request: Request):
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             try:
-                samples, sr = read_recording(tmp, max_seconds=cfg.max_upload_seconds)
-            except InvalidArgument as e:
-                raise ApiError(400, str(e).replace(tmp, "the recording"), param="file", code="invalid_audio") from None
+                samples, sr = read_audio_file(tmp, max_seconds=cfg.max_upload_seconds)
             except Exception as e:
                 raise ApiError(400, str(e).replace(tmp, "the recording"), param="file", code="invalid_audio") from None
         finally:

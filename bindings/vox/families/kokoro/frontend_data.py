@@ -148,6 +148,24 @@ def frontend_tensors(misaki_wheel: Path, vocab: dict[str, int] | None = None) ->
     return tensors, manifest
 
 
+# A pronunciation file is a user's word list: 100k words take ~3 MB. The limit is checked before reading.
+MAX_PRONUNCIATIONS_BYTES = 16 << 20
+
+
+def read_pronunciations(path) -> dict[str, str]:
+    """The JSON object word -> phonemes of a pronunciation file (`vox say --pronunciations FILE`):
+    a regular file of at most MAX_PRONUNCIATIONS_BYTES, UTF-8 JSON within the C parser's limits, an
+    object of strings; FormatError naming the file otherwise (the phonemes themselves are checked by
+    the native frontend, against the model's vocabulary)."""
+    from ...formats import bounded
+
+    text = bounded.read_text(path, MAX_PRONUNCIATIONS_BYTES, "pronunciation file")
+    obj = bounded.loads(text, str(path))
+    if not isinstance(obj, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in obj.items()):
+        raise FormatError(f"{path}: must be a JSON object of word -> phonemes strings")
+    return obj
+
+
 def pronunciations_json(source, vocab: dict[str, int] | None = None) -> str:
     """Pronunciation overrides (docs/formats.md "Pronunciation overrides") as the validated JSON text
     the native frontend takes: `source` is a dict word -> phonemes, a JSON string, or a path to a JSON
@@ -155,17 +173,20 @@ def pronunciations_json(source, vocab: dict[str, int] | None = None) -> str:
     from vox.reference.kokoro.frontend.frontend import OverrideError, parse_overrides
     from vox.reference.kokoro.frontend.vocab import KOKORO_VOCAB
 
+    from ...formats import bounded
+
     where = ""
     if isinstance(source, dict):
         text = json.dumps(source, ensure_ascii=False)
     elif isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         where = f"{source}: "
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise FormatError(f"{source}: cannot read the pronunciation file ({e})") from None
+        text = bounded.read_text(source, MAX_PRONUNCIATIONS_BYTES, "pronunciation file")
     else:
         text = source
+    try:
+        bounded.check_json(text.encode("utf-8", "surrogatepass"))  # the C parser's limits, before json.loads
+    except ValueError as e:
+        raise FormatError(f"{where}pronunciation overrides: not valid JSON ({e})") from None
     try:
         parse_overrides(text, vocab or KOKORO_VOCAB)
     except OverrideError as e:

@@ -41,6 +41,18 @@ static bool no_break(const char *t, size_t n, size_t i) {
     return vt_is_initialism(w, wn + 1);
 }
 
+/* e without the whitespace that ends t[s..e), t[s] not being whitespace. The walk back stops at s:
+ * on text that is not valid UTF-8, vt_prev can step over a stray continuation byte at s. */
+static size_t trim_end(const char *t, size_t n, size_t s, size_t e) {
+    size_t k;
+    while (e > s) {
+        size_t p = vt_prev(t, e);
+        if (p < s || !vt_is_ws(cp_at(t, n, p, &k))) break;
+        e = p;
+    }
+    return e;
+}
+
 size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed) {
     size_t s = 0, k;
     if (!final && n) { /* a character cut off by the end of a piece counts only once it is whole */
@@ -65,10 +77,8 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
                 j += k2;
             }
             if (nl >= 2) {
-                size_t e = i;
-                while (vt_is_ws(cp_at(t, n, vt_prev(t, e), &k2))) e = vt_prev(t, e);
                 *consumed = i;
-                return e;
+                return trim_end(t, n, s, i);
             }
             if (j == n && !final) {
                 *consumed = 0;
@@ -101,10 +111,8 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
             *consumed = 0;
             return 0;
         }
-        size_t e = n;
-        while (vt_is_ws(cp_at(t, n, vt_prev(t, e), &k))) e = vt_prev(t, e);
         *consumed = n;
-        return e;
+        return trim_end(t, n, s, n);
     }
     /* Longer than the limit: decide within the first LIMIT + 1 characters. */
     size_t w_end = s;
@@ -126,10 +134,8 @@ size_t vx_kfront_next_span(const char *t, size_t n, int final, size_t *consumed)
         return clause;
     }
     if (space) {
-        size_t e = space;
-        while (vt_is_ws(cp_at(t, n, vt_prev(t, e), &k))) e = vt_prev(t, e);
         *consumed = space;
-        return e;
+        return trim_end(t, n, s, space);
     }
     size_t p = w_end;
     while (p < n && !vt_is_ws(cp_at(t, n, p, &k))) p += k;

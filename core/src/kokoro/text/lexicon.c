@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "kokoro/text/text_internal.h"
+#include "unicode/unicode.h"
 
 static uint32_t rd32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -31,7 +32,11 @@ vox_status kt_lexicon_init(kt_lexicon *lx, const void *blob, size_t nbytes) {
         const unsigned char *z2 = o2 < nbytes ? memchr(b + o2, 0, nbytes - o2) : NULL;
         if (!z2)
             return vox_set_error(VOX_ERR_FORMAT, "frontend lexicon: entry %u is not terminated", i);
-        prev_end = (size_t)(z2 - b) + 1;
+        /* the key and the phonemes are UTF-8: the phonemes go into the output as they are */
+        size_t end = (size_t)(z2 - b);
+        if (vx_utf8_valid_prefix((const char *)b + o, end - o) != end - o)
+            return vox_set_error(VOX_ERR_FORMAT, "frontend lexicon: entry %u is not UTF-8", i);
+        prev_end = end + 1;
     }
     lx->blob = b;
     lx->nbytes = nbytes;
