@@ -7,8 +7,9 @@
 
 extern const vx_family vx_family_qwen3;
 extern const vx_family vx_family_kokoro;
+extern const vx_family vx_family_f5;
 
-static const vx_family *const families[] = {&vx_family_qwen3, &vx_family_kokoro};
+static const vx_family *const families[] = {&vx_family_qwen3, &vx_family_kokoro, &vx_family_f5};
 
 const vx_family *const *vx_families(size_t *n) {
     *n = sizeof families / sizeof families[0];

@@ -1,14 +1,46 @@
-"""The F5-TTS family object: manifest checks, conversion (`vox build --model model_*.safetensors
---f5-vocab vocab.txt --f5-vocos DIR`) and inspection. The native runtime's options are added with it."""
+"""The F5-TTS family object: typed options (mirroring core/src/f5/family.c's table, named as in the official
+code), the CLI's short flags, the voice schema, manifest checks, conversion (`vox build --model
+model_*.safetensors --f5-vocab vocab.txt --f5-vocos DIR`), inspection, `vox voice rebuild` and the
+benchmark hook."""
 
 from __future__ import annotations
 
 import json
 import os
 import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import InvalidArgument
-from ..base import Family
+from ..base import Family, Flag, OptionsBase, opt
+
+if TYPE_CHECKING:
+    from ...engine import Engine, Voice
+
+
+@dataclass
+class Options(OptionsBase):
+    """F5-TTS synthesis options, named as f5_tts.infer.utils_infer names them; None: the model's defaults
+    (InferDefaults: 32 steps, CFG 2, sway -1, speed 1, 0.15 s cross-fade, target rms 0.1, EPSS on)."""
+
+    nfe_step: int | None = opt("flow-matching (Euler) steps; with use_epss, 5/6/7/10/12/16 steps take the EPSS "
+                               "time grid", 1, 256)
+    cfg_strength: float | None = opt("classifier-free guidance: v_cond + (v_cond - v_uncond) * cfg_strength (0: the "
+                                     "conditional branch alone)", 0, 20)
+    sway_sampling_coef: float | None = opt("sway sampling of the time grid, t + s (cos(pi t / 2) - 1 + t); negative: "
+                                           "denser near t = 0; 0: none", -1, 1)
+    speed: float | None = opt("speaking rate: the piece durations are divided by it (pieces under 10 bytes use 0.3, "
+                              "as the official code)", 0.1, 10)
+    cross_fade_duration: float | None = opt("seconds of linear cross-fade between consecutive pieces (0: "
+                                            "concatenated)", 0, 2)
+    target_rms: float | None = opt("a quieter reference is scaled up to this rms, and the output scaled back by the "
+                                   "same factor", 0, 1, lo_open=True)
+    use_epss: bool | None = opt("empirically pruned step sampling: the EPSS time grid for 5, 6, 7, 10, 12 and 16 "
+                                "steps")
+    max_chars: int | None = opt("UTF-8 bytes per text piece; 0: from the reference, as infer_process (its bytes per "
+                                "second times 22 s less its duration, times speed)", 0, 1000000)
+    fix_duration: float | None = opt("total seconds (reference included) the utterance lasts, shared out over its "
+                                     "pieces by their bytes; 0: from the text", 0, 600)
 
 _KEY_MARKS = (b'"transformer.transformer_blocks.', b'"ema_model.transformer.transformer_blocks.')
 
@@ -32,16 +64,41 @@ def _looks_like_f5_safetensors(path: str) -> bool:
 class F5Family(Family):
     name = "f5_tts"
     title = "F5-TTS"
+    Options = Options
+    say_flags = (
+        Flag("--nfe", "nfe_step", int, "flow-matching steps (nfe_step, default 32) (F5-TTS)"),
+        Flag("--cfg", "cfg_strength", float, "classifier-free guidance strength (cfg_strength, default 2) (F5-TTS)"),
+        Flag("--sway", "sway_sampling_coef", float, "sway sampling coefficient (sway_sampling_coef, default -1) "
+                                                    "(F5-TTS)"),
+        Flag("--speed", "speed", float, "speaking rate (1 = normal) (F5-TTS)"),
+    )
+    say_examples = """\
+  vox voice create ref.wav --model f5.tmod --text "What the recording says." -o me.tvoice
+  vox say "Text to speak." --model f5.tmod --voice me.tvoice --nfe 16 --cfg 2 --sway -1 --speed 1 -o out.wav"""
 
     @property
     def voice_schema(self):
         from ...formats.tvoice import VoiceSchema
 
-        # a voice is the reference recording as F5-TTS conditions on it (mono, 24 kHz, after the official
-        # clipping and silence trimming) and its transcript; it works with any conversion of the variant
-        return VoiceSchema(arrays={"ref_audio": ("F32", 1, None)},
-                           modes={"reference": (None, ("ref_audio",), (), "ref_text")}, texts=("ref_text",),
-                           portable=True)
+        # the reference as F5-TTS conditions on it: the log-mel of the recording after the official clipping,
+        # silence trimming, loudness and resampling ([frames, n_mels]), its rms before the loudness step, the
+        # preprocessed length at its rate (what max_chars reads), its transcript, how the mel was made and
+        # the recording itself (a voice made for another model is made again from it); any F5-TTS weights of
+        # the variant take it (core/src/f5/family.c has the same schema)
+        return VoiceSchema(arrays={"ref_mel": ("F32", 2, None), "ref_rms": ("F32", 1, (1,)),
+                                   "ref_length": ("I64", 1, (2,)), "source_wav": ("F32", 1, None)},
+                           modes={"reference": (None, ("ref_mel", "ref_rms", "ref_length"), ("source_wav",),
+                                                "ref_text")},
+                           texts=("ref_text", "mel_spec"), portable=True)
+
+    def default_voice(self, engine: "Engine") -> "Voice":
+        raise InvalidArgument("an F5-TTS model has no built-in voice: give a voice (.tvoice), made from a recording "
+                              "and its transcript with `vox voice create REF.wav --text \"...\" --model MODEL -o "
+                              "VOICE.tvoice` (Python: engine.clone_voice(path, ref_text))")
+
+    def voice_lengths(self, voice) -> dict:
+        mel = voice.arrays.get("ref_mel")
+        return {"reference_frames": int(mel.shape[0])} if mel is not None else {}
 
     def check_manifest(self, path, manifest, tensors) -> None:
         from .checkpoint import check_manifest

@@ -1,0 +1,58 @@
+/* Grouped Conv1d on time-major activations through im2col and vx_linear (nn.h). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "nn.h"
+
+typedef struct col_job {
+    const float *xp;        /* zero-padded input [t_out + k - 1][c_in] */
+    float *col;             /* [t_out][cg * k] */
+    int64_t c_in, cg, k, c0;
+} col_job;
+
+/* col[t][ci * k + j] = xp[t + j][c0 + ci]: the (ci, j) order of a torch weight [c_out][cg][k]. */
+static void col_rows(void *ctx, int64_t t0, int64_t t1) {
+    const col_job *j = ctx;
+    const int64_t w = j->cg * j->k;
+    for (int64_t t = t0; t < t1; t++) {
+        float *o = j->col + t * w;
+        for (int64_t tap = 0; tap < j->k; tap++) {
+            const float *src = j->xp + (t + tap) * j->c_in + j->c0;
+            for (int64_t ci = 0; ci < j->cg; ci++) o[ci * j->k + tap] = src[ci];
+        }
+    }
+}
+
+vox_status vx_nn_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t t, int64_t c_in,
+                        int64_t c_out, int64_t k, int64_t groups, int64_t pad_l, int64_t pad_r, float *y) {
+    const int64_t tp = t + pad_l + pad_r, t_out = tp - (k - 1);
+    if (groups < 1 || c_in % groups || c_out % groups || w->rows != c_out || w->cols != c_in / groups * k)
+        return vox_set_error(VOX_ERR_INTERNAL, "conv1d: weight [%lld x %lld] does not fit %lld -> %lld channels, k %lld, "
+                             "%lld groups", (long long)w->rows, (long long)w->cols, (long long)c_in, (long long)c_out,
+                             (long long)k, (long long)groups);
+    if (t_out <= 0) return VOX_OK;
+    const int64_t cg = c_in / groups, og = c_out / groups;
+    float *xp = calloc((size_t)(tp * c_in), sizeof *xp);
+    float *col = malloc((size_t)(t_out * cg * k) * sizeof *col);
+    float *yg = groups > 1 ? malloc((size_t)(t_out * og) * sizeof *yg) : NULL;
+    if (!xp || !col || (groups > 1 && !yg)) {
+        free(xp), free(col), free(yg);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (conv1d over %lld frames)", (long long)t);
+    }
+    memcpy(xp + pad_l * c_in, x, (size_t)(t * c_in) * sizeof *xp);
+    for (int64_t g = 0; g < groups; g++) {
+        col_job cj = {xp, col, c_in, cg, k, g * cg};
+        vx_pool_for(pool, t_out, 16, col_rows, &cj);
+        vx_mat wg = vx_mat_rows(w, g * og, og);
+        if (groups == 1) {
+            vx_linear(pool, &wg, bias, col, t_out, y);
+            break;
+        }
+        vx_linear(pool, &wg, bias ? bias + g * og : NULL, col, t_out, yg);
+        for (int64_t i = 0; i < t_out; i++) memcpy(y + i * c_out + g * og, yg + i * og, (size_t)og * sizeof *y);
+    }
+    free(xp), free(col), free(yg);
+    return VOX_OK;
+}

@@ -1,0 +1,74 @@
+/* Internal: neural-network building blocks that several model families share, built on the kernels of
+ * kernels.h (no CPU feature is read here). Activations are float32 and time-major ([t][channels]),
+ * weights are vx_mat matrices used in place in their stored dtype.
+ *
+ * Determinism: every output element is computed by one thread in an order fixed by the shapes, so the
+ * results do not depend on the thread count (pool.h). */
+#ifndef VOX_NN_H
+#define VOX_NN_H
+
+#include <stdint.h>
+
+#include "../kernels.h"
+#include "../pool.h"
+#include "vox.h"
+
+/* ------------------------------------------------------------------------------ elementwise */
+/* torch.nn.GELU(approximate="tanh"): 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), the tanh from
+ * vx_tanh (a few ulps); y may be x. */
+void vx_nn_gelu_tanh(const float *x, int64_t n, float *y);
+/* torch.nn.Mish: x tanh(softplus(x)) = x u (u + 2) / (u (u + 2) + 2) with u = e^x (x > 20: x); y may be x. */
+void vx_nn_mish(const float *x, int64_t n, float *y);
+/* The same on rows [0, rows) of [rows][d] through the pool (large activations). */
+void vx_nn_gelu_tanh_pool(vx_pool *pool, float *x, int64_t rows, int64_t d);
+void vx_nn_mish_pool(vx_pool *pool, float *x, int64_t rows, int64_t d);
+/* vx_layer_norm through the pool, by rows. */
+void vx_nn_layer_norm(vx_pool *pool, const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps,
+                      float *y);
+
+/* ------------------------------------------------------------------------------ matrices */
+/* Rows [r0, r0 + n) of a weight matrix, as a matrix of its own (any dtype: q8/q4 scales follow). */
+vx_mat vx_mat_rows(const vx_mat *w, int64_t r0, int64_t n);
+
+/* ------------------------------------------------------------------------------ convolutions */
+/* Conv1d with zero padding on time-major x [t][c_in] -> y [t_out][c_out], t_out = t + pad_l + pad_r -
+ * (k - 1): weight [c_out][c_in / groups * k] (torch [c_out][c_in / groups][k] flattened), groups >= 1,
+ * through im2col and vx_linear per group (so its order of operations is vx_linear's). bias may be NULL.
+ * VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_nn_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t t, int64_t c_in,
+                        int64_t c_out, int64_t k, int64_t groups, int64_t pad_l, int64_t pad_r, float *y);
+
+/* Global Response Normalization of ConvNeXt-V2 (Woo et al. 2023) on x [t][c], in place:
+ *   G[c] = sqrt(sum over time of x^2)  (double sums, rounded),  N[c] = G[c] / (mean over c of G + 1e-6)
+ *   x = gamma[c] (x N[c]) + beta[c] + x.  */
+vox_status vx_nn_grn(vx_pool *pool, float *x, int64_t t, int64_t c, const float *gamma, const float *beta);
+
+/* A ConvNeXt block on time-major x [t][dim], in place:
+ *   x = x + gamma * pwconv2(GRN(GELU(pwconv1(LayerNorm(dwconv(x))))))
+ * with a depthwise convolution of kernel k and zero padding (k - 1) / 2 each side, LayerNorm over
+ * channels (eps), exact (erf) GELU; GRN only when grn_gamma is set (ConvNeXt-V2), the layer scale gamma
+ * only when set (Vocos). dw_w: f32 [dim][k]. */
+typedef struct vx_convnext {
+    int64_t dim, hidden, k;
+    const float *dw_w, *dw_b, *ln_w, *ln_b;
+    float eps;
+    vx_mat pw1, pw2;
+    const float *pw1_b, *pw2_b;
+    const float *grn_gamma, *grn_beta;  /* [hidden] or NULL */
+    const float *gamma;                 /* [dim] or NULL */
+} vx_convnext;
+vox_status vx_nn_convnext(vx_pool *pool, const vx_convnext *b, float *x, int64_t t);
+
+/* ------------------------------------------------------------------------------ attention */
+/* Full (bidirectional, unmasked) multi-head attention of `batch` independent sequences of n rows:
+ * q, k, v time-major rows of [heads][d] (row r of sequence b is row b n + r; ldq / ldk / ldv: floats
+ * between rows, so q|k|v may live in one buffer), out [batch n][heads][d] (ldo floats apart):
+ *   out_h = softmax(q_h k_h^T scale) v_h
+ * Scores in float32 (one vx_linear per block of queries), softmax max-subtracted with the exponent sum
+ * in key order, the values weighted by vx_linear: a query's result depends only on its own row and the
+ * keys, never on how the queries are blocked or threaded. VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_nn_attention(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                           int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
+                           int64_t ldo);
+
+#endif
