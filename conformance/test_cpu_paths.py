@@ -1,4 +1,4 @@
-"""Every kernel path (core/src/kernels.h: scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16).
+"""Every kernel path (core/src/kernels.h: scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16, amx).
 
 The path is chosen once per process (VOX_CPU=name, or the best this CPU has), so the rest of the suite
 runs one path: the one this process got. Here each OTHER path this CPU has runs, in a child pytest with
@@ -103,5 +103,5 @@ def test_smaller_cpu_refuses_wider_paths():
     cpu = json.loads(d.stdout.strip().splitlines()[-1])
     assert cpu["kernels"] == "avx2" and cpu["dots"]["int8"] == "AVX2 vpmaddwd", cpu
     assert [p["name"] for p in cpu["paths"] if p["supported"]] == ["scalar", "avx2"], cpu["paths"]
-    for path in ("avx2-vnni", "avx512", "avx512-vnni", "avx512-vnni-bf16"):
+    for path in ("avx2-vnni", "avx512", "avx512-vnni", "avx512-vnni-bf16", "amx"):
         check_refused(path, env)

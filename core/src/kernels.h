@@ -9,7 +9,7 @@
  *      the weight (dtype, shape), the CPU path and the inputs it reads: never on the thread count,
  *      on n (how many rows are computed in the same call), or on the element's position in a tile.
  *      So a linear layer applied to 1 row or inside a batch of 37 rows gives the same bits.
- *   2. The CPU path (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16: below) is chosen
+ *   2. The CPU path (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16, amx: below) is chosen
  *      once per process, from the CPU features or VOX_CPU, never per call.
  * Within those rules kernels are free to tile, unroll and vectorize.
  *
@@ -43,9 +43,11 @@ typedef struct vx_mat {
  *   avx512            + AVX-512 F/BW/DQ/VL (Skylake-X); int8 dot products through the avx2 kernels
  *   avx512-vnni       + AVX512-VNNI (Cascade Lake, Ice Lake)
  *   avx512-vnni-bf16  + AVX512-BF16 (Cooper Lake, Sapphire Rapids, Zen 4, Zen 5)
+ *   amx               + AMX-TILE/INT8/BF16 with the OS's permission (Sapphire Rapids and later): tile
+ *                     kernels for the large int8 products (the same integer sums, so the same bits)
  * Listed in increasing order: the best path is the last one the CPU (and OS) supports. A path the CPU
- * lacks is refused, never replaced by another: vx_cpu_check (engine creation) returns the error. AMX,
- * where present, is detected but no kernel uses it. VOX_CPU_MASK=avx512f,avxvnni,... (tests) makes
+ * lacks is refused, never replaced by another: vx_cpu_check (engine creation) returns the error.
+ * VOX_CPU_MASK=avx512f,avxvnni,... (tests) makes
  * detection treat those features as absent, so one machine can show what a smaller CPU gets. */
 typedef enum vx_isa { VX_ISA_SCALAR = 0, VX_ISA_AVX2 = 1, VX_ISA_AVX512 = 2 } vx_isa; /* the vector width */
 typedef enum vx_cpu_path {
@@ -55,6 +57,7 @@ typedef enum vx_cpu_path {
     VX_PATH_AVX512,
     VX_PATH_AVX512_VNNI,
     VX_PATH_AVX512_VNNI_BF16,
+    VX_PATH_AMX,
     VX_PATHS
 } vx_cpu_path;
 

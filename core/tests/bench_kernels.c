@@ -2,7 +2,7 @@
  *
  *   bench_kernels [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,misc,acc,peak] [--quick]
  *
- * --path: a kernel path of kernels.h (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16);
+ * --path: a kernel path of kernels.h (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16, amx);
  * the default is the one VOX_CPU or the CPU gives. conv: the Kokoro generator's and decoder's
  * convolutions through the packed int8 and bf16 kernels and the f32 im2col GEMM.
  *
@@ -159,7 +159,8 @@ static void lin_run(void *c_, int iter) {
     vx_linear(c->pool, &c->mats[iter % c->n_mats], NULL, c->x, c->n, c->y);
 }
 
-static vx_pool *pools[9];
+#define BK_MAX_THREADS 256
+static vx_pool *pools[BK_MAX_THREADS + 1];
 static int thread_list[8] = {1, 2}, n_threads = 2;
 
 /* The L3 this CPU sees (sysfs, as lscpu; sysconf may report a VM host's total), default 32 MB. */
@@ -630,7 +631,10 @@ int main(int argc, char **argv) {
     }
     for (int t = 0; t < n_threads; t++) {
         int nt = thread_list[t];
-        if (nt < 1 || nt > 8) return 2;
+        if (nt < 1 || nt > BK_MAX_THREADS) {
+            fprintf(stderr, "--threads: %d is not in 1..%d\n", nt, BK_MAX_THREADS);
+            return 2;
+        }
         if (!pools[nt]) {
             vx_pool_opts o = {.n_threads = nt, .spin_us = 2000};
             if (vx_pool_create(&o, &pools[nt]) != VOX_OK) return 1;
@@ -655,7 +659,7 @@ int main(int argc, char **argv) {
                         : strcmp(dt, "bf16") == 0 ? VOX_DTYPE_BF16 : strcmp(dt, "q8") == 0 ? VOX_DTYPE_Q8 : VOX_DTYPE_Q4;
             bench_linear_case(d, r, k, n);
         }
-        for (int i = 0; i < 9; i++) vx_pool_free(pools[i]);
+        for (int i = 0; i <= BK_MAX_THREADS; i++) vx_pool_free(pools[i]);
         return 0;
     }
 #define RUN(name, fn) \
@@ -667,6 +671,6 @@ int main(int argc, char **argv) {
     RUN("conv", bench_conv);
     RUN("misc", bench_misc);
     RUN("acc", bench_accuracy);
-    for (int i = 0; i < 9; i++) vx_pool_free(pools[i]);
+    for (int i = 0; i <= BK_MAX_THREADS; i++) vx_pool_free(pools[i]);
     return 0;
 }

@@ -1101,7 +1101,8 @@ static void xp_bf_run(void *c) {
 }
 
 static void test_same_bits_across_paths(void) {
-    const vx_cpu_path simd[] = {VX_PATH_AVX2, VX_PATH_AVX2_VNNI, VX_PATH_AVX512, VX_PATH_AVX512_VNNI, VX_PATH_AVX512_VNNI_BF16};
+    const vx_cpu_path simd[] = {VX_PATH_AVX2, VX_PATH_AVX2_VNNI, VX_PATH_AVX512, VX_PATH_AVX512_VNNI, VX_PATH_AVX512_VNNI_BF16,
+                               VX_PATH_AMX};
     int have[VX_PATHS] = {0}, n_checked = 0;
     for (int p = 0; p < VX_PATHS; p++) have[p] = vx_cpu_supports((vx_cpu_path)p);
     if (!have[VX_PATH_AVX2]) {
@@ -1217,8 +1218,8 @@ static void test_cpu_switch(void) {
         setenv("VOX_CPU_MASK", "avx512f,avxvnni", 1);
         got = run_child_path("/proc/self/exe", "VOX_CPU", "auto", &refused, msg, sizeof msg);
         CHECK(got == VX_PATH_AVX2 && !refused, "VOX_CPU_MASK=avx512f,avxvnni: best path %d, expected avx2", got);
-        const char *wider[] = {"avx2-vnni", "avx512", "avx512-vnni", "avx512-vnni-bf16"};
-        for (int i = 0; i < 4; i++) {
+        const char *wider[] = {"avx2-vnni", "avx512", "avx512-vnni", "avx512-vnni-bf16", "amx"};
+        for (int i = 0; i < 5; i++) {
             got = run_child_path("/proc/self/exe", "VOX_CPU", wider[i], &refused, msg, sizeof msg);
             CHECK(got == VX_PATH_AVX2 && refused && strstr(msg, "not supported on this CPU"),
                   "masked CPU, VOX_CPU=%s: path %d refused %d (%s)", wider[i], got, refused, msg);

@@ -99,6 +99,9 @@ static const vx_path_desc paths[VX_PATHS] = {
     [VX_PATH_AVX512_VNNI] = {"avx512-vnni", VX_ISA_AVX512, 1, 0, "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL, AVX512-VNNI"},
     [VX_PATH_AVX512_VNNI_BF16] = {"avx512-vnni-bf16", VX_ISA_AVX512, 1, 1,
                                   "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL, AVX512-VNNI, AVX512-BF16"},
+    [VX_PATH_AMX] = {"amx", VX_ISA_AVX512, 1, 1,
+                     "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL, AVX512-VNNI, AVX512-BF16, AMX-TILE/INT8/BF16 (and the "
+                     "kernel's permission to use the tiles)"},
 };
 
 const vx_path_desc *vx_path(vx_cpu_path p) { return p >= 0 && p < VX_PATHS ? &paths[p] : NULL; }
@@ -118,6 +121,7 @@ static int has(const vx_cpu_info *c, vx_cpu_path p) {
     case VX_PATH_AVX512: return avx512;
     case VX_PATH_AVX512_VNNI: return avx512 && c->avx512vnni;
     case VX_PATH_AVX512_VNNI_BF16: return avx512 && c->avx512vnni && c->avx512bf16;
+    case VX_PATH_AMX: return avx512 && c->avx512vnni && c->avx512bf16 && c->amx_tile && c->amx_int8 && c->amx_bf16;
     default: return 0;
     }
 }
@@ -145,7 +149,7 @@ static void apply_mask(vx_cpu_info *c, const char *mask) {
     static const struct { const char *name; size_t off; } feats[] = {
 #define F(x) {#x, offsetof(vx_cpu_info, x)}
         F(avx2), F(fma), F(f16c), F(avxvnni), F(avx512f), F(avx512bw), F(avx512dq), F(avx512vl), F(avx512vnni),
-        F(avx512bf16),
+        F(avx512bf16), F(amx_tile), F(amx_int8), F(amx_bf16),
 #undef F
     };
     char buf[256];
@@ -174,13 +178,13 @@ static void detect(void) {
     if (old && *old) { /* renamed: refuse rather than silently ignore it */
         snprintf(info.error, sizeof info.error,
                  "VOX_CPU_PATH is no longer read: set VOX_CPU to one of auto, scalar, avx2, avx2-vnni, avx512, "
-                 "avx512-vnni, avx512-vnni-bf16 (this CPU has: %s)", avail);
+                 "avx512-vnni, avx512-vnni-bf16, amx (this CPU has: %s)", avail);
     } else if (want && *want && strcmp(want, "auto") != 0) {
         const int p = vx_path_parse(want);
         if (p < 0) {
             snprintf(info.error, sizeof info.error,
-                     "VOX_CPU=%s: unknown kernel path; use auto, scalar, avx2, avx2-vnni, avx512, avx512-vnni or "
-                     "avx512-vnni-bf16 (this CPU has: %s)", want, avail);
+                     "VOX_CPU=%s: unknown kernel path; use auto, scalar, avx2, avx2-vnni, avx512, avx512-vnni, "
+                     "avx512-vnni-bf16 or amx (this CPU has: %s)", want, avail);
         } else if (!has(&info, (vx_cpu_path)p)) {
             snprintf(info.error, sizeof info.error, "VOX_CPU=%s: not supported on this CPU (the path needs %s; this CPU "
                      "has: %s)", want, paths[p].needs, avail);

@@ -111,7 +111,7 @@ typedef struct vx_kernels {
 
 /* The tables (a SIMD table is only valid on a CPU with that path). Each init runs on a copy of the next
  * smaller path's table (kernels.c): scalar -> avx2 -> avx2-vnni, avx2 -> avx512 -> avx512-vnni ->
- * avx512-vnni-bf16. */
+ * avx512-vnni-bf16 -> amx. */
 void vx_kernels_init_scalar(vx_kernels *t);
 #ifdef VOX_X86
 void vx_kernels_init_avx2(vx_kernels *t);
@@ -119,6 +119,13 @@ void vx_kernels_init_avx2_vnni(vx_kernels *t);
 void vx_kernels_init_avx512(vx_kernels *t);
 void vx_kernels_init_avx512_vnni(vx_kernels *t);
 void vx_kernels_init_avx512_bf16(vx_kernels *t);
+void vx_kernels_init_amx(vx_kernels *t);        /* kernels_amx.c */
+void vx_conv_i8_init_amx(vx_kernels *t);        /* AMX-INT8 (conv_i8_amx.c) */
+void vx_conv_bf16_init_amx(vx_kernels *t);      /* AMX-BF16 (linear_bf16_amx.c) */
+/* The calling thread's tile configuration (conv_i8_amx.c): tmm0-3 16 x 16 sums, tmm4 / tmm5 the
+ * 16 x 64-byte operands, tmm6 / tmm7 the last, narrower ones (rem 4-byte groups: quads of int8 or
+ * pairs of bf16; rem 0: none). Loaded only when it differs from what the thread has. */
+void vx_amx_configure(int rem);
 void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */
 void vx_linear_q_init_avx2_vnni(vx_kernels *t); /* the same function with AVX-VNNI */
 void vx_linear_q_init_avx512(vx_kernels *t);    /* needs AVX512-VNNI */

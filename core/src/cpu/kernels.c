@@ -30,6 +30,7 @@ static void init_tables(void) {
         {VX_PATH_AVX512, VX_PATH_AVX2, vx_kernels_init_avx512},
         {VX_PATH_AVX512_VNNI, VX_PATH_AVX512, vx_kernels_init_avx512_vnni},
         {VX_PATH_AVX512_VNNI_BF16, VX_PATH_AVX512_VNNI, vx_kernels_init_avx512_bf16},
+        {VX_PATH_AMX, VX_PATH_AVX512_VNNI_BF16, vx_kernels_init_amx},
     };
     for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
         if (!vx_cpu_supports(chain[i].path)) continue;

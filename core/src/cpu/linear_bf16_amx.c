@@ -1,0 +1,147 @@
+/* The bf16 dot-product GEMM / convolution with AMX-BF16 (tdpbf16ps): y = x . W^T + bias with W packed
+ * once as bf16 pairs (bf16w.c) and each x row rounded to bf16 as the call gathers it, as the
+ * AVX512-BF16 kernel (linear_bf16_avx512.c) computes it, 16 x rows by 16 weight rows by 16 pairs per
+ * instruction (8192 products) instead of 16 x 2 per vdpbf16ps.
+ *
+ * The packed layout is already tdpbf16ps's second operand: per pair p, 64 uint32 words (one per weight
+ * row of the group), so the B tile of 16 pairs and rows 16v .. 16v + 15 is 16 rows of 64 bytes, 256
+ * bytes apart; the A tile is 16 x rows of 16 pairs. A pair count that is not a multiple of 16 leaves
+ * the last, narrower pair of tiles (tmm6 / tmm7, vx_amx_configure).
+ *
+ * Order of operations per output (fixed, never dependent on n, the tiling or the thread count): the
+ * products of the pairs in index order (taps, then pairs within a tap) accumulated in the f32 tile
+ * from 0, then + bias. Within a pair the hardware's order (and its handling of the two products) is
+ * its own: the same function as the AVX512-BF16 kernel up to f32 rounding, held to the same bound by
+ * test_kernels (bf16 operands, f32 sums); every output's chain is independent of the other rows, so
+ * a row alone gives the bits it gives in a batch. */
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "cpu/dispatch.h"
+
+#define BA_NR 64   /* weight rows per group (the packed layout) */
+#define BA_MR 16   /* x rows per tile */
+#define BA_TASK 96 /* x rows per pool task (a multiple of BA_MR) */
+
+uint16_t vx_bf16_rne(float f);
+
+static void round_row(const float *x, int64_t cols, uint32_t *o) {
+    uint16_t *h = (uint16_t *)o;
+    int64_t k = 0;
+    for (; k + 16 <= cols; k += 16) _mm256_storeu_si256((__m256i *)(h + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
+    for (; k < cols; k++) h[k] = vx_bf16_rne(x[k]);
+    if (cols & 1) h[cols] = 0;
+}
+
+typedef struct ba_job {
+    const vx_bf16w *w;
+    const float *bias, *x;
+    float *y;
+    uint32_t *xb; /* [n_in + BA_MR][tap_pairs]: the input rows rounded to bf16, then zero rows */
+    int64_t n_in, n_out, dil, cols_in;
+    int64_t gsplit;
+} ba_job;
+
+static void ba_round(void *ctx, int64_t begin, int64_t end) {
+    const ba_job *j = ctx;
+    for (int64_t i = begin; i < end; i++) round_row(j->x + i * j->cols_in, j->cols_in, j->xb + i * j->w->tap_pairs);
+}
+
+/* mr (<= 16) output rows from x row i by the group's 64 weight rows, all taps and pairs. */
+static void ba_tile(const ba_job *j, int64_t g, int64_t i, int64_t mr) {
+    const vx_bf16w *w = j->w;
+    const int64_t rows = w->rows, tp = w->tap_pairs, taps = w->taps, full = tp / 16;
+    const int rem = (int)(tp % 16);
+    const size_t ldx = (size_t)tp * 4;
+    float c[4][16][16] __attribute__((aligned(64)));
+    vx_amx_configure(rem);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (int64_t tap = 0; tap < taps; tap++) {
+        const uint32_t *xi = j->xb + (i + tap * j->dil) * tp;
+        const uint32_t *P = w->data + (g * w->pairs + tap * tp) * BA_NR;
+        for (int64_t k = 0; k < full; k++) {
+            const uint32_t *pw = P + k * 16 * BA_NR;
+            _tile_loadd(4, xi + k * 16, ldx);
+            _tile_loadd(5, pw, BA_NR * 4);
+            _tile_dpbf16ps(0, 4, 5);
+            _tile_loadd(5, pw + 16, BA_NR * 4);
+            _tile_dpbf16ps(1, 4, 5);
+            _tile_loadd(5, pw + 32, BA_NR * 4);
+            _tile_dpbf16ps(2, 4, 5);
+            _tile_loadd(5, pw + 48, BA_NR * 4);
+            _tile_dpbf16ps(3, 4, 5);
+        }
+        if (rem) {
+            const uint32_t *pw = P + full * 16 * BA_NR;
+            _tile_loadd(6, xi + full * 16, ldx);
+            _tile_loadd(7, pw, BA_NR * 4);
+            _tile_dpbf16ps(0, 6, 7);
+            _tile_loadd(7, pw + 16, BA_NR * 4);
+            _tile_dpbf16ps(1, 6, 7);
+            _tile_loadd(7, pw + 32, BA_NR * 4);
+            _tile_dpbf16ps(2, 6, 7);
+            _tile_loadd(7, pw + 48, BA_NR * 4);
+            _tile_dpbf16ps(3, 6, 7);
+        }
+    }
+    _tile_stored(0, c[0], 64);
+    _tile_stored(1, c[1], 64);
+    _tile_stored(2, c[2], 64);
+    _tile_stored(3, c[3], 64);
+    const float *b = j->bias ? j->bias + g * BA_NR : NULL;
+    for (int64_t r = 0; r < mr; r++) {
+        float *y = j->y + (i + r) * rows + g * BA_NR;
+        for (int v = 0; v < 4; v++) {
+            __m512 a = _mm512_load_ps(c[v][r]);
+            if (b) a = _mm512_add_ps(a, _mm512_loadu_ps(b + v * 16));
+            _mm512_storeu_ps(y + v * 16, a);
+        }
+    }
+}
+
+static void ba_tasks(void *ctx, int64_t t0, int64_t t1) {
+    const ba_job *j = ctx;
+    const int64_t groups = j->w->rows / BA_NR;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t rt = t / j->gsplit, gs = t % j->gsplit;
+        int64_t i0 = rt * BA_TASK, i1 = i0 + BA_TASK < j->n_out ? i0 + BA_TASK : j->n_out;
+        int64_t g0 = groups * gs / j->gsplit, g1 = groups * (gs + 1) / j->gsplit;
+        for (int64_t g = g0; g < g1; g++)
+            for (int64_t i = i0; i < i1; i += BA_MR) ba_tile(j, g, i, i1 - i < BA_MR ? i1 - i : BA_MR);
+    }
+}
+
+/* x: [n_out + dil (taps - 1)][cols / taps] f32 (a matrix: taps 1, dil unused). */
+static vox_status conv_bf16_amx(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
+                                int64_t dil, float *y) {
+    if (n_out <= 0) return VOX_OK;
+    const int64_t n_in = n_out + dil * (w->taps - 1), tp = w->tap_pairs;
+    /* BA_MR zero rows after the input: a tile at the end reads them (and drops their sums) */
+    const size_t bytes = (size_t)((n_in + BA_MR) * tp * 4);
+    uint32_t *xb = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!xb) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    memset(xb + n_in * tp, 0, (size_t)(BA_MR * tp * 4));
+    const int64_t row_tasks = (n_out + BA_TASK - 1) / BA_TASK, groups = w->rows / BA_NR;
+    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
+    if (gsplit > groups) gsplit = groups;
+    ba_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n_in = n_in, .n_out = n_out, .dil = dil,
+                .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols, .gsplit = gsplit};
+    uint32_t fp = vx_fp_fast();
+    vx_pool_for(pool, n_in, 16, ba_round, &j);
+    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, ba_tasks, &j);
+    vx_fp_restore(fp);
+    free(xb);
+    return VOX_OK;
+}
+
+void vx_conv_bf16_init_amx(vx_kernels *t) {
+    t->conv_bf16 = conv_bf16_amx;
+    t->dots.bf16 = "AMX-BF16";
+    t->dots.bf16_rounds_x = 1;
+}
