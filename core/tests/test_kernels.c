@@ -1502,6 +1502,11 @@ static void test_conv1d_i8w_ex(void) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--list-paths") == 0) { /* the paths this CPU has (CTest's per-path tests) */
+        for (int p = 0; p < VX_PATHS; p++)
+            if (vx_cpu_supports((vx_cpu_path)p)) printf("%s\n", vx_path((vx_cpu_path)p)->name);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--print-path") == 0) {
         const vx_cpu_info *c = vx_cpu();
         const int refused = vx_cpu_check() != VOX_OK;
