@@ -4,13 +4,12 @@
 //   out_h = softmax(scale q_h k_h^T) v_h.
 // One workgroup of 64 per (64 queries, head, sequence), one invocation per query: the keys and values
 // go through shared memory in tiles of 64 rows, read by every invocation at once (broadcast), with an
-// online softmax over chunks of 16 keys (running maximum m and sum l; the output rescaled by
-// exp(m_old - m_new)), so no score row goes through memory. d <= 64 and d % 4 == 0. A query's result
+// online softmax key by key (running maximum m and sum l; the output rescaled by exp(m_old - m_new)
+// when the maximum grows), so no score row goes through memory. d <= 64 and d % 4 == 0. A query's result
 // depends only on its row and the keys, in a fixed order: the same on every run.
 #define WG 64
 #define TK 64
 #define D4 16
-#define CH 16
 layout(local_size_x = WG) in;
 layout(std430, binding = 0) readonly buffer Q { float q[]; };
 layout(std430, binding = 1) readonly buffer K { float k[]; };
@@ -46,27 +45,21 @@ void main() {
         }
         barrier();
         uint nk = min(uint(TK), p.n - k0);
-        for (uint c0 = 0u; c0 < nk; c0 += CH) {
-            float s[CH];
-            float cm = m;
-            for (uint j = 0u; j < CH; j++) {
-                vec4 a = vec4(0.0);
-                for (uint e = 0u; e < D4; e++)
-                    if (e < d4) a += qr[e] * ks[c0 + j][e];
-                float sc = ((a.x + a.y) + (a.z + a.w)) * p.scale;
-                s[j] = c0 + j < nk ? sc : -1e30;
-                cm = max(cm, s[j]);
+        for (uint j = 0u; j < nk; j++) {
+            vec4 a = vec4(0.0);
+            for (uint e = 0u; e < D4; e++)
+                if (e < d4) a += qr[e] * ks[j][e];
+            float sc = ((a.x + a.y) + (a.z + a.w)) * p.scale;
+            if (sc > m) {   // a new maximum: rescale what was summed (rare once the maximum settles)
+                float corr = exp(m - sc);
+                l *= corr;
+                for (uint e = 0u; e < D4; e++) acc[e] *= corr;
+                m = sc;
             }
-            float corr = exp(m - cm);
-            l *= corr;
-            for (uint e = 0u; e < D4; e++) acc[e] *= corr;
-            for (uint j = 0u; j < CH; j++) {
-                float pj = c0 + j < nk ? exp(s[j] - cm) : 0.0;
-                l += pj;
-                for (uint e = 0u; e < D4; e++)
-                    if (e < d4) acc[e] += pj * vs[c0 + j][e];
-            }
-            m = cm;
+            float pj = exp(sc - m);
+            l += pj;
+            for (uint e = 0u; e < D4; e++)
+                if (e < d4) acc[e] += pj * vs[j][e];
         }
         barrier();
     }
