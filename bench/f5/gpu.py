@@ -9,8 +9,10 @@ generated audio after a --ref-seconds reference, every frame count the same on b
     warm-up;
   - the per-op GPU profile of one vox utterance (VOX_PROFILE=gpu) and from it the achieved TFLOP/s of the
     DiT's products (2 M N K per call, M = both branches' rows) and of the attention (4 n^2 d heads a branch);
-  - the same with the cooperative-matrix GEMM turned off (VOX_VK_COOPMAT=0: the float32-arithmetic tiled
-    GEMM over the same bf16 weights), to show what the tensor cores give.
+  - the same with the cooperative-matrix GEMM in its 64 x 32 tiles (VOX_VK_F5_NARROW=1) and turned off
+    (VOX_VK_COOPMAT=0: the float32-arithmetic tiled GEMM over the same bf16 weights), to show what the
+    tensor cores give;
+  - one DiT evaluation of the full-size model on the GPU (each GEMM variant) against the CPU engine.
 
     python bench/f5/gpu.py --out DIR [--device vulkan:0] [--dtype bf16] [--no-official]
 
@@ -136,6 +138,33 @@ def child(a) -> None:
     eng.close()
 
 
+def check(a) -> None:
+    """One DiT evaluation (both branches) of the full-size model on the GPU vs the CPU engine: tensor-core
+    tiles 64 x 64 (the default), 64 x 32 (VOX_VK_F5_NARROW=1) and without cooperative matrices."""
+    import numpy as np
+
+    import vox
+
+    rng = np.random.RandomState(0)
+    n = a.check_frames
+    inp = dict(x=rng.randn(n, 100).astype(np.float32), cond=rng.randn(n, 100).astype(np.float32),
+               ids=rng.randint(0, 2000, 120).astype(np.int32), t=np.float32(0.4))
+    inp["cond"][n // 3:] = 0
+    t0 = time.perf_counter()
+    with vox.Engine(a.tmod, device="cpu") as cpu:
+        ref = cpu.run("dit", inputs=inp)
+    res = {"frames": n, "cpu_s": round(time.perf_counter() - t0, 2)}
+    for name, env in (("wide", {}), ("narrow", {"VOX_VK_F5_NARROW": "1"}), ("no_coopmat", {"VOX_VK_COOPMAT": "0"})):
+        for k in ("VOX_VK_F5_NARROW", "VOX_VK_COOPMAT"):
+            os.environ.pop(k, None)
+        os.environ.update(env)
+        with vox.Engine(a.tmod, device=a.device) as gpu:
+            out = gpu.run("dit", inputs=inp)
+        res[name] = {k: float(np.abs(out[k] - ref[k]).max() / np.abs(ref[k]).max())
+                     for k in ("time_embedding", "input_embed", "flow_cond", "flow_uncond")}
+    print(json.dumps(res), flush=True)
+
+
 def run_vox(tmod: Path, device: str, nfe: int, epss: bool, runs: int, ref_s: float, gen_s: float, env: dict | None = None):
     cmd = [sys.executable, __file__, "--child", "--tmod", str(tmod), "--device", device, "--nfe", str(nfe),
            "--epss", str(int(epss)), "--runs", str(runs), "--ref-seconds", str(ref_s), "--seconds", str(gen_s)]
@@ -239,12 +268,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-official", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--check", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--check-frames", type=int, default=400)
     ap.add_argument("--tmod")
     ap.add_argument("--nfe", type=int, default=32)
     ap.add_argument("--epss", type=int, default=0)
     a = ap.parse_args()
     if a.child:
         return child(a)
+    if a.check:
+        return check(a)
     out = a.out
     out.mkdir(parents=True, exist_ok=True)
     R: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seconds": a.seconds,
@@ -260,9 +293,15 @@ def main() -> None:
     R["convert_s"] = round(time.perf_counter() - t0, 1)
     print("checkpoint and .tmod ready", R, flush=True)
     a_cfg = arch()
+    r = subprocess.run([sys.executable, __file__, "--check", "--tmod", str(tmod), "--device", a.device], capture_output=True,
+                       text=True)
+    R["check_vs_cpu"] = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else {"error": r.stderr[-3000:]}
+    print("check", json.dumps(R["check_vs_cpu"]), flush=True)
     runs = {}
     for name, nfe, epss, env in (("nfe32", 32, False, {}), ("epss7", 7, True, {}),
                                  ("nfe32_profile", 32, False, {"VOX_PROFILE": "gpu"}),
+                                 ("epss7_narrow", 7, True, {"VOX_VK_F5_NARROW": "1"}),
+                                 ("epss7_narrow_profile", 7, True, {"VOX_VK_F5_NARROW": "1", "VOX_PROFILE": "gpu"}),
                                  ("epss7_nocoopmat", 7, True, {"VOX_VK_COOPMAT": "0"}),
                                  ("epss7_nocoopmat_profile", 7, True, {"VOX_VK_COOPMAT": "0", "VOX_PROFILE": "gpu"})):
         r = run_vox(tmod, a.device, nfe, epss, 1 if "profile" in name else a.runs, a.ref_seconds, a.seconds, env)

@@ -183,6 +183,7 @@ static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
         (st = vx_gmat_upload(g, &m->proj_out, &G->proj_out)) != VOX_OK ||
         (st = upload_gconv(g, &m->conv0, &G->conv0_wt)) != VOX_OK || (st = upload_gconv(g, &m->conv2, &G->conv2_wt)) != VOX_OK)
         return st;
+    G->in_proj.cm_wide = !getenv("VOX_VK_F5_NARROW");   /* the wide tensor-core tiles (VOX_VK_F5_NARROW=1: the 64 x 32 ones) */
     G->in_proj_b = vec_add(vs, m->in_proj_b, c->dim);
     G->t1_b = vec_add(vs, m->t1_b, c->dim);
     G->t2_b = vec_add(vs, m->t2_b, c->dim);
@@ -202,6 +203,7 @@ static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
             (st = vx_gmat_upload(g, &b->o, &d->o)) != VOX_OK || (st = vx_gmat_upload(g, &b->ff1, &d->ff1)) != VOX_OK ||
             (st = vx_gmat_upload(g, &b->ff2, &d->ff2)) != VOX_OK)
             return st;
+        d->qkv.cm_wide = d->o.cm_wide = d->ff1.cm_wide = d->ff2.cm_wide = !getenv("VOX_VK_F5_NARROW");   /* 2 x frames rows */
         d->mod_b = vec_add(vs, b->mod_b, 6 * c->dim);
         d->o_b = vec_add(vs, b->o_b, c->dim);
         d->ff1_b = vec_add(vs, b->ff1_b, b->ff1.rows);
