@@ -1,5 +1,5 @@
 #version 450
-// Rotary embedding on interleaved pairs (x_transformers' RotaryEmbedding, as the F5 DiT applies it),
+// Rotary embedding on interleaved pairs (x_transformers' RotaryEmbedding, as DiT flow models apply it),
 // in place on q and k [rows][inner] (heads of d): row r sits at position r % n, and the first
 // `heads` heads of each row rotate: (a, b) at (2i, 2i + 1) -> (a c - b s, b c + a s) with c = cos[pos][2i],
 // s = sin[pos][2i] (the tables [n][d] repeat each angle for both elements of a pair).
