@@ -163,3 +163,20 @@ def test_f5_vulkan_startup_line(f5vk):
     line = [x for x in r.stderr.splitlines() if x.startswith("vox: device vulkan:")]
     assert len(line) == 1, r.stderr
     assert "the DiT, its ODE loop and Vocos on the GPU" in line[0] and " on the CPU (" in line[0], line[0]
+
+
+def test_f5_vulkan_memory_limit(f5vk):
+    """Too little video memory (VOX_VRAM_LIMIT_MB simulates a small card) keeps the DiT and Vocos on the
+    CPU and the start-up line says why; with strict it is an error."""
+    path = f5vk["v1"][3]
+    code = ("import sys, vox\ntry:\n    vox.Engine(sys.argv[1], device=sys.argv[2]).close()\n"
+            "except vox.errors.VoxError as e:\n    print(type(e).__name__, e)\n")
+    env = {**__import__("os").environ, "VOX_VRAM_LIMIT_MB": "40"}
+    idx = _gpu_index()
+    r = subprocess.run([sys.executable, "-c", code, str(path), f"vulkan:{idx}"], capture_output=True, text=True, env=env)
+    line = [x for x in r.stderr.splitlines() if x.startswith("vox: device vulkan:")]
+    assert r.returncode == 0 and len(line) == 1, r.stderr
+    assert " 0 matrices in VRAM" in line[0] and "not enough video memory: the DiT needs" in line[0], line[0]
+    r = subprocess.run([sys.executable, "-c", code, str(path), f"vulkan:{idx},strict"], capture_output=True, text=True,
+                       env=env)
+    assert r.stdout.startswith("OutOfMemory") and "strict" in r.stdout, (r.stdout, r.stderr)

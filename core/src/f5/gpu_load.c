@@ -130,26 +130,26 @@ static const char *dit_unsupported(const f5_model *m) {
     const f5_config *c = &m->c;
     const vx_mat *all[] = {&m->in_proj, &m->t1, &m->t2, &m->norm_out, &m->proj_out};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!float_mat(all[i])) return "q8/q4 DiT weights run on the CPU";
+        if (!float_mat(all[i])) return "q8/q4 weights";
     for (int64_t i = 0; i < c->depth; i++) {
         const f5_block *b = &m->blocks[i];
         const vx_mat *bl[] = {&b->mod, &b->q, &b->k, &b->v, &b->o, &b->ff1, &b->ff2};
         for (size_t j = 0; j < sizeof bl / sizeof bl[0]; j++)
-            if (!float_mat(bl[j])) return "q8/q4 DiT weights run on the CPU";
+            if (!float_mat(bl[j])) return "q8/q4 weights";
     }
-    if (c->dim_head > 64 || c->dim_head % 4) return "the GPU attention needs dim_head <= 64, a multiple of 4";
-    if (c->dim % 64 || 64 % (c->dim / 16)) return "the GPU convolutions need dim a multiple of 64 with dim / 16 dividing 64";
-    if (m->conv0.cols != c->dim / 16 * VX_GCONV_K) return "the GPU convolutions need kernel 31";
+    if (c->dim_head > 64 || c->dim_head % 4) return "the GPU attention takes dim_head <= 64, a multiple of 4";
+    if (c->dim % 64 || 64 % (c->dim / 16)) return "the GPU convolutions take dim a multiple of 64 with dim / 16 dividing 64";
+    if (m->conv0.cols != c->dim / 16 * VX_GCONV_K) return "the GPU convolutions take kernel 31";
     return "";
 }
 
 static const char *vocos_unsupported(const f5_model *m) {
     const f5_vocos *v = &m->voc;
-    if (!float_mat(&v->embed) || !float_mat(&v->head)) return "q8/q4 Vocos weights run on the CPU";
+    if (!float_mat(&v->embed) || !float_mat(&v->head)) return "q8/q4 weights";
     for (int64_t i = 0; i < m->c.voc_layers; i++)
         if (!float_mat(&v->blocks[i].pw1) || !float_mat(&v->blocks[i].pw2) || v->blocks[i].pw1.dtype != v->embed.dtype ||
             v->blocks[i].pw2.dtype != v->embed.dtype)
-            return "q8/q4 (or mixed-dtype) Vocos weights run on the CPU";
+            return "q8/q4 or mixed-dtype weights";
     return "";
 }
 
@@ -260,6 +260,8 @@ vox_status f5_gpu_place(vox_engine *e, f5_model *m) {
     const char *why_dit = dit_unsupported(m), *why_voc = vocos_unsupported(m);
     const uint64_t margin = 64ull << 20;   /* the workspace of a piece of a few thousand frames */
     uint64_t avail = vx_gpu_info(e->gpu)->memory_free;
+    const char *lim = getenv("VOX_VRAM_LIMIT_MB");   /* a smaller card, simulated (tests), as for Qwen3-TTS */
+    if (lim && *lim && (uint64_t)strtoull(lim, NULL, 10) * 1048576ull < avail) avail = (uint64_t)strtoull(lim, NULL, 10) * 1048576ull;
     int dit = !why_dit[0], voc = !why_voc[0];
     char mem[160] = "";
     if (dit && need_dit + margin > avail) {
@@ -268,19 +270,22 @@ vox_status f5_gpu_place(vox_engine *e, f5_model *m) {
                  (double)(need_dit + margin) / 1048576.0, (double)avail / 1048576.0);
         why_dit = mem;
     }
+    char memv[160] = "";
     if (voc && (dit ? need_dit : 0) + need_voc + margin > avail) {
         voc = 0;
-        if (!mem[0]) snprintf(mem, sizeof mem, "not enough video memory: Vocos needs %.1f MiB, %.1f MiB free",
-                              (double)(need_voc + margin) / 1048576.0, (double)avail / 1048576.0);
-        why_voc = mem;
+        snprintf(memv, sizeof memv, "not enough video memory: Vocos needs %.1f MiB, %.1f MiB free%s",
+                 (double)(need_voc + margin) / 1048576.0, (double)(avail - (dit ? need_dit : 0)) / 1048576.0,
+                 dit ? " beside the DiT" : "");
+        why_voc = memv;
     }
-    if (e->gpu_strict && (!dit || !voc))
-        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "device vulkan:%d,strict: %s", e->gpu_index, !dit ? why_dit : why_voc);
+    if (e->gpu_strict && (!dit || !voc))   /* too little memory, or weights the GPU kernels do not take */
+        return vox_set_error(mem[0] || memv[0] ? VOX_ERR_OUT_OF_MEMORY : VOX_ERR_UNSUPPORTED, "device vulkan:%d,strict: %s on the CPU (%s)",
+                             e->gpu_index, !dit ? "the DiT stays" : "Vocos stays", !dit ? why_dit : why_voc);
     e->matrices_gpu = 0;
     e->matrices_cpu = n_text + n_dit + n_voc;
     e->bytes_gpu = 0;
     if (!dit && !voc) {
-        vx_placement_reason(e, "%s", why_dit);
+        vx_placement_reason(e, "the text encoder, the DiT (%s) and Vocos (%s) run on the CPU", why_dit, why_voc);
         return VOX_OK;
     }
     f5_gpu *G = calloc(1, sizeof *G);
