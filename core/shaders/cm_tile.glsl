@@ -7,13 +7,19 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define TM 64
-#define TN 32
+#ifndef TN
+#define TN 32   // gemm_cm_wide_*.comp: 64
+#endif
 #define BK 64
 #define NSG 4
 #define LD (BK + 8)   // shared row stride (elements), padded against bank conflicts
 
 shared float16_t xh[TM * LD], xl[TM * LD], wt[TN * LD];   // x as float16 hi and lo; the weights, a row an output
+#ifdef CM_JOIN_ACC   // one output tile in shared memory, used twice (lo . w, then hi . w): gemm_cm.glsl
+shared float outs[TM * TN];
+#else
 shared float outs[TM * TN], outl[TM * TN];                // hi . w and lo . w of the tile, row-major
+#endif
 
 // One x value into the tiles at idx: hi is x cut to float16's 11 significant bits with a mask (a
 // conversion round trip may be folded away by a compiler, and then lo would be 0); x - hi is exact,

@@ -5,8 +5,10 @@
 // significant bits and lo = f16((x - hi) * 2^12) (scaled: float16 subnormals may be flushed),
 // accumulated apart and joined at the end, x . w = hi . w + (lo . w) / 2^12, so x keeps about 22 of
 // its 24 significant bits; the weights go in as float16 (f16: exact; bf16: see gemm_cm_bf16.comp).
-// A workgroup of NSG = 4 subgroups computes a tile of TM = 64 x rows by TN = 32 weight rows; subgroup s
-// owns the 16 x rows 16 s .. and the two 16x16 blocks of weight rows. K goes 64 columns a step through
+// A workgroup of NSG = 4 subgroups computes a tile of TM = 64 x rows by TN = 32 weight rows (64 in the wide
+// variant, gemm_cm_wide_*.comp, for large products: each x tile serves twice the outputs; its hi and lo
+// products go through one shared output tile in turn, so that it fits in 48 KiB); subgroup s owns the 16 x rows
+// 16 s .. and the TN / 16 16x16 blocks of weight rows. K goes 64 columns a step through
 // shared memory, products in column order, so an output's bits depend only on the row length (any n,
 // any tile). The workgroup's size is NSG times the subgroup size the host passes (specialization
 // constant 0); a device that runs it with other subgroups gets NaN outputs, never silent garbage.
@@ -51,6 +53,25 @@ void main() {
         CM_MMA_STEP()
         barrier();
     }
+#ifdef CM_JOIN_ACC   // lo . w through the one shared tile into registers, then hi . w, joined as below
+    for (uint c = 0; c < TN / 16; c++)
+        coopMatStore(acl[c], outs, sg * 16 * TN + c * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
+    barrier();
+    float lo[TM * TN / 64];   // at least 64 invocations (4 subgroups of 16 or more)
+    for (uint q = 0; q < TM * TN / 64; q++) {
+        uint e = lid + q * nt;
+        lo[q] = e < TM * TN ? outs[e] : 0.0;
+    }
+    barrier();
+    for (uint c = 0; c < TN / 16; c++)
+        coopMatStore(acc[c], outs, sg * 16 * TN + c * 16, TN, gl_CooperativeMatrixLayoutRowMajor);
+    barrier();
+    for (uint q = 0; q < TM * TN / 64; q++) {
+        uint e = lid + q * nt, i = i0 + e / TN, r = r0 + e % TN;
+        if (e < TM * TN && i < p.n && r < p.rows) linear_store(outs[e] + lo[q] * (1.0 / 4096.0), i, r);
+    }
+}
+#else
     CM_STORE_ACC()
     barrier();
     for (uint e = lid; e < TM * TN; e += nt) {
@@ -58,3 +79,4 @@ void main() {
         if (i < p.n && r < p.rows) linear_store(outs[e] + outl[e] * (1.0 / 4096.0), i, r);
     }
 }
+#endif

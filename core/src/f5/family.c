@@ -13,6 +13,7 @@
 #include "../tmod.h"
 #include "../unicode/unicode.h"
 #include "f5.h"
+#include "gpu.h"
 
 /* ------------------------------------------------------------------------------ options */
 typedef struct f5_options {
@@ -112,6 +113,7 @@ static char *build_info(const vox_engine *e, const f5_model *m) {
 static void f5_unload(vox_engine *e) {
     f5_engine *k = e->impl;
     if (!k) return;
+    if (k->m) f5_gpu_free(k->m->gpu);   /* GPU hook (gpu.h) */
     f5_model_free(k->m);
     free(k);
     e->impl = NULL;
@@ -126,6 +128,10 @@ static vox_status f5_load(vox_engine *e) {
         return st;
     }
     e->impl = k;
+    if (e->gpu && (st = f5_gpu_place(e, k->m)) != VOX_OK) {   /* GPU hook (gpu.h): what runs where */
+        f5_unload(e);
+        return st;
+    }
     e->info = build_info(e, k->m);
     if (!e->info) {
         f5_unload(e);
@@ -381,6 +387,19 @@ static size_t f5_session_used(const vox_session *s) {
     return q ? q->pos : s->text_len;
 }
 
+/* GPU hooks (gpu.h): the sampler and Vocos where the engine placed them. */
+static vox_status sample_any(const f5_model *m, vx_pool *pool, const float *cond, int64_t nc, const int32_t *ids, int64_t nt,
+                             int64_t dur, const f5_sample_opts *so, float **mel, int64_t *total) {
+    return f5_gpu_dit_on(m) ? f5_gpu_sample(m, pool, cond, nc, ids, nt, dur, so, mel, total)
+                            : f5_sample(m, pool, cond, nc, ids, nt, dur, so, mel, total);
+}
+
+static vox_status vocos_any(const f5_model *m, vx_pool *pool, const float *mel, int64_t frames, float **audio, int64_t *n,
+                            f5_tap_fn tap, void *tap_ctx) {
+    return f5_gpu_vocos_on(m) ? f5_gpu_vocos_decode(m, mel, frames, audio, n, tap, tap_ctx)
+                              : f5_vocos_decode(m, pool, mel, frames, audio, n, tap, tap_ctx);
+}
+
 /* One piece through the model: its audio into *wave (malloc'd). */
 static vox_status synth_piece(vox_session *s, f5_sess *q, const char *piece, double fix, float **wave, int64_t *n_wave) {
     const f5_options *o = s->opts;
@@ -412,7 +431,11 @@ static vox_status synth_piece(vox_session *s, f5_sess *q, const char *piece, dou
     float *mel = NULL;
     int64_t total = 0;
     uint32_t fp = vx_fp_fast();
-    st = f5_sample(m, pool, q->ref.mel, q->ref.frames, ids, nt, dur, &so, &mel, &total);
+    float *gwave = NULL;   /* GPU hook: the DiT, the ODE loop and Vocos in one go, only the PCM read back */
+    int64_t gn = 0;
+    const int whole_gpu = f5_gpu_dit_on(m) && f5_gpu_vocos_on(m);
+    if (whole_gpu) st = f5_gpu_piece(m, pool, q->ref.mel, q->ref.frames, ids, nt, dur, &so, R, &mel, &total, &gwave, &gn);
+    else st = sample_any(m, pool, q->ref.mel, q->ref.frames, ids, nt, dur, &so, &mel, &total);
     free(ids);
     double t2 = vx_now_ms();
     q->stage_ms[F5_ST_DIT] += t2 - t1;
@@ -433,11 +456,12 @@ static vox_status synth_piece(vox_session *s, f5_sess *q, const char *piece, dou
                       (long long)total, (long long)nt);
         if (gen < 1) st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "piece %u gets no frames of its own (fix_duration "
                                         "shorter than the reference?)", q->piece);
-        if (st == VOX_OK) st = f5_vocos_decode(m, pool, g, gen, wave, n_wave, NULL, NULL);
+        if (st == VOX_OK && whole_gpu) *wave = gwave, *n_wave = gn, gwave = NULL;
+        else if (st == VOX_OK) st = vocos_any(m, pool, g, gen, wave, n_wave, NULL, NULL);
         q->frames += (uint64_t)gen;
     }
     vx_fp_restore(fp);
-    free(mel);
+    free(mel), free(gwave);
     double t3 = vx_now_ms();
     q->stage_ms[F5_ST_VOCOS] += t3 - t2;
     vx_stats_stage(s->engine, F5_ST_VOCOS, t3 - t2, 1);
@@ -784,9 +808,13 @@ static vox_status f5_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
             st = f5_text_encoder(m, e->pool, ids->data, (int64_t)vx_array_count(ids), n, 0, te);
         }
         if (st == VOX_OK) st = f5_text_encoder(m, e->pool, ids->data, (int64_t)vx_array_count(ids), n, 1, te + n * c->text_dim);
-        if (st == VOX_OK) st = f5_time_embedding(m, e->pool, scalar_f(tt, 0.0f), temb);
-        if (st == VOX_OK) st = put2(t, "time_embedding", temb, 1, c->dim);
-        if (st == VOX_OK) st = f5_dit(m, e->pool, 2, n, xin, cond, te, temb, flow, tap_keep, &tc);
+        if (st == VOX_OK && f5_gpu_dit_on(m)) {   /* GPU hook: the time embedding on the device too */
+            st = f5_gpu_dit(m, n, xin, cond, te, scalar_f(tt, 0.0f), flow, tap_keep, &tc);
+        } else {
+            if (st == VOX_OK) st = f5_time_embedding(m, e->pool, scalar_f(tt, 0.0f), temb);
+            if (st == VOX_OK) st = put2(t, "time_embedding", temb, 1, c->dim);
+            if (st == VOX_OK) st = f5_dit(m, e->pool, 2, n, xin, cond, te, temb, flow, tap_keep, &tc);
+        }
         if (st == VOX_OK) st = tc.failed;
         if (st == VOX_OK) st = put2(t, "flow_cond", flow, n, c->mel_dim);
         if (st == VOX_OK) st = put2(t, "flow_uncond", flow + xs, n, c->mel_dim);
@@ -797,7 +825,7 @@ static vox_status f5_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
             st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vocos: mel must be F32 [frames][%lld]", (long long)c->n_mels);
         float *audio = NULL;
         int64_t n = 0;
-        if (st == VOX_OK) st = f5_vocos_decode(m, e->pool, mel->data, mel->shape[0], &audio, &n, tap_keep, &tc);
+        if (st == VOX_OK) st = vocos_any(m, e->pool, mel->data, mel->shape[0], &audio, &n, tap_keep, &tc);
         if (st == VOX_OK) st = tc.failed;
         int64_t sh[1] = {n};
         if (st == VOX_OK) st = vx_trace_put(t, "audio", VOX_DTYPE_F32, 1, sh, audio);
@@ -824,8 +852,8 @@ static vox_status f5_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
                                  .cfg_strength = scalar_f(cfg, c->cfg_strength), .sway = scalar_f(sway, c->sway),
                                  .seed = (uint64_t)scalar_i(seed, 0), .piece = (uint32_t)scalar_i(piece, 0),
                                  .tap = tap_keep, .tap_ctx = &tc};
-            st = f5_sample(m, e->pool, cd->data, cd->shape[0], ids->data, (int64_t)vx_array_count(ids), scalar_i(dur, 0),
-                           &so, &mel, &total);
+            st = sample_any(m, e->pool, cd->data, cd->shape[0], ids->data, (int64_t)vx_array_count(ids), scalar_i(dur, 0),
+                            &so, &mel, &total);
         }
         if (st == VOX_OK) st = tc.failed;
         if (st == VOX_OK) st = put2(t, "mel", mel, total, c->n_mels);

@@ -31,6 +31,9 @@ typedef struct vx_gmat {
     int has_bias;
     int coopmat;   /* the prefill GEMM runs on cooperative matrices: the device has them and the weights are
                       exact enough in float16 (f16; bf16 below 65504 in magnitude) */
+    int cm_wide;   /* set by the caller for matrices of large products (thousands of rows, e.g. a DiT's): the
+                      cooperative-matrix GEMM in 64 x 64 tiles (gemm_cm_wide_*.comp), hi and lo joined in the
+                      accumulators; a per-matrix choice, so an output's bits still do not depend on n */
 } vx_gmat;
 
 /* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
@@ -62,6 +65,7 @@ vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n
 #define VX_GEMV_RPW 4   /* output rows per GEMV workgroup (RPW in gemv_common.glsl) */
 #define VX_GEMM_CM_TM 64
 #define VX_GEMM_CM_TN 32
+#define VX_GEMM_CM_WIDE_TN 64
 #define VX_GEMM_TM 64
 #define VX_GEMM_TN 32
 

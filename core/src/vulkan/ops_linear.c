@@ -250,6 +250,10 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         shader = w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_CM_F16 : VX_SH_GEMM_CM_BF16;
         tm = VX_GEMM_CM_TM;
         tn = VX_GEMM_CM_TN;
+        if (w->cm_wide) {
+            shader = w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_CM_WIDE_F16 : VX_SH_GEMM_CM_WIDE_BF16;
+            tn = VX_GEMM_CM_WIDE_TN;
+        }
     }
     struct {
         uint32_t rows, cols, x_stride, y_offset, flags, x_base, b_base, seg1, seg2, y_base[3], y_stride[3], n;

@@ -1,0 +1,15 @@
+#version 450
+// The wide variant (gemm_cm.glsl): 64 x 64 tiles (the hi and lo products through one shared tile in turn); for large products
+// (vx_gmat.cm_wide: chosen per matrix, never by the number of rows).
+#define TN 64
+#define CM_JOIN_ACC
+// GEMM on cooperative matrices (tensor cores), bf16 weights [rows][cols], two per word, taken as float16:
+// exact for 2^-17 <= |w| < 65504 (the host uses this shader only for matrices below 65504; smaller
+// values round to float16's subnormal step, 6e-8).
+#extension GL_GOOGLE_include_directive : require
+#include "gemm_cm.glsl"
+layout(std430, binding = 0) readonly buffer W { uint w[]; };
+float w_load(uint r, uint k) {
+    uint e = r * p.cols + k;
+    return uintBitsToFloat(((w[e >> 1] >> (16u * (e & 1u))) & 0xffffu) << 16);
+}

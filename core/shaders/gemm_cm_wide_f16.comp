@@ -1,0 +1,13 @@
+#version 450
+// The wide variant (gemm_cm.glsl): 64 x 64 tiles (the hi and lo products through one shared tile in turn); for large products
+// (vx_gmat.cm_wide: chosen per matrix, never by the number of rows).
+#define TN 64
+#define CM_JOIN_ACC
+// GEMM on cooperative matrices (tensor cores), f16 weights [rows][cols], two per word.
+#extension GL_GOOGLE_include_directive : require
+#include "gemm_cm.glsl"
+layout(std430, binding = 0) readonly buffer W { uint w[]; };
+float w_load(uint r, uint k) {
+    uint e = r * p.cols + k;
+    return unpackHalf2x16(w[e >> 1] >> (16u * (e & 1u))).x;   // no dynamic index into a vector
+}
