@@ -362,22 +362,41 @@ def test_short_recording_end_to_end(off, models, engines, tmp_path, record):
 
 # ------------------------------------------------------------------------------------ weight formats
 @pytest.mark.parametrize("dtype,quant", [("f16", "none"), ("bf16", "none"), ("f32", "q8")])
-def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, record):
+def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monkeypatch, record):
     """A reduced-precision .tmod end to end: vs the reference on the same rounded weights (what the
-    native kernels add), and vs the native f32 audio (what the format costs)."""
+    native kernels add), and vs the native f32 audio (what the format costs). bf16 weights run the DiT
+    as bf16 dot products where the path has them (AVX512-BF16, inputs rounded to bf16: its own row),
+    and with VOX_F5_DIT=f32 as f32 products of the bf16 weights (the row of every other path)."""
     from vox.families.f5 import convert as f5
 
     wav, text, audio, sr, _ = ref_clip
     gen, kw = SCENARIOS["one piece"]
     eng = engines("v1", dtype, quant)
     assert eng.info["precision"]["dtype"] == dtype and eng.info["precision"]["quant"] == quant
-    ours = eng.synthesize(gen, voices(eng), seed=3, **kw)
     f32 = engines("v1").synthesize(gen, voices(engines("v1")), seed=3, **kw)
     ref = pipeline.synthesize(f5.read_tmod(tmods("v1", dtype, quant)), audio, sr, text, gen, seed=3, **kw).audio
     tag = "q8" if quant == "q8" else dtype
     path = vox.devices()["cpu"]["kernels"]
-    record([measure(f"f5.native.{tag}_vs_reference", ours, ref, f"v1 {tag}, audio ({path})", backend=CPU),
-            measure(f"f5.native.{tag}_vs_f32", ours, f32, f"v1 {tag} vs native f32, audio ({path})", backend=CPU)])
+    dots = vox.devices()["cpu"]["dots"]
+    math = eng.info["dit_math"]
+    ours = eng.synthesize(gen, voices(eng), seed=3, **kw)
+    rows = [measure(f"f5.native.{tag}_vs_f32", ours, f32, f"v1 {tag} vs native f32, audio ({path})", backend=CPU)]
+    if dtype == "bf16":
+        dot = math.startswith("bf16 dot")
+        assert dot == bool(dots.get("bf16_rounds_x")), (math, dots)
+        rows.append(measure("f5.native.bf16dot_vs_reference" if dot else "f5.native.bf16_vs_reference", ours, ref,
+                            f"v1 bf16, audio ({path}: {math.split(' (')[0]})", backend=CPU))
+        if dot:   # the same weights as f32 products, as every other path computes them
+            monkeypatch.setenv("VOX_F5_DIT", "f32")
+            with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
+                assert e2.info["dit_math"].startswith("f32 products")
+                other = e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+            rows.append(measure("f5.native.bf16_vs_reference", other, ref, f"v1 bf16, audio ({path}, VOX_F5_DIT=f32)",
+                                backend=CPU))
+    else:
+        assert math.startswith("f32 products")
+        rows.append(measure(f"f5.native.{tag}_vs_reference", ours, ref, f"v1 {tag}, audio ({path})", backend=CPU))
+    record(rows)
 
 
 # ------------------------------------------------------------------------------------ determinism, streaming

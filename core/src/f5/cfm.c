@@ -104,7 +104,7 @@ vox_status f5_sample(const f5_model *m, vx_pool *pool, const float *cond_mel, in
         }
         for (int b = 0; b < batch; b++) memcpy(xin + b * d * md, x, (size_t)(d * md) * sizeof *x);
         if ((st = f5_time_embedding(m, pool, t[s], temb)) != VOX_OK) goto done;
-        if ((st = f5_dit(m, pool, batch, d, xin, cond, te, temb, flow, NULL, NULL)) != VOX_OK) goto done;
+        if ((st = f5_dit(m, pool, batch, d, xin, cond, te, temb, flow, NULL, NULL, o->prof)) != VOX_OK) goto done;
         if (s == 0 && o->tap) {
             o->tap(o->tap_ctx, "flow_cond", flow, d, md);
             if (guided) o->tap(o->tap_ctx, "flow_uncond", flow + d * md, d, md);
