@@ -162,5 +162,19 @@ class F5Family(Family):
         return (f"wrote {out}: {r.tensors} tensors, {format_bytes(r.bytes)} (f5_tts, "
                 f"{json.dumps(r.precision)}); model_id {r.model_id[:12]}")
 
+    # ------------------------------------------------------------------ benchmarks
+    def add_bench_arguments(self, g) -> None:
+        g.add_argument("--nfe", type=int, action="append", default=None, metavar="N",
+                       help="F5-TTS: nfe_step to time (repeatable; default 32; 7 takes the EPSS grid)")
+        g.add_argument("--f5-also", action="append", default=None, metavar="TMOD",
+                       help="F5-TTS: more .tmods of the same weights to time beside --model (bf16, q8, ...)")
+
+    def bench(self, model, args) -> int:
+        """--official DIR: the official checkpoint folder to time beside vox (python -m vox.bench.f5.models
+        --out DIR builds a full-size random-weight F5TTS_v1_Base and its .tmods)."""
+        from vox.bench.f5.cli import run
+
+        return run(model, args)
+
 
 FAMILY = F5Family()
