@@ -90,6 +90,26 @@ static void add_gated(vx_pool *pool, float *h, const float *y, const float *gate
     vx_pool_for(pool, rows, 16, gate_rows, &j);
 }
 
+vox_status f5_dit_modulations(const f5_model *m, vx_pool *pool, const float *temb, int64_t steps, float *mods) {
+    const int64_t d = m->c.dim, per = (6 * m->c.depth + 2) * d;
+    float *sil = malloc((size_t)(steps * d) * sizeof *sil), *tmp = malloc((size_t)(steps * 6 * d) * sizeof *tmp);
+    if (!sil || !tmp) {
+        free(sil), free(tmp);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    vx_silu(temb, steps * d, sil);
+    /* one product per matrix for all steps: its weights are read once (vx_linear's values do not
+     * depend on the number of rows, so each step gets the bits of its own GEMV) */
+    for (int64_t i = 0; i <= m->c.depth; i++) {
+        const int last = i == m->c.depth;
+        const int64_t w = last ? 2 * d : 6 * d;
+        vx_linear(pool, last ? &m->norm_out : &m->blocks[i].mod, last ? m->norm_out_b : m->blocks[i].mod_b, sil, steps, tmp);
+        for (int64_t s = 0; s < steps; s++) memcpy(mods + s * per + i * 6 * d, tmp + s * w, (size_t)w * sizeof *tmp);
+    }
+    free(sil), free(tmp);
+    return VOX_OK;
+}
+
 /* A block's linear layer: its packed bf16 form where the model chose bf16 dot products. */
 static vox_status lin(vx_pool *pool, const f5_model *m, const vx_mat *w, const vx_bf16w *p, const float *bias,
                       const float *x, int64_t n, float *y) {
@@ -99,7 +119,8 @@ static vox_status lin(vx_pool *pool, const f5_model *m, const vx_mat *w, const v
 }
 
 vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, const float *x, const float *cond,
-                  const float *text, const float *temb, float *flow, f5_tap_fn tap, void *tap_ctx, f5_dit_prof *prof) {
+                  const float *text, const float *temb, const float *mods_in, float *flow, f5_tap_fn tap, void *tap_ctx,
+                  f5_dit_prof *prof) {
     const f5_config *c = &m->c;
     const int64_t d = c->dim, md = c->mel_dim, td = c->text_dim, inner = c->heads * c->dim_head, rows = batch * n;
     const int64_t ff = c->ff_mult * d, in_w = 2 * md + td, dh = c->dim_head;
@@ -137,10 +158,9 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
     if (st != VOX_OK) goto done;
     if (tap) tap(tap_ctx, "input_embed", h, rows, d);
     mark(prof, F5_DP_INPUT, &tm);
-    /* the modulations of every block and of the output from the one time embedding */
-    vx_silu(temb, d, sil);
-    for (int64_t i = 0; i < c->depth; i++) vx_linear(pool, &m->blocks[i].mod, m->blocks[i].mod_b, sil, 1, mods + i * 6 * d);
-    vx_linear(pool, &m->norm_out, m->norm_out_b, sil, 1, mods + c->depth * 6 * d);
+    /* the modulations of every block and of the output from the one time embedding (or given) */
+    if (mods_in) memcpy(mods, mods_in, (size_t)((6 * c->depth + 2) * d) * sizeof *mods);
+    else if ((st = f5_dit_modulations(m, pool, temb, 1, mods)) != VOX_OK) goto done;
     /* rotary tables of x_transformers' RotaryEmbedding: angle (pos * inv_freq_i) for the pair (2i, 2i + 1) */
     float *cosv = cs, *sinv = cs + n * dh;
     for (int64_t p = 0; p < n; p++)

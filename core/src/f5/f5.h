@@ -128,9 +128,15 @@ typedef struct f5_dit_prof {
 
 /* One DiT evaluation for `batch` branches of n frames at once (dit.c): x, cond [batch][n][mel_dim] (a
  * branch that drops the audio condition passes zeros), text [batch][n][text_dim] (text_encoder
- * outputs), time embedding temb [dim] shared; flow -> [batch][n][mel_dim]. */
+ * outputs), time embedding temb [dim] shared, or its modulations mods (f5_dit_modulations; NULL: from
+ * temb); flow -> [batch][n][mel_dim]. */
 vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, const float *x, const float *cond,
-                  const float *text, const float *temb, float *flow, f5_tap_fn tap, void *tap_ctx, f5_dit_prof *prof);
+                  const float *text, const float *temb, const float *mods, float *flow, f5_tap_fn tap, void *tap_ctx,
+                  f5_dit_prof *prof);
+/* The adaLN modulations of `steps` time embeddings temb [steps][dim] (mods NULL in f5_dit computes one):
+ * mods [steps][(6 depth + 2) dim], per step every block's shift/scale/gate x 2 then the output's scale,
+ * shift; each step's the same bits as f5_dit computes from its temb alone. */
+vox_status f5_dit_modulations(const f5_model *m, vx_pool *pool, const float *temb, int64_t steps, float *mods);
 
 /* The sampler (cfm.c). */
 int f5_epss_grid(int32_t steps, float *t);   /* 1: an EPSS grid exists for steps; t [steps + 1] */

@@ -796,7 +796,7 @@ static vox_status f5_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
         if (st == VOX_OK) st = f5_text_encoder(m, e->pool, ids->data, (int64_t)vx_array_count(ids), n, 1, te + n * c->text_dim);
         if (st == VOX_OK) st = f5_time_embedding(m, e->pool, scalar_f(tt, 0.0f), temb);
         if (st == VOX_OK) st = put2(t, "time_embedding", temb, 1, c->dim);
-        if (st == VOX_OK) st = f5_dit(m, e->pool, 2, n, xin, cond, te, temb, flow, tap_keep, &tc, NULL);
+        if (st == VOX_OK) st = f5_dit(m, e->pool, 2, n, xin, cond, te, temb, NULL, flow, tap_keep, &tc, NULL);
         if (st == VOX_OK) st = tc.failed;
         if (st == VOX_OK) st = put2(t, "flow_cond", flow, n, c->mel_dim);
         if (st == VOX_OK) st = put2(t, "flow_uncond", flow + xs, n, c->mel_dim);
