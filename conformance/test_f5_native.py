@@ -591,3 +591,20 @@ def raise_for_options(eng, voice, js: str) -> None:
     out = ffi.new("vox_session **")
     check(lib.vox_session_create(eng._h, voice._h, p, out))
     lib.vox_session_free(out[0])
+
+
+# ------------------------------------------------------------------------------------ the benchmark
+def test_bench_sides(fx, tmods):
+    """`vox bench` on an F5-TTS model runs vox and the official infer_process side by side (each in its
+    own process) on the same recording, text and NFE: the same frames and audio length on both sides.
+    Speed itself is not asserted (benchmarks, not timed tests)."""
+    r = subprocess.run([sys.executable, "-m", "vox.cli.main", "bench", "--model", str(tmods("v1")), "--official",
+                        str(fx["v1"].root), "--nfe", "1", "--threads", "2", "--json"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads(r.stdout)
+    assert [x["side"] for x in rows] == ["vox", "official"]
+    assert rows[0]["frames"] == rows[1]["frames"] > 0 and rows[0]["pieces"] == rows[1]["pieces"] == 1
+    for x in rows:
+        assert x["nfe"] == 1 and x["threads"] == 2 and abs(x["audio_s"] - rows[1]["audio_s"]) < 1e-9
+        assert x["step_s"] > 0 and x["rtf"] > 0 and x["peak_rss_mb"] > 50

@@ -86,9 +86,14 @@ def run_official(model_dir: str, nfe: int, threads: int, seed: int = 0) -> dict:
 
     torch = official.import_official()
     torch.set_num_threads(threads)
+    import glob
+
     arch = json.loads(open(os.path.join(model_dir, "model_cfg.json")).read())
+    ckpt = sorted(glob.glob(os.path.join(model_dir, "*.safetensors")))
+    if len(ckpt) != 1:
+        raise SystemExit(f"{model_dir}: expected one .safetensors checkpoint, found {len(ckpt)}")
     t0 = time.perf_counter()
-    cfm = official.load_cfm(arch, os.path.join(model_dir, "model.safetensors"), os.path.join(model_dir, "vocab.txt"))
+    cfm = official.load_cfm(arch, ckpt[0], os.path.join(model_dir, "vocab.txt"))
     voc = official.load_vocoder(os.path.join(model_dir, "vocos"))
     load_s = time.perf_counter() - t0
     wav = reference_wav()
@@ -144,7 +149,7 @@ def run_official(model_dir: str, nfe: int, threads: int, seed: int = 0) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("side", choices=("vox", "official"))
-    ap.add_argument("--model", required=True, help="vox: the .tmod; official: the checkpoint folder (model.safetensors, "
+    ap.add_argument("--model", required=True, help="vox: the .tmod; official: the checkpoint folder (one *.safetensors, "
                                                    "vocab.txt, model_cfg.json, vocos/)")
     ap.add_argument("--nfe", type=int, default=32, help="nfe_step (7: the EPSS grid, as infer_process uses it)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)

@@ -1,7 +1,8 @@
 """The F5-TTS family object: typed options (mirroring core/src/f5/family.c's table, named as in the official
 code), the CLI's short flags, the voice schema, manifest checks, conversion (`vox build --model
-model_*.safetensors --f5-vocab vocab.txt --f5-vocos DIR`), inspection, `vox voice rebuild` and the
-benchmark hook."""
+model_*.safetensors --f5-vocab vocab.txt --f5-vocos DIR`), inspection and the benchmark hook (`vox bench
+--nfe N --f5-also TMOD --official DIR`). A voice made for another mel is made again from its recording
+by the session itself (core/src/f5/family.c), so there is no separate rebuild command."""
 
 from __future__ import annotations
 
