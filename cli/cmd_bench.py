@@ -11,6 +11,8 @@ examples:
   vox bench --model kokoro.tmod --onnx none --voice jf_alpha
   vox bench --model base06-q8.tmod --official ./q3-0b6 --frames 60 --threads 2
   python -m vox.bench.qwen3.models 0b6 --out ./q3-0b6      # a full-size random-weight 0.6B Base checkpoint
+  python -m vox.bench.f5.models --out ./f5 --tmod f32 --tmod bf16 --tmod f32+q8   # full-size random F5TTS_v1_Base
+  vox bench --model f5/f5-v1-f32.tmod --f5-also f5/f5-v1-bf16.tmod --official f5/F5TTS_v1_Base --nfe 7 --nfe 32 --threads 2
 
 Kokoro: the generator column says which math vox's decoder and generator ran: by default the
 generator's resblocks as int8 dot products and the other convolutions as bf16 products on every SIMD

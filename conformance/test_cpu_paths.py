@@ -6,7 +6,8 @@ VOX_CPU set, the conformance checks whose kernels differ between paths (f32, bf1
 layers, attention and the elementwise math; the codec's convolutions and 16-bit transposed
 convolutions; the voice encoders; Kokoro's f32 path against the numpy reference with the harmonic
 source's Philox noise, its default int8+bf16 decoder and generator against the official model, and its
-thread determinism), held to the same limits; their rows are reported per path (backend
+thread determinism; F5-TTS's text encoder, DiT branches, CFM loop, Vocos, bf16 and q8 weights against
+the official code and the reference, and its thread determinism), held to the same limits; their rows are reported per path (backend
 "cpu <path>"). Each path this CPU lacks is listed as "not supported on this CPU" and checked to be
 refused at engine creation, never silently replaced by another path."""
 
@@ -40,6 +41,12 @@ SUBSET = [
     "conformance/test_kokoro_native.py::test_native_vs_reference",
     "conformance/test_kokoro_native.py::test_generator_math_default",
     "conformance/test_kokoro_native.py::test_same_seed_same_audio_for_any_thread_count",
+    "conformance/test_f5_native.py::test_text_encoder_and_dit_branches[v1]",
+    "conformance/test_f5_native.py::test_cfm_loop[v1]",
+    "conformance/test_f5_native.py::test_vocos[center]",
+    "conformance/test_f5_native.py::test_reduced_precision[bf16-none]",
+    "conformance/test_f5_native.py::test_reduced_precision[f32-q8]",
+    "conformance/test_f5_native.py::test_same_seed_same_audio_for_any_thread_count_and_feeding",
 ]
 
 CPU = vox.devices()["cpu"]

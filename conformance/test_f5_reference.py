@@ -11,8 +11,6 @@ converter: .tmod (f32) == checkpoint, f16 / bf16 / q8 against f32.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import soundfile as sf
@@ -24,56 +22,7 @@ from vox.reference.f5 import noise, pipeline, refaudio, resample, vocos
 from vox.verify.f5 import runner
 from vox.verify.tolerance import Row, measure
 
-REF_TEXT = "The quick brown fox jumps over the lazy dog."
-AUDIO = Path(__file__).resolve().parent.parent / "fixtures" / "audio"
-
-
-@pytest.fixture(scope="module")
-def off():
-    from vox.verify.f5 import official
-
-    torch = official.import_official()
-    torch.set_num_threads(1)
-    yield official
-    torch.set_flush_denormal(False)
-
-
-@pytest.fixture(scope="module")
-def fx():
-    from fixtures import f5_tiny
-
-    return {v: f5_tiny.fixture(v) for v in ("v1", "v0")}
-
-
-@pytest.fixture(scope="module")
-def text_data(fx):
-    from vox.families.f5 import sources as f5_sources
-
-    return f5_sources.cached_frontend(fx["v1"].vocab.read_bytes())
-
-
-@pytest.fixture(scope="module")
-def models(off, fx, text_data):
-    """{variant: (official CFM, official Vocos, reference F5Model read from the checkpoint)}."""
-    from vox.families.f5 import convert as f5
-
-    out = {}
-    for v, f in fx.items():
-        cfm, voc = off.load_fixture(f)
-        out[v] = (cfm, voc, f5.read_checkpoint(f.safetensors, f.vocab, f.vocos, text_data=text_data))
-    return out
-
-
-@pytest.fixture(scope="module")
-def ref_clip(off, tmp_path_factory):
-    """A 2.5 s speech clip through the official preprocess_ref_audio_text: (processed WAV, text, float32
-    [channels, samples] as torchaudio.load reads it, rate)."""
-    x, sr = sf.read(AUDIO / "ref_en_24k.wav", dtype="int16")
-    p = tmp_path_factory.mktemp("f5ref") / "clip.wav"
-    sf.write(p, x[: int(2.5 * sr)], sr, subtype="PCM_16")
-    wav, text = off.preprocess_ref(p, REF_TEXT)
-    a, r = sf.read(wav, dtype="float32", always_2d=True)
-    return wav, text, a.T.copy(), r
+from f5_fixtures import AUDIO, REF_TEXT, SCENARIOS, fx, models, off, ref_clip, text_data  # noqa: F401 (fixtures)
 
 
 # ------------------------------------------------------------------------------------ text frontend
@@ -246,21 +195,11 @@ def test_cfm_loop(models, ref_clip, variant, record):
 
 
 # ------------------------------------------------------------------------------------ end to end
-SCENARIOS = {
-    "one piece": ("Hello world, this is a tiny test.", dict(nfe_step=8)),
-    "pieces + cross-fade": ("First sentence here, and more words to say. Second one is a little longer than that! "
-                            "Third question? " * 5, dict(nfe_step=2)),
-    "fix_duration": ("A fixed duration test. And a second sentence, please. " * 5, dict(nfe_step=6, fix_duration=8.0)),
-    "speed": ("Speed changes the duration.", dict(nfe_step=8, speed=1.7)),
-    "EPSS + Chinese": ("EPSS with seven steps. 你好，世界！", dict(nfe_step=7, cfg_strength=1.5)),
-}
-
-
 @pytest.mark.parametrize("variant", ["v1", "v0"])
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_end_to_end(off, models, ref_clip, variant, scenario, record):
     cfm, voc, model = models[variant]
-    wav, text, audio, sr = ref_clip
+    wav, text, audio, sr, _ = ref_clip
     gen, kw = SCENARIOS[scenario]
     official, osr, spec, draws = off.infer(wav, text, gen, cfm, voc, seed=11, **kw)
     ours = pipeline.synthesize(model, audio, sr, text, gen, seed=11, **kw)
@@ -363,7 +302,7 @@ def converted(fx, text_data, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def f32_audio(models, ref_clip):
-    wav, text, audio, sr = ref_clip
+    wav, text, audio, sr, _ = ref_clip
     gen, kw = SCENARIOS["one piece"]
     return pipeline.synthesize(models["v1"][2], audio, sr, text, gen, seed=3, **kw).audio
 
@@ -373,7 +312,7 @@ def test_converter_f32_is_the_checkpoint(fx, models, converted, ref_clip, f32_au
     audio), for both variants; the .pt checkpoint's EMA weights are the .safetensors ones."""
     from vox.families.f5 import convert as f5
 
-    wav, text, audio, sr = ref_clip
+    wav, text, audio, sr, _ = ref_clip
     gen, kw = SCENARIOS["one piece"]
     rows = []
     for v in ("v1", "v0"):
@@ -398,7 +337,7 @@ def test_converter_f32_is_the_checkpoint(fx, models, converted, ref_clip, f32_au
 def test_converter_reduced_precision(converted, ref_clip, f32_audio, dtype, quant, record):
     from vox.families.f5 import convert as f5
 
-    wav, text, audio, sr = ref_clip
+    wav, text, audio, sr, _ = ref_clip
     gen, kw = SCENARIOS["one piece"]
     m = f5.read_tmod(converted[("v1", dtype, quant)])
     assert m.extra["precision"]["dtype"] == dtype and m.extra["precision"]["quant"] == quant

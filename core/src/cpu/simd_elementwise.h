@@ -205,18 +205,38 @@ static void e_layer_norm(const float *x, const float *w, const float *b, int64_t
     }
 }
 
+/* The max by vectors (exact in any order; a NaN element is skipped, as the scalar comparison does),
+ * the exponentials by vectors, and each row's sum in index order, as the scalar definition; the sum
+ * is one dependent chain per row, so the chains of up to 8 rows are interleaved (an attention's score
+ * block: rows of ~1000 keys, where one chain alone left the core waiting on each add). */
 static void e_softmax_rows(float *x, int64_t rows, int64_t d) {
-    for (int64_t r = 0; r < rows; r++) {
-        float *xr = x + r * d;
-        float m = -INFINITY;
-        for (int64_t i = 0; i < d; i++) m = xr[i] > m ? xr[i] : m;
-        if (!isfinite(m)) m = 0.0f;
-        vf vmx = v_set1(m);
-        VX_MAP1(xr, d, xr, v_exp(v_sub(v, vmx)));
-        float sum = 0.0f;
-        for (int64_t i = 0; i < d; i++) sum += xr[i]; /* index order, as kernels.h states */
-        vf vs = v_set1(sum);
-        VX_MAP1(xr, d, xr, v_div(v, vs));
+    for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+        const int nr = rows - r0 < 8 ? (int)(rows - r0) : 8;
+        float sum[8] = {0};
+        for (int j = 0; j < nr; j++) {
+            float *xr = x + (r0 + j) * d;
+            vf acc = v_set1(-INFINITY);
+            int64_t i = 0;
+            for (; i + VL <= d; i += VL) acc = v_max(v_load(xr + i), acc);
+            float m = v_hmax(acc);
+            for (; i < d; i++) m = xr[i] > m ? xr[i] : m;
+            if (!isfinite(m)) m = 0.0f;
+            vf vmx = v_set1(m);
+            VX_MAP1(xr, d, xr, v_exp(v_sub(v, vmx)));
+        }
+        float *x0 = x + r0 * d;
+        if (nr == 8) {
+            for (int64_t i = 0; i < d; i++)
+#pragma GCC unroll 8
+                for (int j = 0; j < 8; j++) sum[j] += x0[j * d + i]; /* index order, as kernels.h states */
+        } else {
+            for (int j = 0; j < nr; j++)
+                for (int64_t i = 0; i < d; i++) sum[j] += x0[j * d + i];
+        }
+        for (int j = 0; j < nr; j++) {
+            vf vs = v_set1(sum[j]);
+            VX_MAP1(x0 + j * d, d, x0 + j * d, v_div(v, vs));
+        }
     }
 }
 

@@ -77,8 +77,9 @@ vox_status f5_sample(const f5_model *m, vx_pool *pool, const float *cond_mel, in
     float *x = malloc((size_t)(d * md) * sizeof *x);
     float *xin = malloc((size_t)(batch * d * md) * sizeof *xin), *cond = calloc((size_t)(batch * d * md), sizeof *cond);
     float *te = malloc((size_t)(batch * d * td) * sizeof *te), *flow = malloc((size_t)(batch * d * md) * sizeof *flow);
-    float *t = malloc((size_t)(o->steps + 1) * sizeof *t), *temb = malloc((size_t)c->dim * sizeof *temb);
-    if (!x || !xin || !cond || !te || !flow || !t || !temb) {
+    float *t = malloc((size_t)(o->steps + 1) * sizeof *t), *temb = malloc((size_t)(o->steps * c->dim) * sizeof *temb);
+    float *mods = malloc((size_t)(o->steps * (6 * c->depth + 2) * c->dim) * sizeof *mods);
+    if (!x || !xin || !cond || !te || !flow || !t || !temb || !mods) {
         st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (a piece of %lld frames)", (long long)d);
         goto done;
     }
@@ -96,6 +97,12 @@ vox_status f5_sample(const f5_model *m, vx_pool *pool, const float *cond_mel, in
         o->tap(o->tap_ctx, "text_cond", te, d, td);
         if (guided) o->tap(o->tap_ctx, "text_uncond", te + d * td, d, td);
     }
+    /* every step's time embedding and modulations up front: the modulation matrices (a sixth of the
+     * DiT's weights) are then read once per piece instead of once per step */
+    for (int32_t s = 0; s < o->steps && st == VOX_OK; s++) st = f5_time_embedding(m, pool, t[s], temb + s * c->dim);
+    if (st == VOX_OK) st = f5_dit_modulations(m, pool, temb, o->steps, mods);
+    if (st != VOX_OK) goto done;
+    const int64_t per = (6 * c->depth + 2) * c->dim;
     const float cs = o->cfg_strength;
     for (int32_t s = 0; s < o->steps; s++) {
         if (cancelled(o)) {
@@ -103,8 +110,9 @@ vox_status f5_sample(const f5_model *m, vx_pool *pool, const float *cond_mel, in
             goto done;
         }
         for (int b = 0; b < batch; b++) memcpy(xin + b * d * md, x, (size_t)(d * md) * sizeof *x);
-        if ((st = f5_time_embedding(m, pool, t[s], temb)) != VOX_OK) goto done;
-        if ((st = f5_dit(m, pool, batch, d, xin, cond, te, temb, flow, NULL, NULL)) != VOX_OK) goto done;
+        if ((st = f5_dit(m, pool, batch, d, xin, cond, te, temb + s * c->dim, mods + s * per, flow, NULL, NULL, o->prof)) !=
+            VOX_OK)
+            goto done;
         if (s == 0 && o->tap) {
             o->tap(o->tap_ctx, "flow_cond", flow, d, md);
             if (guided) o->tap(o->tap_ctx, "flow_uncond", flow + d * md, d, md);
@@ -123,6 +131,6 @@ vox_status f5_sample(const f5_model *m, vx_pool *pool, const float *cond_mel, in
     *total = d;
     x = NULL;
 done:
-    free(x), free(xin), free(cond), free(te), free(flow), free(t), free(temb);
+    free(x), free(xin), free(cond), free(te), free(flow), free(t), free(temb), free(mods);
     return st;
 }

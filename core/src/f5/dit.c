@@ -14,10 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine.h"
 #include "../error.h"
 #include "f5.h"
 
 const char *const f5_stage_names[F5_STAGES + 1] = {"text", "reference", "text_encoder", "dit", "vocos", NULL};
+const char *const f5_dit_part_names[F5_DIT_PARTS] = {"input", "modulation", "norm", "qkv", "rope", "attention",
+                                                     "out", "ff1", "gelu", "ff2", "gate", "final"};
+
+/* The clock of the profile: the time since the last mark goes to part p (nothing without a profile). */
+static inline void mark(f5_dit_prof *prof, int p, double *t) {
+    if (!prof) return;
+    double now = vx_now_ms();
+    prof->ms[p] += now - *t;
+    *t = now;
+}
 
 vox_status f5_time_embedding(const f5_model *m, vx_pool *pool, float t, float *out) {
     /* SinusPositionEmbedding(256) of 1000 t: f_i = exp(i * float(-ln(10000) / 127)), [sin | cos] */
@@ -79,8 +90,37 @@ static void add_gated(vx_pool *pool, float *h, const float *y, const float *gate
     vx_pool_for(pool, rows, 16, gate_rows, &j);
 }
 
+vox_status f5_dit_modulations(const f5_model *m, vx_pool *pool, const float *temb, int64_t steps, float *mods) {
+    const int64_t d = m->c.dim, per = (6 * m->c.depth + 2) * d;
+    float *sil = malloc((size_t)(steps * d) * sizeof *sil), *tmp = malloc((size_t)(steps * 6 * d) * sizeof *tmp);
+    if (!sil || !tmp) {
+        free(sil), free(tmp);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    vx_silu(temb, steps * d, sil);
+    /* one product per matrix for all steps: its weights are read once (vx_linear's values do not
+     * depend on the number of rows, so each step gets the bits of its own GEMV) */
+    for (int64_t i = 0; i <= m->c.depth; i++) {
+        const int last = i == m->c.depth;
+        const int64_t w = last ? 2 * d : 6 * d;
+        vx_linear(pool, last ? &m->norm_out : &m->blocks[i].mod, last ? m->norm_out_b : m->blocks[i].mod_b, sil, steps, tmp);
+        for (int64_t s = 0; s < steps; s++) memcpy(mods + s * per + i * 6 * d, tmp + s * w, (size_t)w * sizeof *tmp);
+    }
+    free(sil), free(tmp);
+    return VOX_OK;
+}
+
+/* A block's linear layer: its packed bf16 form where the model chose bf16 dot products. */
+static vox_status lin(vx_pool *pool, const f5_model *m, const vx_mat *w, const vx_bf16w *p, const float *bias,
+                      const float *x, int64_t n, float *y) {
+    if (m->dit_bf16) return vx_linear_bf16w(pool, p, bias, x, n, y);
+    vx_linear(pool, w, bias, x, n, y);
+    return VOX_OK;
+}
+
 vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, const float *x, const float *cond,
-                  const float *text, const float *temb, float *flow, f5_tap_fn tap, void *tap_ctx) {
+                  const float *text, const float *temb, const float *mods_in, float *flow, f5_tap_fn tap, void *tap_ctx,
+                  f5_dit_prof *prof) {
     const f5_config *c = &m->c;
     const int64_t d = c->dim, md = c->mel_dim, td = c->text_dim, inner = c->heads * c->dim_head, rows = batch * n;
     const int64_t ff = c->ff_mult * d, in_w = 2 * md + td, dh = c->dim_head;
@@ -97,6 +137,7 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
         st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (DiT over %lld frames)", (long long)n);
         goto done;
     }
+    double tm = prof ? vx_now_ms() : 0.0;
     /* input embedding */
     for (int64_t r = 0; r < rows; r++) {
         memcpy(a + r * in_w, x + r * md, (size_t)md * sizeof *a);
@@ -116,10 +157,10 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
     }
     if (st != VOX_OK) goto done;
     if (tap) tap(tap_ctx, "input_embed", h, rows, d);
-    /* the modulations of every block and of the output from the one time embedding */
-    vx_silu(temb, d, sil);
-    for (int64_t i = 0; i < c->depth; i++) vx_linear(pool, &m->blocks[i].mod, m->blocks[i].mod_b, sil, 1, mods + i * 6 * d);
-    vx_linear(pool, &m->norm_out, m->norm_out_b, sil, 1, mods + c->depth * 6 * d);
+    mark(prof, F5_DP_INPUT, &tm);
+    /* the modulations of every block and of the output from the one time embedding (or given) */
+    if (mods_in) memcpy(mods, mods_in, (size_t)((6 * c->depth + 2) * d) * sizeof *mods);
+    else if ((st = f5_dit_modulations(m, pool, temb, 1, mods)) != VOX_OK) goto done;
     /* rotary tables of x_transformers' RotaryEmbedding: angle (pos * inv_freq_i) for the pair (2i, 2i + 1) */
     float *cosv = cs, *sinv = cs + n * dh;
     for (int64_t p = 0; p < n; p++)
@@ -129,6 +170,7 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
             sinv[p * dh + 2 * i] = sinv[p * dh + 2 * i + 1] = (float)sin(ang);
         }
     const float scale = 1.0f / sqrtf((float)dh);
+    mark(prof, F5_DP_MOD, &tm);
     for (int64_t i = 0; i < c->depth && st == VOX_OK; i++) {
         const f5_block *blk = &m->blocks[i];
         const float *md6 = mods + i * 6 * d;
@@ -136,22 +178,33 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
                     *scale2 = md6 + 4 * d, *gate2 = md6 + 5 * d;
         for (int64_t j = 0; j < d; j++) sc[j] = 1.0f + scale1[j], sc[d + j] = 1.0f + scale2[j];
         vx_nn_layer_norm(pool, h, sc, shift1, rows, d, 1e-6f, a);
-        vx_linear(pool, &blk->q, blk->q_b, a, rows, q);
-        vx_linear(pool, &blk->k, blk->k_b, a, rows, k);
-        vx_linear(pool, &blk->v, blk->v_b, a, rows, v);
+        mark(prof, F5_DP_NORM, &tm);
+        st = lin(pool, m, &blk->q, &blk->pq, blk->q_b, a, rows, q);
+        if (st == VOX_OK) st = lin(pool, m, &blk->k, &blk->pk, blk->k_b, a, rows, k);
+        if (st == VOX_OK) st = lin(pool, m, &blk->v, &blk->pv, blk->v_b, a, rows, v);
+        if (st != VOX_OK) break;
+        mark(prof, F5_DP_QKV, &tm);
         rope_job rq = {q, cosv, sinv, n, inner, dh, c->pe_attn_head}, rk = rq;
         rk.x = k;
         vx_pool_for(pool, rows, 16, rope_rows, &rq);
         vx_pool_for(pool, rows, 16, rope_rows, &rk);
+        mark(prof, F5_DP_ROPE, &tm);
         st = vx_nn_attention(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner);
         if (st != VOX_OK) break;
-        vx_linear(pool, &blk->o, blk->o_b, o, rows, y);
+        mark(prof, F5_DP_ATTN, &tm);
+        if ((st = lin(pool, m, &blk->o, &blk->po, blk->o_b, o, rows, y)) != VOX_OK) break;
+        mark(prof, F5_DP_OUT, &tm);
         add_gated(pool, h, y, gate1, rows, d);
         vx_nn_layer_norm(pool, h, sc + d, shift2, rows, d, 1e-6f, a);
-        vx_linear(pool, &blk->ff1, blk->ff1_b, a, rows, u);
+        mark(prof, F5_DP_GATE, &tm);
+        if ((st = lin(pool, m, &blk->ff1, &blk->pff1, blk->ff1_b, a, rows, u)) != VOX_OK) break;
+        mark(prof, F5_DP_FF1, &tm);
         vx_nn_gelu_tanh_pool(pool, u, rows, ff);
-        vx_linear(pool, &blk->ff2, blk->ff2_b, u, rows, y);
+        mark(prof, F5_DP_GELU, &tm);
+        if ((st = lin(pool, m, &blk->ff2, &blk->pff2, blk->ff2_b, u, rows, y)) != VOX_OK) break;
+        mark(prof, F5_DP_FF2, &tm);
         add_gated(pool, h, y, gate2, rows, d);
+        mark(prof, F5_DP_GATE, &tm);
     }
     if (st != VOX_OK) goto done;
     {
@@ -159,6 +212,7 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
         for (int64_t j = 0; j < d; j++) sc[j] = 1.0f + scl[j];
         vx_nn_layer_norm(pool, h, sc, shf, rows, d, 1e-6f, a);
         vx_linear(pool, &m->proj_out, m->proj_out_b, a, rows, flow);
+        mark(prof, F5_DP_FINAL, &tm);
     }
 done:
     free(h), free(a), free(y), free(q), free(k), free(v), free(o), free(u), free(mods), free(sc), free(cs), free(sil);

@@ -51,6 +51,9 @@ typedef struct f5_textblock {   /* ConvNeXtV2Block of the text encoder */
 typedef struct f5_block {       /* DiTBlock */
     vx_mat mod, q, k, v, o, ff1, ff2;
     const float *mod_b, *q_b, *k_b, *v_b, *o_b, *ff1_b, *ff2_b;
+    /* bf16 weights on a path with bf16 dot products (f5_model.dit_bf16): the six matrices packed for
+     * vx_linear_bf16w (inputs rounded to bf16, products exact, f32 sums: twice the f32 rate) */
+    vx_bf16w pq, pk, pv, po, pff1, pff2;
 } f5_block;
 
 typedef struct f5_vocos {
@@ -87,6 +90,8 @@ typedef struct f5_model {
     struct f5_front *front;
     float **owned;             /* f32 copies of weights stored in another dtype */
     size_t n_owned;
+    int dit_bf16;              /* the DiT blocks' linears run as bf16 dot products (f5_block.p*) */
+    const char *dit_math;      /* what they run as, and why (engine info) */
     void *gpu;                 /* a GPU implementation's state (NULL: CPU) */
 } f5_model;
 
@@ -113,11 +118,25 @@ vox_status f5_text_encoder(const f5_model *m, vx_pool *pool, const int32_t *ids,
 /* The time embedding of t (dit.c): [dim]. */
 vox_status f5_time_embedding(const f5_model *m, vx_pool *pool, float t, float *out);
 
+/* Where a DiT evaluation spends its time (VOX_PROFILE=1): milliseconds per part, summed over calls. */
+enum { F5_DP_INPUT, F5_DP_MOD, F5_DP_NORM, F5_DP_QKV, F5_DP_ROPE, F5_DP_ATTN, F5_DP_OUT, F5_DP_FF1, F5_DP_GELU, F5_DP_FF2,
+       F5_DP_GATE, F5_DP_FINAL, F5_DIT_PARTS };
+extern const char *const f5_dit_part_names[F5_DIT_PARTS];
+typedef struct f5_dit_prof {
+    double ms[F5_DIT_PARTS];
+} f5_dit_prof;
+
 /* One DiT evaluation for `batch` branches of n frames at once (dit.c): x, cond [batch][n][mel_dim] (a
  * branch that drops the audio condition passes zeros), text [batch][n][text_dim] (text_encoder
- * outputs), time embedding temb [dim] shared; flow -> [batch][n][mel_dim]. */
+ * outputs), time embedding temb [dim] shared, or its modulations mods (f5_dit_modulations; NULL: from
+ * temb); flow -> [batch][n][mel_dim]. */
 vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, const float *x, const float *cond,
-                  const float *text, const float *temb, float *flow, f5_tap_fn tap, void *tap_ctx);
+                  const float *text, const float *temb, const float *mods, float *flow, f5_tap_fn tap, void *tap_ctx,
+                  f5_dit_prof *prof);
+/* The adaLN modulations of `steps` time embeddings temb [steps][dim] (mods NULL in f5_dit computes one):
+ * mods [steps][(6 depth + 2) dim], per step every block's shift/scale/gate x 2 then the output's scale,
+ * shift; each step's the same bits as f5_dit computes from its temb alone. */
+vox_status f5_dit_modulations(const f5_model *m, vx_pool *pool, const float *temb, int64_t steps, float *mods);
 
 /* The sampler (cfm.c). */
 int f5_epss_grid(int32_t steps, float *t);   /* 1: an EPSS grid exists for steps; t [steps + 1] */
@@ -130,6 +149,7 @@ typedef struct f5_sample_opts {
     uint32_t piece;
     const atomic_int *cancel;
     double *dit_ms;            /* accumulated DiT time, or NULL */
+    f5_dit_prof *prof;         /* per part of the DiT (VOX_PROFILE), or NULL */
     f5_tap_fn tap;             /* "x0", "trajectory" (every state), "flow_cond", "flow_uncond" (first step) */
     void *tap_ctx;
 } f5_sample_opts;

@@ -104,6 +104,8 @@ static char *build_info(const vox_engine *e, const f5_model *m) {
                   (long long)c->dim, (long long)c->depth, (long long)c->heads, (long long)c->dim_head,
                   c->text_mask_padding ? "true" : "false", (long long)c->pe_attn_head,
                   c->voc_same_padding ? "same" : "center");
+    vx_buf_printf(&b, ",\"dit_math\":");
+    vx_buf_json_string(&b, m->dit_math, (size_t)-1);
     vx_buf_printf(&b, ",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
     vx_buf_json_string(&b, cpu->name, (size_t)-1);
     vx_buf_printf(&b, "}");
@@ -274,6 +276,8 @@ typedef struct f5_sess {
     float *mel;                /* [mel_frames][n_mels]: every piece's generated mel */
     int64_t mel_frames;
     double stage_ms[F5_STAGES];
+    f5_dit_prof dit_prof;      /* VOX_PROFILE: where the DiT's time goes */
+    int profile;
     uint64_t steps, frames, samples;
 } f5_sess;
 
@@ -299,6 +303,10 @@ static void f5_session_free(vox_session *s) {
         fprintf(stderr, "; %.3f s per step; total %.1f ms for %.1f ms of audio (RTF %.3f)\n",
                 q->steps ? q->stage_ms[F5_ST_DIT] / 1000.0 / (double)q->steps : 0.0, total, audio_ms,
                 audio_ms > 0 ? total / audio_ms : 0.0);
+        fprintf(stderr, "vox profile: DiT per step:");
+        for (int i = 0; i < F5_DIT_PARTS; i++)
+            fprintf(stderr, " %s %.1f ms", f5_dit_part_names[i], q->steps ? q->dit_prof.ms[i] / (double)q->steps : 0.0);
+        fprintf(stderr, "\n");
     }
     f5_reference_free(&q->ref);
     free(q->ref_text);
@@ -348,6 +356,8 @@ static vox_status f5_session_init(vox_session *s) {
     if (!q) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     q->k = s->engine->impl;
     s->impl = q;
+    const char *prof = getenv("VOX_PROFILE");
+    q->profile = prof && prof[0] && strcmp(prof, "0") != 0;
     const f5_model *m = q->k->m;
     vox_status st = session_reference(s, q, o);
     if (st != VOX_OK) {
@@ -427,7 +437,7 @@ static vox_status synth_piece(vox_session *s, f5_sess *q, const char *piece, dou
     double dit_ms = 0.0;
     f5_sample_opts so = {.steps = o->nfe_step, .use_epss = o->use_epss, .cfg_strength = o->cfg_strength,
                          .sway = o->sway_sampling_coef, .seed = s->seed, .piece = q->piece, .cancel = &s->cancelled,
-                         .dit_ms = &dit_ms};
+                         .dit_ms = &dit_ms, .prof = q->profile ? &q->dit_prof : NULL};
     float *mel = NULL;
     int64_t total = 0;
     uint32_t fp = vx_fp_fast();
@@ -813,7 +823,7 @@ static vox_status f5_run(vox_engine *e, vox_session *s, const vx_entry *entry, c
         } else {
             if (st == VOX_OK) st = f5_time_embedding(m, e->pool, scalar_f(tt, 0.0f), temb);
             if (st == VOX_OK) st = put2(t, "time_embedding", temb, 1, c->dim);
-            if (st == VOX_OK) st = f5_dit(m, e->pool, 2, n, xin, cond, te, temb, flow, tap_keep, &tc);
+            if (st == VOX_OK) st = f5_dit(m, e->pool, 2, n, xin, cond, te, temb, NULL, flow, tap_keep, &tc, NULL);
         }
         if (st == VOX_OK) st = tc.failed;
         if (st == VOX_OK) st = put2(t, "flow_cond", flow, n, c->mel_dim);

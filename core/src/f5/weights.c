@@ -286,6 +286,44 @@ static void load_tensors(loader *L) {
     v->head_b = vec(L, "vocos.head.out.bias", c->voc_n_fft + 2);
 }
 
+/* The DiT blocks' linear layers (all but a few percent of a step) as bf16 dot products where the weights
+ * are bf16 and the kernel path multiplies bf16 pairs natively (AVX512-BF16: twice the f32 rate; the
+ * input rows are rounded to bf16, which the bf16 rows of verify/tolerances.toml measure); everywhere
+ * else, and with VOX_F5_DIT=f32, vx_linear (exact f32 products of the stored weights). */
+static vox_status choose_dit_math(f5_model *m) {
+    const vx_dot_caps dots = vx_cpu_dots();
+    const char *want = getenv("VOX_F5_DIT");
+    int bf16 = m->c.depth > 0;
+    for (int64_t i = 0; i < m->c.depth; i++) {
+        const f5_block *b = &m->blocks[i];
+        const vx_mat *w[6] = {&b->q, &b->k, &b->v, &b->o, &b->ff1, &b->ff2};
+        for (int j = 0; j < 6; j++) bf16 &= w[j]->dtype == VOX_DTYPE_BF16 && w[j]->rows % 64 == 0;
+    }
+    m->dit_math = "f32 products of the stored weights (vx_linear)";
+    if (!bf16) return VOX_OK;
+    if (want && !strcmp(want, "f32")) {
+        m->dit_math = "f32 products of the bf16 weights (VOX_F5_DIT=f32)";
+        return VOX_OK;
+    }
+    if (!dots.bf16 || !dots.bf16_rounds_x) {
+        m->dit_math = "f32 products of the bf16 weights (this kernel path has no bf16 dot product)";
+        return VOX_OK;
+    }
+    for (int64_t i = 0; i < m->c.depth; i++) {
+        f5_block *b = &m->blocks[i];
+        vox_status st = vx_bf16w_pack(&b->q, &b->pq);
+        if (st == VOX_OK) st = vx_bf16w_pack(&b->k, &b->pk);
+        if (st == VOX_OK) st = vx_bf16w_pack(&b->v, &b->pv);
+        if (st == VOX_OK) st = vx_bf16w_pack(&b->o, &b->po);
+        if (st == VOX_OK) st = vx_bf16w_pack(&b->ff1, &b->pff1);
+        if (st == VOX_OK) st = vx_bf16w_pack(&b->ff2, &b->pff2);
+        if (st != VOX_OK) return st;
+    }
+    m->dit_bf16 = 1;
+    m->dit_math = "bf16 dot products (AVX512-BF16: inputs rounded to bf16; VOX_F5_DIT=f32 for f32 products)";
+    return VOX_OK;
+}
+
 vox_status f5_model_load(vox_model *file, const vox_json *manifest, f5_model **out) {
     *out = NULL;
     f5_model *m = calloc(1, sizeof *m);
@@ -311,6 +349,7 @@ vox_status f5_model_load(vox_model *file, const vox_json *manifest, f5_model **o
         }
     }
     if (!failed(&L)) L.st = f5_front_create(file, vox_json_get(manifest, "tokenizer"), c->text_num_embeds, &m->front);
+    if (!failed(&L)) L.st = choose_dit_math(m);
     if (failed(&L)) {
         vox_status st = L.st;
         f5_model_free(m);
@@ -325,6 +364,11 @@ void f5_model_free(f5_model *m) {
     for (size_t i = 0; i < m->n_owned; i++) free(m->owned[i]);
     free(m->owned);
     free(m->text_blocks);
+    for (int64_t i = 0; m->blocks && i < m->c.depth; i++) {
+        f5_block *b = &m->blocks[i];
+        vx_bf16w_free(&b->pq), vx_bf16w_free(&b->pk), vx_bf16w_free(&b->pv);
+        vx_bf16w_free(&b->po), vx_bf16w_free(&b->pff1), vx_bf16w_free(&b->pff2);
+    }
     free(m->blocks);
     free(m->voc.blocks);
     f5_front_free(m->front);

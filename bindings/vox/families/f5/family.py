@@ -1,7 +1,8 @@
 """The F5-TTS family object: typed options (mirroring core/src/f5/family.c's table, named as in the official
 code), the CLI's short flags, the voice schema, manifest checks, conversion (`vox build --model
-model_*.safetensors --f5-vocab vocab.txt --f5-vocos DIR`), inspection, `vox voice rebuild` and the
-benchmark hook."""
+model_*.safetensors --f5-vocab vocab.txt --f5-vocos DIR`), inspection and the benchmark hook (`vox bench
+--nfe N --f5-also TMOD --official DIR`). A voice made for another mel is made again from its recording
+by the session itself (core/src/f5/family.c), so there is no separate rebuild command."""
 
 from __future__ import annotations
 
@@ -161,6 +162,20 @@ class F5Family(Family):
         bar.close()
         return (f"wrote {out}: {r.tensors} tensors, {format_bytes(r.bytes)} (f5_tts, "
                 f"{json.dumps(r.precision)}); model_id {r.model_id[:12]}")
+
+    # ------------------------------------------------------------------ benchmarks
+    def add_bench_arguments(self, g) -> None:
+        g.add_argument("--nfe", type=int, action="append", default=None, metavar="N",
+                       help="F5-TTS: nfe_step to time (repeatable; default 32; 7 takes the EPSS grid)")
+        g.add_argument("--f5-also", action="append", default=None, metavar="TMOD",
+                       help="F5-TTS: more .tmods of the same weights to time beside --model (bf16, q8, ...)")
+
+    def bench(self, model, args) -> int:
+        """--official DIR: the official checkpoint folder to time beside vox (python -m vox.bench.f5.models
+        --out DIR builds a full-size random-weight F5TTS_v1_Base and its .tmods)."""
+        from vox.bench.f5.cli import run
+
+        return run(model, args)
 
 
 FAMILY = F5Family()
