@@ -97,6 +97,22 @@ def test_calls_after_close_are_errors(eng):
     assert v.info["family"] == "kokoro"  # a voice outlives its engine
 
 
+def test_a_piece_held_back_is_refused_too(eng):
+    """One character is held back by the streaming NFC (a combining mark may follow it): fed to a closed
+    or ended session, it used to be accepted without a word and then lost."""
+    s = eng.session(eng.default_voice())
+    s.feed("Hello")
+    s.close()
+    with pytest.raises(vox.VoxError, match="the session is closed"):
+        s.feed("x")
+    s = eng.session(eng.default_voice())
+    s.feed("Hi.")
+    s.end()
+    with pytest.raises(vox.InvalidArgument, match="already ended"):
+        s.feed("x")
+    s.close()
+
+
 # ------------------------------------------------------------------------------ text validation
 @pytest.mark.parametrize("text,words", [
     ("hello\0world and more", "U+0000 at offset 5"),
