@@ -20,6 +20,7 @@ import os
 import re
 import stat
 import zipfile
+import zlib
 
 from ..errors import FormatError
 
@@ -199,10 +200,15 @@ def read_zip_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, n: int) -> bytes:
         raise FormatError(f"member {info.filename} uses ZIP compression method {info.compress_type}; "
                           "vox reads stored and deflated members only")
     out = bytearray()
-    with z.open(info) as f:
-        while len(out) < n:
-            b = f.read(min(_CHUNK, n - len(out)))
-            if not b:
-                break
-            out += b
+    try:
+        with z.open(info) as f:
+            while len(out) < n:
+                b = f.read(min(_CHUNK, n - len(out)))
+                if not b:
+                    break
+                out += b
+    except zlib.error as e:  # a damaged deflate stream: zipfile lets zlib's own error through
+        raise FormatError(f"member {info.filename}: damaged compressed data ({e})") from None
+    except EOFError:
+        raise FormatError(f"member {info.filename}: the compressed data ends early") from None
     return bytes(out)
