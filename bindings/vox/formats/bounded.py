@@ -110,7 +110,7 @@ def _scan(data: bytes, max_values: int | None, max_depth: int | None) -> tuple[i
     copies of the text in memory, at most a few tokens per value, and it stops at the limit."""
     s = data.translate(None, b" \t\r\n").replace(b"[]", b"\x01").replace(b"{}", b"\x01")
     values, depth, deepest, tokens = 1, 0, 0, 0
-    stop = None if max_values is None else 4 * max_values + 64
+    stop = 0 if max_values is None else 4 * max_values + 64  # read only when max_values is given
     for m in _TOKEN.finditer(s):
         a, b = m.span()
         t = s[a]

@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import FormatError
 from .bounded import open_regular, read_zip_member
 
-_STORAGES = {
+_STORAGES: dict[str, np.dtype] = {
     "FloatStorage": np.dtype("<f4"), "DoubleStorage": np.dtype("<f8"), "HalfStorage": np.dtype("<f2"),
     "BFloat16Storage": np.dtype("<u2"), "LongStorage": np.dtype("<i8"), "IntStorage": np.dtype("<i4"),
     "ShortStorage": np.dtype("<i2"), "CharStorage": np.dtype("i1"), "ByteStorage": np.dtype("u1"),

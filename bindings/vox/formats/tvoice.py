@@ -16,7 +16,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, cast
 
 import numpy as np
 
@@ -239,10 +239,10 @@ def read_voice(path: str | os.PathLike) -> Voice:
     # As the reference safetensors implementation requires: the tensors tile the data section exactly,
     # with no holes, overlaps or trailing bytes (which would otherwise hide anything).
     end = 0
-    for e in sorted(entries.values(), key=lambda e: tuple(e["data_offsets"])):
-        if e["data_offsets"][0] != end:
+    for ent in sorted(entries.values(), key=lambda ent: tuple(ent["data_offsets"])):
+        if ent["data_offsets"][0] != end:
             raise FormatError(f"{path}: tensor data has holes or overlaps (at byte {end} of the data)")
-        end = e["data_offsets"][1]
+        end = ent["data_offsets"][1]
     if start + end != len(buf):
         raise FormatError(f"{path}: {len(buf) - start - end} trailing bytes after the last tensor")
     crcs = _meta_json(path, meta, "crc32") if "crc32" in meta else None
@@ -250,17 +250,17 @@ def read_voice(path: str | os.PathLike) -> Voice:
             or not all(type(c) is int and 0 <= c <= 0xFFFFFFFF for c in crcs.values())):
         raise FormatError(f"{path}: metadata crc32 must give a CRC-32 for every tensor")
     arrays = {}
-    for name, e in entries.items():
-        a, b = e["data_offsets"]
-        if math.prod(e["shape"]) * 8 > MAX_FILE or math.prod(e["shape"]) * (4 if e["dtype"] == "F32" else 8) != b - a:
+    for name, ent in entries.items():
+        a, b = ent["data_offsets"]
+        if math.prod(ent["shape"]) * 8 > MAX_FILE or math.prod(ent["shape"]) * (4 if ent["dtype"] == "F32" else 8) != b - a:
             # parse_header multiplies in int64, which a hostile shape can overflow back to a small count
-            raise FormatError(f"{path}: {name} has shape {e['shape']}, which does not match its {b - a} bytes")
+            raise FormatError(f"{path}: {name} has shape {ent['shape']}, which does not match its {b - a} bytes")
         raw = buf[start + a:start + b]
         got = zlib.crc32(raw)
         if got != crcs[name]:
             raise FormatError(f"{path}: tensor {name} is corrupt: CRC-32 {got:08x}, the metadata says {crcs[name]:08x}")
-        dt = np.dtype("<f4") if e["dtype"] == "F32" else np.dtype("<i8")
-        arrays[name] = np.frombuffer(raw, dtype=dt).reshape(e["shape"]).astype(dt.newbyteorder("="))
+        dt = np.dtype("<f4") if ent["dtype"] == "F32" else np.dtype("<i8")
+        arrays[name] = np.frombuffer(raw, dtype=dt).reshape(ent["shape"]).astype(dt.newbyteorder("="))
     defaults = _meta_json(path, meta, "defaults") if "defaults" in meta else {}
     sr = meta.get("source_sample_rate")
     if sr is not None:
@@ -268,7 +268,8 @@ def read_voice(path: str | os.PathLike) -> Voice:
             raise FormatError(f"{path}: invalid source_sample_rate {sr!r}")
         sr = int(sr)
     v = Voice(mode=meta["mode"], model_id=meta["model_id"], variant=meta["variant"], family=meta["family"],
-              name=meta.get("name", ""), language=meta.get("language", "auto"), defaults=defaults,
+              name=meta.get("name", ""), language=meta.get("language", "auto"),
+              defaults=cast(dict, defaults),  # validate() refuses anything but an object, in the C reader's order
               texts={k: meta[k] for k in sc.texts if k in meta}, arrays=arrays, source_sample_rate=sr)
     v.validate(path)
     return v
