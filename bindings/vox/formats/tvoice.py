@@ -27,6 +27,15 @@ FORMAT = "vox.tvoice"
 VERSION = 1
 MAX_FILE = 1 << 30  # an hour of 48 kHz float audio is 0.7 GB; anything larger is not a voice
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+# control characters as the session's text check defines them (C0 but tab, LF, CR; DEL; C1): a voice's
+# texts reach the model as text does, and the C reader would see a NUL as the end of the text
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _control_char(s: str) -> tuple[int, int] | None:
+    """(code point, byte offset in UTF-8) of the first control character of s, or None."""
+    m = _CONTROL.search(s)
+    return None if m is None else (ord(m.group()), len(s[:m.start()].encode("utf-8", "surrogatepass")))
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,9 @@ def _validate(v: Voice, path: str) -> None:
             raise FormatError(f"{path}: {key} must be a string")
     if not v.language:
         raise FormatError(f"{path}: language must not be empty (use 'auto')")
+    for key, t in (("name", v.name), ("language", v.language), *v.texts.items()):
+        if (c := _control_char(t)) is not None:
+            raise FormatError(f"{path}: {key} holds the control character U+{c[0]:04X} at byte {c[1]}")
     if text and not v.texts.get(text):
         raise FormatError(f"{path}: a {v.mode} voice needs {text}")
     if not isinstance(v.defaults, dict):
@@ -217,6 +229,9 @@ def read_voice(path: str | os.PathLike) -> Voice:
         # the generic safetensors reader trips over some hostile headers (deep nesting, shapes whose
         # element count overflows int64) with errors of its own
         raise FormatError(f"{path}: not a valid .tvoice (safetensors) file: invalid header ({type(e).__name__})") from None
+    for key, val in meta.items():
+        if isinstance(val, str) and (c := _control_char(val)) is not None:
+            raise FormatError(f"{path}: metadata {key!r} holds the control character U+{c[0]:04X} at byte {c[1]}")
     fmt = meta.get("format")
     if fmt != FORMAT:
         raise FormatError(f"{path}: not a .tvoice file (metadata format is {fmt!r}, expected {FORMAT!r})")
