@@ -298,7 +298,9 @@ def read_voice_file(path: Path) -> dict[str, np.ndarray]:
     if path.suffix == ".npz":
         return voice_packs_from_npz(bounded.read_regular(path, VOICE_FILE_MAX_BYTES, "voice pack file"), str(path))
     obj = read_torch_file(path, max_bytes=PACK_PT_MAX_BYTES)
-    return {path.stem: check_pack(np.asarray(obj), str(path))}
+    if not isinstance(obj, np.ndarray):  # np.asarray of a pickled list of anything raises, or builds anything
+        raise FormatError(f"{path}: a Kokoro voice .pt holds one tensor, this one a {type(obj).__name__}")
+    return {path.stem: check_pack(obj, str(path))}
 
 
 # Kokoro voice names start with a language letter (hexgrad/Kokoro-82M VOICES.md).
