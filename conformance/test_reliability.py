@@ -4,12 +4,14 @@ traceback, silent wrong audio or a half-written file.
 
 Classes here: lifetimes across threads, text validation, option ranges, output files and closed
 streams, linear-time streaming normalization, non-finite weights and voices, odd recordings for
-voice cloning. (Hostile files and bounded reads are test_reliability_inputs.py.)
+voice cloning; then the same classes on the F5-TTS family (its own section, on the tiny official
+checkpoint of fixtures/f5_tiny.py). (Hostile files and bounded reads are test_reliability_inputs.py.)
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -97,6 +99,22 @@ def test_calls_after_close_are_errors(eng):
     assert v.info["family"] == "kokoro"  # a voice outlives its engine
 
 
+def test_a_piece_held_back_is_refused_too(eng):
+    """One character is held back by the streaming NFC (a combining mark may follow it): fed to a closed
+    or ended session, it used to be accepted without a word and then lost."""
+    s = eng.session(eng.default_voice())
+    s.feed("Hello")
+    s.close()
+    with pytest.raises(vox.VoxError, match="the session is closed"):
+        s.feed("x")
+    s = eng.session(eng.default_voice())
+    s.feed("Hi.")
+    s.end()
+    with pytest.raises(vox.InvalidArgument, match="already ended"):
+        s.feed("x")
+    s.close()
+
+
 # ------------------------------------------------------------------------------ text validation
 @pytest.mark.parametrize("text,words", [
     ("hello\0world and more", "U+0000 at offset 5"),
@@ -116,6 +134,45 @@ def test_control_characters_from_the_cli(kokoro, tmp_path):
     err = r.stderr.decode()
     assert r.returncode == 1 and "U+0000 at offset 5" in err and "Traceback" not in err, err
     assert not (tmp_path / "a.wav").exists()
+
+
+def _with_metadata(src: Path, dst: Path, **meta: str) -> Path:
+    """A copy of the .tvoice src with __metadata__ keys replaced (as a hostile file would hold them: the
+    writer refuses such values), the tensors and their CRCs untouched."""
+    import json
+    import struct
+
+    b = src.read_bytes()
+    (n,) = struct.unpack_from("<Q", b)
+    header = json.loads(b[8:8 + n])
+    header["__metadata__"].update(meta)
+    h = json.dumps(header).encode()
+    dst.write_bytes(struct.pack("<Q", len(h)) + h + b[8 + n:])
+    return dst
+
+
+@pytest.mark.parametrize("key,value,words", [
+    ("name", "bad\0name", "U+0000 at byte 3"),
+    ("language", "en\x1b", "U+001B at byte 2"),
+])
+def test_voice_texts_with_control_characters_are_refused(eng, tmp_path, key, value, words):
+    """A NUL in a voice's texts cut the text short in the C reader without a word (the same class as text
+    after a NUL in `vox say`); both readers refuse it now, naming the byte, and the writer too."""
+    from vox.formats import tvoice
+
+    good = tmp_path / "good.tvoice"
+    eng.default_voice().save(good)
+    bad = _with_metadata(good, tmp_path / "bad.tvoice", **{key: value})
+    with pytest.raises(vox.FormatError, match=f"{key}.* holds the control character {words}".replace("+", r"\+")):
+        eng.load_voice(bad)
+    with pytest.raises(vox.FormatError, match=words.replace("+", r"\+")):
+        tvoice.read_voice(bad)
+    import dataclasses
+
+    v = dataclasses.replace(tvoice.read_voice(good), **{key: value})
+    with pytest.raises(vox.FormatError, match=words.replace("+", r"\+")):
+        tvoice.write_voice(tmp_path / "never.tvoice", v)
+    assert not (tmp_path / "never.tvoice").exists()
 
 
 @pytest.mark.parametrize("text", [". " * 50, "!!! ??? ...", "   \n\t  ", "\u2026 \u2014 \u201c\u201d"])
@@ -392,3 +449,184 @@ def test_odd_recordings_for_cloning(qwen3_tmod, ref_audio, tmp_path):
         # a header that promises more than the file holds reads what is there (libsndfile), not 10 hours
         v = e.clone_voice(tmp_path / "long.wav", None, x_vector_only=True)
         assert v.array("source_wav").size <= 2400
+
+
+def test_nothing_to_speak_for_qwen3(qwen3_tmod, ref_audio):
+    """Punctuation alone made 8 s of talk from Qwen3-TTS (the model is asked to say something); every
+    family now gives the same error for a text without a letter or a digit."""
+    wav, sr, _ = ref_audio("ref_en_24k.wav")
+    with vox.Engine(qwen3_tmod("base06"), threads=1) as e:
+        v = e.clone_voice((wav, sr), None, x_vector_only=True)
+        for text in (". . . .", "!!! ???", "\u2014 \u2026"):
+            with pytest.raises(vox.InvalidArgument, match="nothing to speak: the text has no words"):
+                e.synthesize(text, v, max_new_tokens=40)
+        assert e.synthesize("Hi.", v, max_new_tokens=8).size > 0
+
+
+# ==================================================================================================
+# F5-TTS: the same classes on the flow-matching family (the tiny official v1 checkpoint of
+# fixtures/f5_tiny.py, converted once per module): odd recordings for cloning, option ranges, nothing
+# to speak, close and cancel from another thread during a pull, hostile .tvoice files.
+# ==================================================================================================
+F5_TEXT = "Some call me nature, others call me mother nature."
+
+
+@pytest.fixture(scope="module")
+def f5_model(tmp_path_factory):
+    from fixtures import f5_tiny
+    from vox.families.f5 import convert as f5
+    from vox.families.f5 import sources as f5_sources
+
+    fx = f5_tiny.fixture("v1")
+    out = tmp_path_factory.mktemp("f5") / "f5-tiny.tmod"
+    f5.convert(fx.safetensors, fx.vocab, fx.vocos, out, text_data=f5_sources.cached_frontend(fx.vocab.read_bytes()))
+    return out
+
+
+@pytest.fixture(scope="module")
+def f5(f5_model):
+    with vox.Engine(f5_model, threads=2) as e:
+        yield e
+
+
+@pytest.fixture(scope="module")
+def f5_ref(ref_audio):
+    wav, sr, _ = ref_audio("ref_en_24k.wav")
+    return wav[: int(2.5 * sr)], sr
+
+
+@pytest.fixture(scope="module")
+def f5_voice(f5, f5_ref, tmp_path_factory):
+    p = tmp_path_factory.mktemp("f5v") / "ref.tvoice"
+    f5.clone_voice(f5_ref, F5_TEXT).save(p)
+    return p
+
+
+def test_f5_odd_recordings(f5, f5_ref, tmp_path):
+    wav, sr = f5_ref
+    for what, src in {"192 kHz": (np.repeat(wav, 8), 192000), "stereo": (np.stack([wav, wav * 0.5], 1), sr),
+                      "8-bit": _wav(tmp_path / "u8.wav", wav, sr, "PCM_U8"), "float64": (wav.astype(np.float64), sr),
+                      "40 s": (np.tile(wav, 16), sr)}.items():
+        mel = f5.clone_voice(src, F5_TEXT).array("ref_mel")
+        assert mel.shape[1] == 100 and 2 <= mel.shape[0] <= 12 * 24000 // 256 + 10 and np.isfinite(mel).all(), what
+    bad = wav.copy()
+    bad[5] = np.nan
+    (tmp_path / "text.wav").write_text("not audio at all")
+    cases = [
+        ((np.zeros(0, np.float32), sr), vox.InvalidArgument, "with samples, not shape \\[0\\]"),
+        ((np.zeros(48000, np.float32), sr), vox.InvalidArgument, "the reference recording is silent"),
+        ((wav[:240], sr), vox.InvalidArgument, "the reference recording is silent"),
+        ((bad, sr), vox.InvalidArgument, "sample 5 is not finite"),
+        ((wav * 1e30, sr), vox.InvalidArgument, "far out of range"),
+        ((wav[::3], 8000), vox.InvalidArgument, "8000 Hz is below 11025 Hz"),
+        ((np.repeat(wav, 2), 10_000_000), vox.InvalidArgument, "sample rate 10000000 Hz is not supported"),
+        ((np.stack([wav, wav], 0), sr), vox.InvalidArgument, "60000 channels"),
+        (tmp_path / "text.wav", vox.FormatError, "not a recording vox reads"),
+        ("/dev/zero", vox.FormatError, "not a regular file"),
+    ]
+    for src, cls, words in cases:
+        with pytest.raises(cls, match=words):
+            f5.clone_voice(src, F5_TEXT)
+    for text, words in (("", "needs the transcript"), ("a\0b", "U\\+0000 at offset 1"), ("   ", "needs the transcript|blank")):
+        with pytest.raises(vox.InvalidArgument, match=words):
+            f5.clone_voice(f5_ref, text)
+
+
+def test_f5_option_ranges(f5, f5_voice):
+    v = f5.load_voice(f5_voice)
+    for kw, cls, words in ((dict(nfe_step=0), vox.InvalidArgument, "nfe_step must be an integer in [1, 256], not 0"),
+                           (dict(max_chars=2**40), vox.InvalidArgument, "max_chars must be an integer in [0, 1000000]"),
+                           (dict(target_rms=0), vox.InvalidArgument, "target_rms must be a number in (0, 1], not 0"),
+                           (dict(speed=float("inf")), vox.InvalidArgument, "speed must be a number in [0.1, 10]"),
+                           (dict(cfg_strength=-1), vox.InvalidArgument, "cfg_strength must be a number in [0, 20]"),
+                           (dict(fix_duration=600, nfe_step=1), vox.LimitExceeded, "longer than the 8192 frames")):
+        with pytest.raises(cls, match=re.escape(words)):
+            f5.synthesize("Hello there.", v, **kw)
+    # the ends of the ranges are usable, and give finite audio
+    for kw in (dict(nfe_step=1, cfg_strength=20, sway_sampling_coef=1), dict(nfe_step=2, speed=10, target_rms=1),
+               dict(nfe_step=2, max_chars=1, cross_fade_duration=2), dict(nfe_step=2, fix_duration=1)):
+        a = f5.synthesize("Hello there, friend.", v, **kw)
+        assert a.size > 0 and np.isfinite(a).all(), kw
+
+
+def test_f5_nothing_to_speak(f5, f5_voice):
+    """Punctuation alone made a second of sound from F5-TTS; it is "nothing to speak", as for every family."""
+    v = f5.load_voice(f5_voice)
+    for text in (". . . .", "!!! ???", "\u2026"):
+        with pytest.raises(vox.InvalidArgument, match="nothing to speak"):
+            f5.synthesize(text, v, nfe_step=2)
+
+
+@pytest.mark.parametrize("what", ["session", "engine", "cancel"])
+def test_f5_close_while_another_thread_pulls(f5_model, f5_voice, what):
+    action = {"session": "s.close()", "engine": "eng.close()", "cancel": "s.cancel()"}[what]
+    code = f"""
+    import sys, threading, time, vox
+    eng = vox.Engine(sys.argv[1], threads=2)
+    s = eng.session(eng.load_voice(sys.argv[2]), nfe_step=8, max_chars=40)
+    s.feed({LONG!r}); s.end()
+    out = []
+    def pull():
+        try:
+            for c in s:
+                out.append(c.samples.size)
+            out.append("end")
+        except vox.Cancelled:
+            out.append("cancelled")
+        except vox.VoxError as e:
+            out.append("error " + str(e))
+    t = threading.Thread(target=pull); t.start()
+    time.sleep(float(sys.argv[3]))
+    {action}
+    t.join(60)
+    assert not t.is_alive(), "the pull did not return"
+    print(out[-1])
+    """
+    for delay in ("0", "0.3"):
+        r = _child(code, str(f5_model), str(f5_voice), delay)
+        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+        last = r.stdout.strip().splitlines()[-1]
+        assert last in ("cancelled", "end") or last.startswith("error the session is closed"), r.stdout
+
+
+def test_f5_hostile_voices(f5, f5_voice, tmp_path):
+    """Values a cloned voice never holds are refused when the voice is used, not turned into silence,
+    noise or undefined behaviour; a text with a NUL is refused when the file is read (it cut the
+    transcript short: the output was four times too long)."""
+    import dataclasses
+
+    from vox.formats import tvoice
+
+    g = tvoice.read_voice(f5_voice)
+    mel = g.arrays["ref_mel"]
+
+    def voice(arrays=None, drop=(), **kw):
+        a = {**g.arrays, **(arrays or {})}
+        for d in drop:
+            a.pop(d)
+        if "source_wav" in drop:
+            kw["source_sample_rate"] = None
+        p = tmp_path / "bad.tvoice"
+        tvoice.write_voice(p, dataclasses.replace(g, arrays=a, **kw))
+        return f5.load_voice(p)
+
+    cases = [
+        (dict(arrays=dict(ref_rms=np.full(1, 1e-30, np.float32))), "loudness \\(1e-30\\)"),
+        (dict(arrays=dict(ref_rms=np.zeros(1, np.float32))), "loudness \\(0\\)"),
+        (dict(arrays=dict(ref_rms=np.full(1, 1e30, np.float32))), "loudness \\(1e\\+30\\)"),
+        (dict(arrays=dict(ref_length=np.array([0, 24000], np.int64))), "reference length \\(0 samples"),
+        (dict(arrays=dict(ref_length=np.array([60958, 1], np.int64))), "at 1 Hz\\) is impossible"),
+        (dict(arrays=dict(ref_mel=np.full_like(mel, 3e38))), "log-mel values are a few tens at most"),
+        (dict(arrays=dict(ref_mel=mel[:1].copy())), "the voice's mel has 1 frames"),
+        (dict(arrays=dict(ref_mel=mel[:, :80].copy()), drop=("source_wav",)), "has 80 bands, this model 100"),
+    ]
+    for kw, words in cases:
+        with pytest.raises(vox.FormatError, match=words):
+            f5.synthesize("Hello there.", voice(**kw), nfe_step=2)
+    for bad in ("Some call me\0 nature.", "Some call me\x1b nature."):
+        p = _with_metadata(f5_voice, tmp_path / "nul.tvoice", ref_text=bad)
+        with pytest.raises(vox.FormatError, match="ref_text.* holds the control character U\\+00(00|1B) at byte 12"):
+            f5.load_voice(p)
+    # a plausible quiet voice still speaks
+    a = f5.synthesize("Hello there.", voice(arrays=dict(ref_rms=np.full(1, 1e-3, np.float32))), nfe_step=2)
+    assert a.size and np.isfinite(a).all()

@@ -5,6 +5,8 @@
 # inputs) is run first.
 #
 #   scripts/fuzz.sh                      # short run: every target 15 s, as many at once as there are cores
+#   scripts/fuzz.sh --ci                 # CI's run: every target 20 s, 2 at a time (~2.5 minutes after the
+#                                        # build), the Python targets instrumenting vox's own code only
 #   scripts/fuzz.sh --seconds 60 --only tmod,json
 #   scripts/fuzz.sh --long               # a campaign: every target 1 hour (or --runs N executions), the
 #                                        # corpora kept in build/fuzz/corpus/ and grown run after run
@@ -38,7 +40,8 @@ while [ $# -gt 0 ]; do
     --long) SECONDS_PER=3600; shift ;;
     --fork) FORK=$2; shift 2 ;;
     --coverage) COVERAGE=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --ci) SECONDS_PER=20; JOBS=$(( $(nproc) < 2 ? $(nproc) : 2 )); export VOX_FUZZ_PY_SCOPE=vox; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +53,7 @@ max_len() { case "$1" in tmod|py_tmod) echo 65536 ;; tvoice|py_tvoice|audio|torc
 seeds() { case "$1" in py_tmod) echo tmod ;; py_tvoice) echo tvoice ;; *) echo "$1" ;; esac; }
 wanted() { [ -z "$ONLY" ] || [[ "$ONLY" == *",$1,"* ]]; }
 
-OUT=build/fuzz
+OUT=${VOX_FUZZ_OUT:-build/fuzz}   # the build, corpora, logs and artifacts
 mkdir -p "$OUT/logs" "$OUT/corpus" "$OUT/artifacts"
 
 if [[ " $KINDS " == *" c "* ]] && [ "$BUILD" = 1 ]; then

@@ -292,10 +292,12 @@ class Session(_Closing):
 
     def feed(self, text: str) -> None:
         """Append text (any piece: a word, a token, a sentence); any thread, also while another pulls."""
-        piece = self._nfc.push(check_text(text))
+        # the core is called even when NFC holds the whole piece back (piece == ""): a closed or ended
+        # session refuses it now, not silently
+        with self._use() as h:
+            piece = self._nfc.push(check_text(text))
+            _check(lib.vox_session_feed(h, piece.encode("utf-8")))
         if piece:
-            with self._use() as h:
-                _check(lib.vox_session_feed(h, piece.encode("utf-8")))
             self._text.append(piece)
 
     def flush(self) -> None:

@@ -127,6 +127,7 @@ struct vox_session {
     size_t text_len, text_cap;
     size_t flush_mark;              /* the family ends its units here (a flush): text[..flush_mark) is complete */
     int ended;                      /* the text is complete (vox_session_end applied) */
+    int words;                      /* once ended: 1 the text has a letter or a digit, 0 not, -1 not yet known */
     /* The writer side: what feed / flush / set_pending / end leave for the next pull (any thread,
      * under wlock). Every byte is checked as it arrives (UTF-8, no control characters). */
     pthread_mutex_t wlock;

@@ -164,6 +164,7 @@ vox_status vx_session_create(vox_engine *e, const vox_voice *voice, const vox_sy
 
     vox_session *s = calloc(1, sizeof *s);
     if (!s) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    s->words = -1;
     pthread_cond_init(&s->idle, NULL);
     pthread_mutex_init(&s->wlock, NULL);
     size_t size = f->synth_options ? f->synth_options->size : 0;
@@ -447,6 +448,20 @@ vox_status vx_session_sync(vox_session *s) {
     return st;
 }
 
+/* Whether the text holds a letter or a digit (Unicode L or N). */
+static int has_words(const char *t, size_t n) {
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        bool incomplete = false;
+        size_t len = vx_utf8_decode(t, n, i, &cp, &incomplete);
+        if (!len) return 1;   /* cannot happen for checked text; let the family decide */
+        int c = vx_uc_class(cp);
+        if ((c >= VX_UC_LU && c <= VX_UC_LO) || c == VX_UC_N) return 1;
+        i += len;
+    }
+    return 0;
+}
+
 /* After a pull: how much text the model has used, for the writers' set_pending checks. */
 static void note_used(vox_session *s) {
     size_t used = s->engine->family->session_used ? s->engine->family->session_used(s) : s->text_len;
@@ -464,13 +479,16 @@ vox_status vox_session_pull(vox_session *s, vox_chunk *out) {
         leave(s);
         return st;
     }
-    bool blank = s->ended;   /* a finished text of white space alone: nothing to speak, for every family */
-    for (size_t i = 0; blank && i < s->text_len; i++)
-        blank = s->text[i] == ' ' || (s->text[i] >= '\t' && s->text[i] <= '\r');
+    /* A finished text without a letter or a digit (white space, punctuation, symbols alone) has nothing
+     * to speak, for every family: the same error everywhere, not noise from a model made to say
+     * something (the text is final once ended: looked at once) */
+    if (s->ended && s->words < 0) s->words = has_words(s->text, s->text_len);
+    bool blank = s->ended && !s->words;
     if (atomic_load(&s->cancelled))
         st = vox_set_error(VOX_ERR_CANCELLED, "the session was cancelled");
     else if (blank)
-        st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text is empty");
+        st = vox_set_error(VOX_ERR_INVALID_ARGUMENT, "nothing to speak: the text %s", s->text_len ? "has no words"
+                                                                                              : "is empty");
     else
         st = s->engine->family->session_pull(s, out);
     if (st == VOX_OK && out->kind == VOX_CHUNK_AUDIO) vx_stats_samples(s->engine, out->n_samples);

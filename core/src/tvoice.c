@@ -19,6 +19,7 @@
 #include "error.h"
 #include "json.h"
 #include "strbuf.h"
+#include "unicode/unicode.h"
 
 #define TVOICE_FORMAT "vox.tvoice"
 #define TVOICE_VERSION 1
@@ -59,6 +60,24 @@ static bool in_list(const char *const *list, size_t n, const char *name) {
     return false;
 }
 
+/* The first control character of s[0, n) (C0 but tab, line feed and carriage return; DEL; C1), as the
+ * session's text check defines them: a voice's texts reach the model as text does, and a NUL would
+ * silently cut a C string. false when there is none. */
+static bool control_char(const char *s, size_t n, size_t *at, uint32_t *cp_out) {
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        bool incomplete = false;
+        size_t len = vx_utf8_decode(s, n, i, &cp, &incomplete);
+        if (!len) return false;   /* invalid UTF-8 is refused elsewhere (the JSON parser, the writer's caller) */
+        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+            *at = i, *cp_out = cp;
+            return true;
+        }
+        i += len;
+    }
+    return false;
+}
+
 static bool hex64(const char *s) {
     if (!s || strlen(s) != 64) return false;
     for (int i = 0; i < 64; i++)
@@ -80,6 +99,15 @@ static vox_status validate(const vox_voice *v, const char *path) {
     if (!hex64(v->model_id)) return vox_set_error(VOX_ERR_FORMAT, "%s: model_id must be 64 lowercase hex digits", path);
     if (!v->language || !*v->language)
         return vox_set_error(VOX_ERR_FORMAT, "%s: language must not be empty (use \"auto\")", path);
+    size_t at;
+    uint32_t cp;
+    const char *names[VX_VOICE_MAX_TEXTS + 2] = {"name", "language"}, *vals[VX_VOICE_MAX_TEXTS + 2] = {v->name, v->language};
+    int nv = 2;
+    for (int i = 0; i < v->n_texts; i++) names[nv] = v->texts[i].name, vals[nv++] = v->texts[i].value;
+    for (int i = 0; i < nv; i++)
+        if (vals[i] && control_char(vals[i], strlen(vals[i]), &at, &cp))
+            return vox_set_error(VOX_ERR_FORMAT, "%s: %s holds the control character U+%04X at byte %zu", path, names[i],
+                                 (unsigned)cp, at);
     if (m->text) {
         const char *t = vx_voice_text(v, m->text);
         if (!t || !*t) return vox_set_error(VOX_ERR_FORMAT, "%s: a %s voice needs %s", path, v->mode, m->text);
@@ -200,8 +228,14 @@ static vox_status parse_voice(const char *path, const unsigned char *buf, size_t
 #define FAIL(...) do { st = vox_set_error(VOX_ERR_FORMAT, __VA_ARGS__); goto done; } while (0)
     if (root->type != VOX_JSON_OBJECT) FAIL("%s: not a valid .tvoice (safetensors) file: the header is not an object", path);
     if (!meta || meta->type != VOX_JSON_OBJECT) FAIL("%s: not a .tvoice file (no metadata)", path);
-    for (const vox_json *c = meta->child; c; c = c->next)
+    for (const vox_json *c = meta->child; c; c = c->next) {
         if (c->type != VOX_JSON_STRING) FAIL("%s: not a valid .tvoice file: __metadata__ must map strings to strings", path);
+        size_t at;
+        uint32_t cp;
+        if (control_char(c->str, c->str_len, &at, &cp))   /* before strdup: a NUL would cut the text short */
+            FAIL("%s: metadata %s holds the control character U+%04X at byte %zu", path,
+                 vox_json_quote(q, sizeof q, c->key, c->key_len), (unsigned)cp, at);
+    }
     if (!vox_json_is_string(vox_json_get(meta, "format"), TVOICE_FORMAT)) FAIL("%s: not a .tvoice file (metadata format is not \"vox.tvoice\")", path);
     uint64_t ver;
     if (!digits(vox_json_get(meta, "format_version"), &ver)) FAIL("%s: invalid format_version", path);

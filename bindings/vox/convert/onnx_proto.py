@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import FormatError
 
 # TensorProto.DataType -> numpy dtype
-_DTYPES = {1: np.dtype("<f4"), 2: np.dtype("u1"), 3: np.dtype("i1"), 4: np.dtype("<u2"), 5: np.dtype("<i2"),
+_DTYPES: dict[int, np.dtype] = {1: np.dtype("<f4"), 2: np.dtype("u1"), 3: np.dtype("i1"), 4: np.dtype("<u2"), 5: np.dtype("<i2"),
            6: np.dtype("<i4"), 7: np.dtype("<i8"), 9: np.dtype("?"), 10: np.dtype("<f2"), 11: np.dtype("<f8"),
            12: np.dtype("<u4"), 13: np.dtype("<u8")}
 

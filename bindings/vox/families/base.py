@@ -77,7 +77,8 @@ def _check_value(cls: str, name: str, type_text: str, meta: Mapping[str, Any], v
             else:
                 raise InvalidArgument(f"{where} must be an integer, not {v!r}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise InvalidArgument(f"{where} must be an integer in [{lo:g}, {hi:g}], not {v}")
+            a, b = ("-inf" if lo is None else int(lo)), ("inf" if hi is None else int(hi))  # whole, not 1.04858e+06
+            raise InvalidArgument(f"{where} must be an integer in [{a}, {b}], not {v}")
         return int(v)
     if "float" in type_text:
         if isinstance(v, bool) or not isinstance(v, (int, float)):

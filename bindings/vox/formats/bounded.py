@@ -11,6 +11,7 @@ is allocated, and a bad file gets one clear error.
   json_depth). The limits are the C parser's (core/src/json.h): MAX_DEPTH nested containers and
   MAX_VALUES values in a document.
 - read_zip_member: a ZIP member whose declared size is checked first, inflated a chunk at a time.
+- shown: a name taken from the input (a ZIP member, a pickle's storage key) fit for a one-line message.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import re
 import stat
 import zipfile
+import zlib
 
 from ..errors import FormatError
 
@@ -109,7 +111,7 @@ def _scan(data: bytes, max_values: int | None, max_depth: int | None) -> tuple[i
     copies of the text in memory, at most a few tokens per value, and it stops at the limit."""
     s = data.translate(None, b" \t\r\n").replace(b"[]", b"\x01").replace(b"{}", b"\x01")
     values, depth, deepest, tokens = 1, 0, 0, 0
-    stop = None if max_values is None else 4 * max_values + 64
+    stop = 0 if max_values is None else 4 * max_values + 64  # read only when max_values is given
     for m in _TOKEN.finditer(s):
         a, b = m.span()
         t = s[a]
@@ -190,19 +192,34 @@ def loads(text: str | bytes, what: str, *, max_values: int = MAX_VALUES, max_dep
 
 
 # ------------------------------------------------------------------------------------------ ZIP
+def shown(name: str, limit: int = 80) -> str:
+    """`name` as an error message may show it: as it is when printable and at most `limit` characters,
+    else escaped like a Python literal (control characters, line breaks) and cut to `limit`. Names in a
+    hostile file are anything; a message stays one printable line."""
+    if name.isprintable() and len(name) <= limit:
+        return name
+    r = repr(name)[1:-1]
+    return r if len(r) <= limit else r[:limit - 3] + "..."
+
+
 def read_zip_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, n: int) -> bytes:
     """The first n bytes of a member (stored or deflated), inflated a chunk at a time, so no more than
     n + one chunk is ever allocated whatever the member claims or holds. zipfile inflates a member's
     whole compressed stream in one call when read() is given no size, and bzip2 / lzma members in
     unbounded steps: those are refused (torch.save and numpy write stored or deflated members)."""
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise FormatError(f"member {info.filename} uses ZIP compression method {info.compress_type}; "
+        raise FormatError(f"member {shown(info.filename)} uses ZIP compression method {info.compress_type}; "
                           "vox reads stored and deflated members only")
     out = bytearray()
-    with z.open(info) as f:
-        while len(out) < n:
-            b = f.read(min(_CHUNK, n - len(out)))
-            if not b:
-                break
-            out += b
+    try:
+        with z.open(info) as f:
+            while len(out) < n:
+                b = f.read(min(_CHUNK, n - len(out)))
+                if not b:
+                    break
+                out += b
+    except zlib.error as e:  # a damaged deflate stream: zipfile lets zlib's own error through
+        raise FormatError(f"member {shown(info.filename)}: damaged compressed data ({e})") from None
+    except EOFError:
+        raise FormatError(f"member {shown(info.filename)}: the compressed data ends early") from None
     return bytes(out)

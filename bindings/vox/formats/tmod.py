@@ -24,7 +24,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, cast
 
 import numpy as np
 
@@ -47,8 +47,8 @@ MAX_ELEMENTS = 2**60
 
 DTYPES = ("f32", "f16", "bf16", "q8", "q4", "i32", "i64", "u8")
 FLOAT_DTYPES = ("f32", "f16", "bf16", "q8", "q4")
-INT_DTYPES = {"i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "u8": np.dtype("u1")}
-_STORAGE = {"f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"), **INT_DTYPES}
+INT_DTYPES: dict[str, np.dtype] = {"i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "u8": np.dtype("u1")}
+_STORAGE: dict[str, np.dtype] = {"f32": np.dtype("<f4"), "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"), **INT_DTYPES}
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -367,7 +367,7 @@ class TmodFile:
         self.version = h.version
         self.data_offset = h.data_off
         self.size = h.file_len
-        self.manifest: dict = manifest
+        self.manifest: dict = cast(dict, manifest)  # check_manifest refused anything but an object
         self.tensors: dict[str, TensorEntry] = {e.name: e for e in entries}
 
     # -- access
@@ -432,7 +432,7 @@ class TmodFile:
             crc = 0
             b = self.blob(e.name)
             for i in range(0, e.nbytes, 1 << 24):  # chunks keep the progress callback lively
-                crc = zlib.crc32(b[i:i + (1 << 24)], crc)
+                crc = zlib.crc32(b[i:i + (1 << 24)].data, crc)
                 if progress:
                     progress(min(1 << 24, e.nbytes - i))
             if crc != e.crc32:
@@ -483,7 +483,7 @@ def encode_chunks(x: np.ndarray, dtype: str, *, bf16_bits: bool = False,
         if flat.size and (flat.min() < info.min or flat.max() > info.max):
             raise ValueError(f"values outside the {dtype} range")
         for i in range(0, flat.size, chunk_elements):
-            yield memoryview(np.ascontiguousarray(flat[i:i + chunk_elements], dtype=INT_DTYPES[dtype])).cast("B")
+            yield np.ascontiguousarray(flat[i:i + chunk_elements], dtype=INT_DTYPES[dtype]).data.cast("B")
         return
     if x.dtype.kind != "f" and not (bf16_bits and x.dtype == np.uint16):
         raise ValueError(f"{dtype} needs float data, got {x.dtype}")
@@ -509,9 +509,9 @@ def encode_chunks(x: np.ndarray, dtype: str, *, bf16_bits: bool = False,
             q, s = quant.quantize_q8(c) if dtype == "q8" else quant.quantize_q4(c)
             out = np.ascontiguousarray(q)
             scales.append(np.ascontiguousarray(s, dtype="<f4"))
-        yield memoryview(out).cast("B")
+        yield out.data.cast("B")
     for s in scales:
-        yield memoryview(s).cast("B")
+        yield s.data.cast("B")
 
 
 @dataclass(frozen=True)
@@ -565,7 +565,7 @@ class TmodWriter:
         self.data_off = align(HEADER_SIZE + self.manifest_len)
         check_manifest(loads_strict(widest), self.path, VERSION, self.data_len)
         self._crc: dict[str, int] = {}
-        self._open_sink = None
+        self._open_sink: _BlobSink | None = None
         self._done = False
         target = Path(self.path)
         if not target.parent.is_dir():
@@ -615,8 +615,8 @@ class TmodWriter:
         if self._open_sink is not None:
             raise ValueError(f"tensor {self._open_sink.entry.name!r} is still being written")
         self._f.seek(self.data_off + e.offset)
-        self._open_sink = _BlobSink(self, e)
-        return self._open_sink
+        sink = self._open_sink = _BlobSink(self, e)
+        return sink
 
     def _entry(self, name: str) -> TensorEntry:
         if self._done:

@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from .bounded import open_regular, read_zip_member
+from .bounded import open_regular, read_zip_member, shown
 
-_STORAGES = {
+_STORAGES: dict[str, np.dtype] = {
     "FloatStorage": np.dtype("<f4"), "DoubleStorage": np.dtype("<f8"), "HalfStorage": np.dtype("<f2"),
     "BFloat16Storage": np.dtype("<u2"), "LongStorage": np.dtype("<i8"), "IntStorage": np.dtype("<i4"),
     "ShortStorage": np.dtype("<i2"), "CharStorage": np.dtype("i1"), "ByteStorage": np.dtype("u1"),
@@ -200,16 +200,17 @@ def read_torch_file(path: str | os.PathLike, max_bytes: int | None = None) -> ob
             def load(key: str, stype: _StorageType, numel: int) -> _Storage:
                 if key not in cache:
                     member = f"{prefix}data/{key}"
+                    name = shown(member)  # the prefix and the key come from the file
                     info = infos.get(member)
                     if info is None:
-                        raise FormatError(f"{path}: storage {member} is missing")
+                        raise FormatError(f"{path}: storage {name} is missing")
                     need = numel * stype.dtype.itemsize
                     if info.file_size < need:
-                        raise FormatError(f"{path}: storage {member} has {info.file_size} bytes, needs {need}")
-                    budget.take(need, f"storage {member}")  # checked against the declared size, before inflating
+                        raise FormatError(f"{path}: storage {name} has {info.file_size} bytes, needs {need}")
+                    budget.take(need, f"storage {name}")  # checked against the declared size, before inflating
                     raw = read_zip_member(z, info, need)
                     if len(raw) < need:
-                        raise FormatError(f"{path}: storage {member} has {len(raw)} bytes, needs {need}")
+                        raise FormatError(f"{path}: storage {name} has {len(raw)} bytes, needs {need}")
                     cache[key] = _Storage(np.frombuffer(raw, stype.dtype, numel),
                                           stype.name == "BFloat16Storage")
                 return cache[key]

@@ -16,7 +16,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, cast
 
 import numpy as np
 
@@ -27,6 +27,15 @@ FORMAT = "vox.tvoice"
 VERSION = 1
 MAX_FILE = 1 << 30  # an hour of 48 kHz float audio is 0.7 GB; anything larger is not a voice
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+# control characters as the session's text check defines them (C0 but tab, LF, CR; DEL; C1): a voice's
+# texts reach the model as text does, and the C reader would see a NUL as the end of the text
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _control_char(s: str) -> tuple[int, int] | None:
+    """(code point, byte offset in UTF-8) of the first control character of s, or None."""
+    m = _CONTROL.search(s)
+    return None if m is None else (ord(m.group()), len(s[:m.start()].encode("utf-8", "surrogatepass")))
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,9 @@ def _validate(v: Voice, path: str) -> None:
             raise FormatError(f"{path}: {key} must be a string")
     if not v.language:
         raise FormatError(f"{path}: language must not be empty (use 'auto')")
+    for key, t in (("name", v.name), ("language", v.language), *v.texts.items()):
+        if (c := _control_char(t)) is not None:
+            raise FormatError(f"{path}: {key} holds the control character U+{c[0]:04X} at byte {c[1]}")
     if text and not v.texts.get(text):
         raise FormatError(f"{path}: a {v.mode} voice needs {text}")
     if not isinstance(v.defaults, dict):
@@ -217,6 +229,9 @@ def read_voice(path: str | os.PathLike) -> Voice:
         # the generic safetensors reader trips over some hostile headers (deep nesting, shapes whose
         # element count overflows int64) with errors of its own
         raise FormatError(f"{path}: not a valid .tvoice (safetensors) file: invalid header ({type(e).__name__})") from None
+    for key, val in meta.items():
+        if isinstance(val, str) and (c := _control_char(val)) is not None:
+            raise FormatError(f"{path}: metadata {key!r} holds the control character U+{c[0]:04X} at byte {c[1]}")
     fmt = meta.get("format")
     if fmt != FORMAT:
         raise FormatError(f"{path}: not a .tvoice file (metadata format is {fmt!r}, expected {FORMAT!r})")
@@ -239,10 +254,10 @@ def read_voice(path: str | os.PathLike) -> Voice:
     # As the reference safetensors implementation requires: the tensors tile the data section exactly,
     # with no holes, overlaps or trailing bytes (which would otherwise hide anything).
     end = 0
-    for e in sorted(entries.values(), key=lambda e: tuple(e["data_offsets"])):
-        if e["data_offsets"][0] != end:
+    for ent in sorted(entries.values(), key=lambda ent: tuple(ent["data_offsets"])):
+        if ent["data_offsets"][0] != end:
             raise FormatError(f"{path}: tensor data has holes or overlaps (at byte {end} of the data)")
-        end = e["data_offsets"][1]
+        end = ent["data_offsets"][1]
     if start + end != len(buf):
         raise FormatError(f"{path}: {len(buf) - start - end} trailing bytes after the last tensor")
     crcs = _meta_json(path, meta, "crc32") if "crc32" in meta else None
@@ -250,17 +265,17 @@ def read_voice(path: str | os.PathLike) -> Voice:
             or not all(type(c) is int and 0 <= c <= 0xFFFFFFFF for c in crcs.values())):
         raise FormatError(f"{path}: metadata crc32 must give a CRC-32 for every tensor")
     arrays = {}
-    for name, e in entries.items():
-        a, b = e["data_offsets"]
-        if math.prod(e["shape"]) * 8 > MAX_FILE or math.prod(e["shape"]) * (4 if e["dtype"] == "F32" else 8) != b - a:
+    for name, ent in entries.items():
+        a, b = ent["data_offsets"]
+        if math.prod(ent["shape"]) * 8 > MAX_FILE or math.prod(ent["shape"]) * (4 if ent["dtype"] == "F32" else 8) != b - a:
             # parse_header multiplies in int64, which a hostile shape can overflow back to a small count
-            raise FormatError(f"{path}: {name} has shape {e['shape']}, which does not match its {b - a} bytes")
+            raise FormatError(f"{path}: {name} has shape {ent['shape']}, which does not match its {b - a} bytes")
         raw = buf[start + a:start + b]
         got = zlib.crc32(raw)
         if got != crcs[name]:
             raise FormatError(f"{path}: tensor {name} is corrupt: CRC-32 {got:08x}, the metadata says {crcs[name]:08x}")
-        dt = np.dtype("<f4") if e["dtype"] == "F32" else np.dtype("<i8")
-        arrays[name] = np.frombuffer(raw, dtype=dt).reshape(e["shape"]).astype(dt.newbyteorder("="))
+        dt = np.dtype("<f4") if ent["dtype"] == "F32" else np.dtype("<i8")
+        arrays[name] = np.frombuffer(raw, dtype=dt).reshape(ent["shape"]).astype(dt.newbyteorder("="))
     defaults = _meta_json(path, meta, "defaults") if "defaults" in meta else {}
     sr = meta.get("source_sample_rate")
     if sr is not None:
@@ -268,7 +283,8 @@ def read_voice(path: str | os.PathLike) -> Voice:
             raise FormatError(f"{path}: invalid source_sample_rate {sr!r}")
         sr = int(sr)
     v = Voice(mode=meta["mode"], model_id=meta["model_id"], variant=meta["variant"], family=meta["family"],
-              name=meta.get("name", ""), language=meta.get("language", "auto"), defaults=defaults,
+              name=meta.get("name", ""), language=meta.get("language", "auto"),
+              defaults=cast(dict, defaults),  # validate() refuses anything but an object, in the C reader's order
               texts={k: meta[k] for k in sc.texts if k in meta}, arrays=arrays, source_sample_rate=sr)
     v.validate(path)
     return v

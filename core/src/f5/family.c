@@ -228,7 +228,9 @@ static vox_status f5_voice_check(vox_engine *e, const vox_voice *v) {
                              "recording to make it again from", (long long)mel->shape[1], (long long)k->m->c.n_mels);
     const float r = *(const float *)rms->data;
     const int32_t *l = len->data;
-    if (!(r > 0.0f && r <= 1.0f) || l[0] < 1 || l[1] < 1000)
+    /* a recording cloning accepts has an rms above ~2e-4 (its first 10 ms are above -42 dBFS, and it
+     * is at most 12 s long): a smaller one would scale the output down to silence */
+    if (!(r >= 1e-4f && r <= 1.0f) || l[0] < 1 || l[1] < 1000)
         return vox_set_error(VOX_ERR_FORMAT, "the voice's loudness (%g) or reference length (%d samples at %d Hz) is "
                              "impossible", (double)r, l[0], l[1]);
     if (mel->shape[0] < 2) return vox_set_error(VOX_ERR_FORMAT, "the voice's mel has %lld frames", (long long)mel->shape[0]);

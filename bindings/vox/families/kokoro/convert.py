@@ -96,14 +96,14 @@ def voice_packs_from_npz(data: bytes, what: str = "voices") -> dict[str, np.ndar
         raise FormatError(f"{what}: {len(infos)} members; an .npz of voice packs has at most {NPZ_MAX_MEMBERS}")
     for i in infos:
         if i.file_size > PACK_MEMBER_MAX_BYTES or i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise FormatError(f"{what}: member {i.filename} ({i.file_size} bytes, compression {i.compress_type}) is not "
+            raise FormatError(f"{what}: member {bounded.shown(i.filename)} ({i.file_size} bytes, compression {i.compress_type}) is not "
                               f"a voice pack (at most {PACK_MEMBER_MAX_BYTES} bytes, stored or deflated)")
     try:
         z = np.load(io.BytesIO(data), allow_pickle=False)
         packs = {n: z[n] for n in z.files}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
         raise FormatError(f"{what}: not a readable .npz of voice packs ({e})") from None
-    return {n: check_pack(a, f"{what}: {n}") for n, a in sorted(packs.items())}
+    return {n: check_pack(a, f"{what}: {bounded.shown(n)}") for n, a in sorted(packs.items())}
 
 
 def check_pack(a: np.ndarray, what: str) -> np.ndarray:
@@ -298,7 +298,9 @@ def read_voice_file(path: Path) -> dict[str, np.ndarray]:
     if path.suffix == ".npz":
         return voice_packs_from_npz(bounded.read_regular(path, VOICE_FILE_MAX_BYTES, "voice pack file"), str(path))
     obj = read_torch_file(path, max_bytes=PACK_PT_MAX_BYTES)
-    return {path.stem: check_pack(np.asarray(obj), str(path))}
+    if not isinstance(obj, np.ndarray):  # np.asarray of a pickled list of anything raises, or builds anything
+        raise FormatError(f"{path}: a Kokoro voice .pt holds one tensor, this one a {type(obj).__name__}")
+    return {path.stem: check_pack(obj, str(path))}
 
 
 # Kokoro voice names start with a language letter (hexgrad/Kokoro-82M VOICES.md).
