@@ -16,6 +16,8 @@ PY=${PYTHON:-python3}
 "$PY" -m pip install -q "faster-whisper==1.2.1" "onnxruntime>=1.17" "onnx>=1.16"
 # `vox serve` (vox[serve]) and the clients its tests drive it with: OpenAI's package, httpx, websockets,
 # and playwright for Debian's chromium (installed by .ci/run; playwright's own browser download is not used)
+# the type check (scripts/typecheck.sh) and the Python fuzz targets (scripts/fuzz.sh, atheris)
+"$PY" -m pip install -q "mypy==2.4.1" "atheris==3.0.0"
 "$PY" -m pip install -q "fastapi>=0.115" "uvicorn>=0.30" "python-multipart>=0.0.9" "websockets>=12" \
   "openai>=1.40" "httpx>=0.27" "playwright>=1.45"
 if [ "${VOX_EDITABLE:-0}" = "1" ]; then

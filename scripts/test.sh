@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every test of vox: set up (idempotent), the C tests (CTest), the C example, a smoke test of the
-# installed package, the sanitizer build, and the conformance suite, which compares vox with the
-# official code on tiny official checkpoints and writes docs/conformance.md.
+# installed package, the type check, a short fuzz run, the sanitizer build, and the conformance suite,
+# which compares vox with the official code on tiny official checkpoints and writes docs/conformance.md.
 #   ./scripts/test.sh [extra pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,12 @@ build/ctest/minimal build/ctest/tiny-custom06.tmod "Hello from C." build/ctest/m
 
 echo "== installed package"
 "$PY" scripts/smoke.py
+
+echo "== type check (mypy over the installed package)"
+./scripts/typecheck.sh
+
+echo "== fuzz: every reader of untrusted input briefly (libFuzzer + ASan/UBSan, atheris)"
+./scripts/fuzz.sh --ci
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 ./scripts/sanitize.sh
