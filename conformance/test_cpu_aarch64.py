@@ -1,0 +1,202 @@
+"""The aarch64 kernel paths (neon, neon-i8mm-bf16; core/src/kernels.h) against the reference and the
+official code, with the x86 checks' tolerance rows (verify/tolerances.toml).
+
+The library is cross-built for aarch64 (cmake/aarch64-linux-gnu.cmake) and runs under qemu-aarch64
+through core/tests/tool_run.c (conformance/qemu_aarch64.py); the reference, the official models and the
+comparison run here. Two emulated CPUs: a Cortex-A53 (no DotProd, I8MM or BF16: the neon baseline, and
+its int8 convolution through smlal) and qemu's "max" (DotProd, I8MM, BF16: neon-i8mm-bf16, usdot and
+bfdot). Emulation is 10-50x slower than native, so this is a representative subset on the tiny Qwen3
+fixture and one Kokoro sentence: Qwen3 teacher-forced logits in f32, bf16, q8 and q4 and greedy codes;
+Kokoro's f32 stages against the numpy reference (durations, F0, the harmonic source with Philox
+noise, the audio spectrum), its default int8+bf16 generator against the official model, and 1 vs 2
+threads giving the same bits. Rows are reported with backend "cpu aarch64 <path>". The kernel-level
+checks of every aarch64 path (bits shared between paths, VOX_CPU choice and refusal, thread and chunk
+determinism) are the C tests, run under the same emulator by scripts/test-aarch64.sh."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import vox
+from vox.verify import metrics
+from vox.verify.tolerance import Row, measure
+
+import qemu_aarch64 as qa
+from test_native_lm import (DTYPES, LOGIT_CHECKS, MAX_NEW_TOKENS, lm_env, native, open_session,  # noqa: F401
+                            sampled_runs, streaming_default)
+from test_kokoro_native import SENTENCE, TWO, ids_of, official_run, spectrum
+
+from vox.reference.qwen3.generate import teacher_force
+from vox.verify.qwen3 import talker as vt
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")
+
+VARIANT = "base06"
+PATHS = list(qa.CPUS)
+
+
+@pytest.fixture(scope="session")
+def tool():
+    return qa.build()
+
+
+def backend(path: str) -> str:
+    return f"cpu aarch64 {path}"
+
+
+def check_path(info: dict, path: str) -> None:
+    """The emulated engine ran the path asked for (its info names the kernel path)."""
+    assert info["cpu"] == path, info.get("cpu")
+
+
+# ----------------------------------------------------------------------------- Qwen3-TTS
+@pytest.mark.parametrize("path", PATHS)
+def test_qwen3_teacher_forced_logits(path, tool, lm_env, native, sampled_runs, record):
+    """The talker's and the code predictor's logits on the codes of an official sampled run, every
+    weight dtype, vs the reference on the same .tmod weights (the rows of test_native_lm)."""
+    env = lm_env(VARIANT)
+    case, run = sampled_runs(VARIANT)
+    codes = run.codes
+    rows = []
+    for dtype in ("f32", "bf16", "q8", "q4"):
+        nat = native(VARIANT, dtype)
+        q = qa.Aarch64Engine(tool, nat["eng"], qa.CPUS[path])
+        s = open_session(nat, case)
+        out = q.session_run(s, "teacher_force", codes=codes)
+        s.close()
+        check_path(q.info, path)
+        tl, pl = out["talker_logits"], out["predictor_logits"]
+        assert tl.shape == (codes.shape[0] + 1, run.talker_logits.shape[1])
+        assert pl.shape == (codes.shape[0], codes.shape[1] - 1, run.predictor_logits.shape[2])
+        rtl, rpl = teacher_force(nat["ref"], vt.reference_prompt(nat["ref"], case, env["voice"]), codes)
+        pr, rpr = pl.reshape(-1, pl.shape[-1]), rpl.reshape(-1, rpl.shape[-1])
+        sub_t = f"{VARIANT} {dtype} {case.name}, {tl.shape[0]} steps"
+        sub_p = f"{VARIANT} {dtype} {case.name}, {codes.shape[0]} frames x 15"
+        rows += [measure(LOGIT_CHECKS[dtype], tl, rtl, sub_t + " talker", backend=backend(path)),
+                 measure(LOGIT_CHECKS[dtype], pr, rpr, sub_p + " predictor", backend=backend(path))]
+        if dtype == "f32":
+            po = run.predictor_logits.reshape(-1, run.predictor_logits.shape[-1])
+            rows += [measure("qwen3.talker_logits", tl, run.talker_logits, sub_t, backend=backend(path)),
+                     measure("qwen3.predictor_logits", pr, po, sub_p, backend=backend(path))]
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_qwen3_greedy_codes(path, tool, lm_env, native, record):
+    """Free greedy generation (f32) on the emulated library == the official generate's codes."""
+    env = lm_env(VARIANT)
+    case = env["cases"][0]
+    off = vt.official_generate(env["tts"], case, env["voice"], do_sample=False, subtalker_dosample=False,
+                               max_new_tokens=MAX_NEW_TOKENS)
+    nat = native(VARIANT)
+    q = qa.Aarch64Engine(tool, nat["eng"], qa.CPUS[path])
+    s = open_session(nat, case, do_sample=False, subtalker_do_sample=False, max_new_tokens=MAX_NEW_TOKENS)
+    ours = q.session_run(s, "@session", taps="codes")["codes"]
+    s.close()
+    check_path(q.info, path)
+    record(Row("qwen3.greedy_codes", f"{VARIANT} {case.name}, {off.codes.shape[0]} frames",
+               metrics.match_fraction(ours, off.codes), note=f"native {ours.shape[0]} frames", backend=backend(path)))
+
+
+# ----------------------------------------------------------------------------- Kokoro
+@pytest.fixture(scope="module")
+def real(kokoro_tmod):
+    return kokoro_tmod("f32")
+
+
+@pytest.fixture(scope="module")
+def official_km(kokoro_official, real):
+    """The official KModel holding exactly the weights of the .tmod (as test_kokoro_native's kmodels)."""
+    from vox.formats.tmod import open_tmod
+    from vox.verify.kokoro import checkpoints
+
+    tm = open_tmod(real)
+
+    class Arrays(dict):
+        def __getitem__(self, k):
+            return tm.array(k)
+
+    return kokoro_official.kmodel_from_state(checkpoints.unfold(Arrays()))
+
+
+def forward(q, ids, ref_s, taps, **kw) -> dict:
+    """vox.families.kokoro.trace's entry with several taps in one emulated run."""
+    inputs = {"ids": np.asarray(ids, np.int32), "style": np.ascontiguousarray(ref_s, np.float32).reshape(-1)}
+    return q.run("forward", q.default_voice(), inputs=inputs, taps=taps, phonemes=True, **kw)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_kokoro_f32_vs_reference(path, tool, real, record):
+    """The f32 path (VOX_KOKORO_GEN=f32) against the numpy reference: durations, F0, the harmonic
+    source with the Philox noise of a seed, the audio spectrum (the rows of test_native_vs_reference)."""
+    from vox.reference.kokoro.model import synthesize
+    from vox.reference.kokoro.source import harmonic_source
+    from vox.verify.kokoro.runner import tmod_weights
+
+    weights, cfg, voices = tmod_weights(real)
+    ids = ids_of(None, SENTENCE)
+    ref_s = voices["jf_alpha"][len(SENTENCE) - 1]
+    ref = synthesize(weights, cfg, ids[1:-1], ref_s, 1.0, noise="zero")
+    subject = f"real f32, {len(ids) - 2} phonemes"
+    with vox.Engine(real, threads=1) as host:
+        q = qa.Aarch64Engine(tool, host, qa.CPUS[path], threads=2, env=dict(os.environ, VOX_KOKORO_GEN="f32"))
+        out = forward(q, ids, ref_s, "durations,F0,audio")
+        check_path(q.info, path)
+        assert q.info["precision"]["generator_math"] == "f32", q.info["precision"]
+        seed = 2**40 + 3
+        src = forward(q, ids, ref_s, "F0,har_source", seed=seed, noise=True)
+    b = backend(path)
+    f0 = out["F0"].reshape(-1)
+    assert np.array_equal(src["F0"].reshape(-1), f0)  # the noise is the source's only
+    rows = [measure("kokoro.native.durations", out["durations"].reshape(-1),
+                    np.asarray(ref.durations, np.float32).reshape(-1), subject + " vs reference", backend=b),
+            measure("kokoro.native.f32.F0", f0, np.asarray(ref.f0, np.float32).reshape(-1), subject + " vs reference",
+                    backend=b),
+            measure("kokoro.native.sine_source", src["har_source"].reshape(-1),
+                    harmonic_source(f0, weights, 300, noise="philox", seed=seed),
+                    subject + f", Philox noise seed {seed} vs reference", backend=b),
+            measure("kokoro.native.f32.audio_spectrum", spectrum(out["audio"].reshape(-1)), spectrum(ref.audio),
+                    subject + " vs reference", backend=b)]
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_kokoro_default_math_vs_official(path, tool, real, official_km, kokoro_official, record):
+    """The default decoder/generator math of the path (int8 resblocks: smlal on neon, usdot on
+    neon-i8mm-bf16; the other convolutions in bf16: widened, or bfdot) against the official f32 model,
+    held to the f32 limits (the rows of test_generator_math_default); 1 and 2 threads give the same
+    bits (on two spans)."""
+    with vox.Engine(real, threads=1) as host:
+        pack = host.speaker_voice("jf_alpha").array("style_pack")
+        ref_s = pack[len(SENTENCE) - 1]
+        ids = ids_of(None, SENTENCE)
+        env = {k: v for k, v in os.environ.items() if k != "VOX_KOKORO_GEN"}
+        q = qa.Aarch64Engine(tool, host, qa.CPUS[path], threads=2, env=env)
+        out = forward(q, ids, ref_s, "spec,audio")
+        check_path(q.info, path)
+        prec = q.info["precision"]
+        math = prec["generator_math"]
+        assert math == "int8+bf16", prec  # every aarch64 path has both kernels
+        # one vs two threads, two spans of text through the session entry's chunks
+        q1 = qa.Aarch64Engine(tool, host, qa.CPUS[path], threads=1, env=env)
+        v = host.speaker_voice("jf_alpha")
+        two = [e.run("forward", v, inputs={"ids": np.asarray(ids_of(None, TWO), np.int32),
+                                           "style": pack[len(TWO) - 1]}, taps="audio", phonemes=True, seed=7)["audio"]
+               for e in (q1, q)]
+    ref = official_run(kokoro_official, official_km, ids, ref_s)
+    spec, audio = out["spec"], out["audio"].reshape(-1)
+    assert spec.shape == ref["spec"].shape and audio.shape == ref["audio"].shape
+    subject = f"real f32 weights, decoder and generator math {math}, {len(ids) - 2} phonemes"
+    b = backend(path)
+    rows = [measure("kokoro.native.gen_int8.spec", spec, ref["spec"], subject, backend=b),
+            measure("kokoro.native.gen_int8.audio_spectrum", spectrum(audio), spectrum(ref["audio"]), subject,
+                    backend=b),
+            Row("kokoro.native.gen_int8.threads_bitwise", f"real, generator {math}, seed 7: 1 vs 2 threads",
+                float(two[0].shape == two[1].shape and np.array_equal(two[0], two[1])), backend=b)]
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
