@@ -11,12 +11,20 @@
 #include "strbuf.h"
 #include "vox.h"
 #include "vulkan/vk.h"
+#if defined(__APPLE__)
+#  include <sys/sysctl.h>
+#endif
 
 static char *devices_json;
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 
 static void cpu_model(char *out, size_t cap) {
     snprintf(out, cap, "unknown CPU");
+#if defined(__APPLE__)
+    size_t len = cap;
+    if (sysctlbyname("machdep.cpu.brand_string", out, &len, NULL, 0) != 0) snprintf(out, cap, "unknown CPU");
+    return;
+#endif
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;
     char line[512];
@@ -57,8 +65,12 @@ static unsigned long long memory_bytes(void) {
 }
 
 static void build(void) {
+#if defined(__linux__)
     cpu_set_t set;
     int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    int usable = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
     char name[256];
     cpu_model(name, sizeof name);
     const vx_cpu_info *c = vx_cpu();

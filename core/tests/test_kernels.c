@@ -1584,8 +1584,21 @@ int main(int argc, char **argv) {
     t0 = now_s();
     test_fft();
     if (verbose) printf("  fft: %.2f s\n", now_s() - t0);
-    /* every path: the ones this CPU has run every test, the others are listed as not supported */
+    /* every path: the ones this CPU has run every test, the others are listed as not supported.
+     * VOX_TEST_KERNEL_PATHS=neon,...: only those paths' kernel tests (under CPU emulation, where a
+     * smaller emulated CPU re-runs just its own path: scripts/test-aarch64.sh); the rest is unchanged */
+    const char *only = getenv("VOX_TEST_KERNEL_PATHS");
     for (int p = 0; p < VX_PATHS; p++) {
+        if (only && *only) {
+            char list[256];
+            snprintf(list, sizeof list, ",%s,", only);
+            char want[48];
+            snprintf(want, sizeof want, ",%s,", path_name(p));
+            if (!strstr(list, want)) {
+                printf("path %s: left out by VOX_TEST_KERNEL_PATHS=%s\n", path_name(p), only);
+                continue;
+            }
+        }
         if (!vx_kernels_force_path((vx_cpu_path)p)) {
             CHECK(!vx_cpu_supports((vx_cpu_path)p), "cannot select path %s", path_name(p));
             printf("path %s: not supported on this CPU (needs %s)\n", path_name(p), vx_path((vx_cpu_path)p)->needs);
