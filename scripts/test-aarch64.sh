@@ -17,9 +17,10 @@ done
 [ -f "$SYSROOT/include/stdio.h" ] || { echo "test-aarch64: $SYSROOT/include missing (apt-get install libc6-dev-arm64-cross)" >&2; exit 1; }
 
 echo "== aarch64 cross build ($B)"
+mkdir -p "$B"
 cmake -S . -B "$B" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
-  -DVOX_BUILD_EXAMPLES=OFF > /dev/null
-cmake --build "$B" -j"$(nproc)" > /dev/null
+  -DVOX_BUILD_EXAMPLES=OFF > "$B/configure.log" 2>&1 || { cat "$B/configure.log"; exit 1; }
+cmake --build "$B" -j"$(nproc)" > "$B/build.log" 2>&1 || { tail -60 "$B/build.log"; exit 1; }
 # the library is aarch64 code with no x86 instruction in it
 aarch64-linux-gnu-readelf -h "$B/libvox.so" | grep -q "AArch64" || { echo "test-aarch64: $B/libvox.so is not an aarch64 library" >&2; exit 1; }
 
@@ -33,7 +34,8 @@ run() { # run CPU [VAR=VALUE ...] PROGRAM: one test program under the emulated C
   local cpu=$1; shift
   echo "-- QEMU_CPU=$cpu $*" | tee -a "$LOG"
   local t0=$SECONDS
-  if ! env QEMU_CPU="$cpu" "$@" >> "$LOG" 2>&1; then
+  local prog=${*: -1}
+  if ! env QEMU_CPU="$cpu" "${@:1:$#-1}" qemu-aarch64 "$prog" >> "$LOG" 2>&1; then
     tail -40 "$LOG"; echo "test-aarch64: FAILED: QEMU_CPU=$cpu $*" >&2; exit 1
   fi
   echo "   passed ($((SECONDS - t0)) s)"
