@@ -11,27 +11,42 @@
 #include "strbuf.h"
 #include "vox.h"
 #include "vulkan/vk.h"
+#if defined(__APPLE__)
+#  include <sys/sysctl.h>
+#endif
 
 static char *devices_json;
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 
 static void cpu_model(char *out, size_t cap) {
     snprintf(out, cap, "unknown CPU");
+#if defined(__APPLE__)
+    size_t len = cap;
+    if (sysctlbyname("machdep.cpu.brand_string", out, &len, NULL, 0) != 0) snprintf(out, cap, "unknown CPU");
+    return;
+#endif
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;
     char line[512];
+    /* aarch64 kernels print no "model name": the board ("Model", e.g. a Raspberry Pi) or the core's
+     * implementer and part numbers */
+    char impl[32] = "", part[32] = "";
+    int found = 0;
     while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ') c++;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(out, cap, "%s", c);
-            }
+        char *c = strchr(line, ':');
+        if (!c) continue;
+        char *v = c + 1;
+        while (*v == ' ') v++;
+        v[strcspn(v, "\n")] = '\0';
+        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model\t", 6)) {
+            snprintf(out, cap, "%s", v);
+            found = 1;
             break;
         }
+        if (!impl[0] && !strncmp(line, "CPU implementer", 15)) snprintf(impl, sizeof impl, "%s", v);
+        if (!part[0] && !strncmp(line, "CPU part", 8)) snprintf(part, sizeof part, "%s", v);
     }
+    if (!found && impl[0]) snprintf(out, cap, "aarch64 CPU (implementer %s, part %s)", impl, part[0] ? part : "?");
     fclose(f);
 }
 
@@ -50,8 +65,12 @@ static unsigned long long memory_bytes(void) {
 }
 
 static void build(void) {
+#if defined(__linux__)
     cpu_set_t set;
     int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    int usable = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
     char name[256];
     cpu_model(name, sizeof name);
     const vx_cpu_info *c = vx_cpu();
@@ -85,9 +104,10 @@ static void build(void) {
     }
     vx_buf_printf(&b, "],\"features\":{\"avx2\":%d,\"fma\":%d,\"f16c\":%d,\"avxvnni\":%d,\"avx512f\":%d,"
                       "\"avx512bw\":%d,\"avx512dq\":%d,\"avx512vl\":%d,\"avx512vnni\":%d,\"avx512bf16\":%d,"
-                      "\"amx\":%d}},\"memory_bytes\":%llu,\"gpus\":[",
+                      "\"amx\":%d,\"neon\":%d,\"dotprod\":%d,\"i8mm\":%d,\"bf16\":%d}},\"memory_bytes\":%llu,"
+                      "\"gpus\":[",
                   c->avx2, c->fma, c->f16c, c->avxvnni, c->avx512f, c->avx512bw, c->avx512dq, c->avx512vl,
-                  c->avx512vnni, c->avx512bf16, c->amx_tile, memory_bytes());
+                  c->avx512vnni, c->avx512bf16, c->amx_tile, c->neon, c->dotprod, c->i8mm, c->bf16, memory_bytes());
     int n;
     const vx_vk_device_info *d = vx_vk_devices(&n);
     for (int i = 0; i < n; i++) {

@@ -9,7 +9,7 @@
  *      the weight (dtype, shape), the CPU path and the inputs it reads: never on the thread count,
  *      on n (how many rows are computed in the same call), or on the element's position in a tile.
  *      So a linear layer applied to 1 row or inside a batch of 37 rows gives the same bits.
- *   2. The CPU path (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16, amx: below) is chosen
+ *   2. The CPU path (scalar, avx2, ..., avx512-vnni-bf16, amx, neon, ..., neon-i8mm-bf16: below) is chosen
  *      once per process, from the CPU features or VOX_CPU, never per call.
  * Within those rules kernels are free to tile, unroll and vectorize.
  *
@@ -43,13 +43,20 @@ typedef struct vx_mat {
  *   avx512            + AVX-512 F/BW/DQ/VL (Skylake-X); int8 dot products through the avx2 kernels
  *   avx512-vnni       + AVX512-VNNI (Cascade Lake, Ice Lake)
  *   avx512-vnni-bf16  + AVX512-BF16 (Cooper Lake, Sapphire Rapids, Zen 4, Zen 5)
- *   amx               + AMX-TILE/INT8/BF16 with the OS's permission (Sapphire Rapids and later): tile
- *                     kernels for the large int8 products (the same integer sums, so the same bits)
+ *   amx               + AMX-TILE/INT8/BF16 with the OS's permission (Sapphire Rapids and later): the
+ *                     int8 convolution on tiles (the same integer sums, so the same bits) and the bf16
+ *                     convolution/GEMM on tiles
+ * and on aarch64 (features from getauxval(AT_HWCAP/AT_HWCAP2) on Linux, sysctl on macOS):
+ *   neon              Advanced SIMD, always present: the aarch64 baseline (Cortex-A53/A72, Raspberry
+ *                     Pi 3/4); int8 dot products through smull/smlal on int16-widened codes
+ *   neon-dotprod      + SDOT (Armv8.2 DotProd: Cortex-A55/A76, Raspberry Pi 5, Graviton 2, Apple M1)
+ *   neon-i8mm         + I8MM (USDOT, SMMLA: Armv8.6, Graviton 3, Neoverse V1/N2, Apple M2)
+ *   neon-i8mm-bf16    + BF16 (BFDOT: Graviton 3, Neoverse V1/N2, Apple M2)
  * Listed in increasing order: the best path is the last one the CPU (and OS) supports. A path the CPU
  * lacks is refused, never replaced by another: vx_cpu_check (engine creation) returns the error.
- * VOX_CPU_MASK=avx512f,avxvnni,... (tests) makes
- * detection treat those features as absent, so one machine can show what a smaller CPU gets. */
-typedef enum vx_isa { VX_ISA_SCALAR = 0, VX_ISA_AVX2 = 1, VX_ISA_AVX512 = 2 } vx_isa; /* the vector width */
+ * VOX_CPU_MASK=avx512f,avxvnni,... (tests) makes detection treat those features as absent, so one
+ * machine can show what a smaller CPU gets. */
+typedef enum vx_isa { VX_ISA_SCALAR = 0, VX_ISA_AVX2 = 1, VX_ISA_AVX512 = 2, VX_ISA_NEON = 3 } vx_isa; /* the vector width */
 typedef enum vx_cpu_path {
     VX_PATH_SCALAR = 0,
     VX_PATH_AVX2,
@@ -58,6 +65,10 @@ typedef enum vx_cpu_path {
     VX_PATH_AVX512_VNNI,
     VX_PATH_AVX512_VNNI_BF16,
     VX_PATH_AMX,
+    VX_PATH_NEON,
+    VX_PATH_NEON_DOTPROD,
+    VX_PATH_NEON_I8MM,
+    VX_PATH_NEON_I8MM_BF16,
     VX_PATHS
 } vx_cpu_path;
 
@@ -74,11 +85,12 @@ int vx_cpu_supports(vx_cpu_path p);           /* the CPU (and OS) can run it */
 typedef struct vx_cpu_info {
     int avx2, fma, f16c, avx512f, avx512bw, avx512dq, avx512vl, avx512vnni, avx512bf16, avxvnni,
         amx_tile, amx_int8, amx_bf16;
+    int neon, dotprod, i8mm, bf16; /* aarch64: Advanced SIMD, SDOT/UDOT, I8MM, BF16 */
     vx_cpu_path best;     /* the best path the CPU (and OS) supports */
     vx_cpu_path path;     /* the path the kernels use: best, or what VOX_CPU asks for */
     char name[32];        /* its VOX_CPU name */
     char why[256];        /* why it was chosen, for vox_devices */
-    char error[320];      /* non-empty: VOX_CPU asked for a path this CPU lacks (or an unknown one, or the
+    char error[480];      /* non-empty: VOX_CPU asked for a path this CPU lacks (or an unknown one, or the
                            * retired VOX_CPU_PATH is set); the kernels then run `best` but engine creation
                            * refuses with this message */
 } vx_cpu_info;
@@ -93,9 +105,9 @@ vox_status vx_cpu_check(void);
  * from CPU features): int8 / bf16 say how the vx_i8w / vx_bf16w kernels compute, NULL when the path has
  * none (their packing then returns VOX_ERR_UNSUPPORTED). */
 typedef struct vx_dot_caps {
-    const char *int8;  /* "AVX512-VNNI", "AVX-VNNI", "AVX2 vpmaddwd" */
-    const char *bf16;  /* "AVX512-BF16" (x rounded to bf16 too), "bf16 weights widened, f32 FMA" */
-    int bf16_rounds_x; /* the bf16 kernel rounds its input rows to bf16 (vdpbf16ps) */
+    const char *int8;  /* "AVX512-VNNI", "AVX-VNNI", "AVX2 vpmaddwd", "NEON I8MM usdot", "NEON sdot", "NEON smlal" */
+    const char *bf16;  /* "AVX512-BF16" / "NEON BF16 bfdot" (x rounded to bf16 too), "bf16 weights widened, f32 FMA" */
+    int bf16_rounds_x; /* the bf16 kernel rounds its input rows to bf16 (vdpbf16ps, bfdot) */
 } vx_dot_caps;
 vx_dot_caps vx_cpu_dots(void);
 

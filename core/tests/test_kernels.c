@@ -1079,7 +1079,9 @@ static void test_harmonic_source(void) {
 /* The paths that promise the same bits give them: q8/q4 linear layers on avx2 and avx2-vnni (the same
  * exact lane sums, vpmaddubsw + vpmaddwd or vpdpbusd) and on avx512 (the avx2 kernels); the int8
  * convolution on every SIMD path (exact sums, one float epilogue); the widened bf16 convolution on
- * avx2 and avx2-vnni. Each pair is compared on one input through the two tables. */
+ * avx2 and avx2-vnni. On aarch64 the same for neon and neon-dotprod / neon-i8mm(-bf16) (smull or sdot
+ * lane sums; smlal, sdot or usdot int8 sums; the widened bf16 kernel where the path has it). Each pair
+ * is compared on one input through the two tables. */
 static void run_on(vx_cpu_path p, void (*fn)(void *), void *ctx) {
     vx_kernels_force_path(p);
     fn(ctx);
@@ -1101,15 +1103,28 @@ static void xp_bf_run(void *c) {
 }
 
 static void test_same_bits_across_paths(void) {
-    const vx_cpu_path simd[] = {VX_PATH_AVX2, VX_PATH_AVX2_VNNI, VX_PATH_AVX512, VX_PATH_AVX512_VNNI, VX_PATH_AVX512_VNNI_BF16,
-                               VX_PATH_AMX};
     int have[VX_PATHS] = {0}, n_checked = 0;
     for (int p = 0; p < VX_PATHS; p++) have[p] = vx_cpu_supports((vx_cpu_path)p);
-    if (!have[VX_PATH_AVX2]) {
-        printf("same bits across paths: no avx2 path on this CPU\n");
+    /* per architecture: the base SIMD path, the paths with its q8/q4 bits, every other SIMD path (int8
+     * convolution), the paths with its widened-bf16 bits */
+    vx_cpu_path base;
+    const vx_cpu_path *q_same, *simd, *bf_same;
+    int n_q, n_simd, n_bf;
+    static const vx_cpu_path x86_q[] = {VX_PATH_AVX2_VNNI, VX_PATH_AVX512},
+                             x86_simd[] = {VX_PATH_AVX2_VNNI, VX_PATH_AVX512, VX_PATH_AVX512_VNNI, VX_PATH_AVX512_VNNI_BF16,
+                                           VX_PATH_AMX},
+                             x86_bf[] = {VX_PATH_AVX2_VNNI};
+    static const vx_cpu_path arm_q[] = {VX_PATH_NEON_DOTPROD, VX_PATH_NEON_I8MM, VX_PATH_NEON_I8MM_BF16},
+                             arm_bf[] = {VX_PATH_NEON_DOTPROD, VX_PATH_NEON_I8MM};
+    if (have[VX_PATH_AVX2]) {
+        base = VX_PATH_AVX2, q_same = x86_q, n_q = 2, simd = x86_simd, n_simd = 5, bf_same = x86_bf, n_bf = 1;
+    } else if (have[VX_PATH_NEON]) {
+        base = VX_PATH_NEON, q_same = arm_q, n_q = 3, simd = arm_q, n_simd = 3, bf_same = arm_bf, n_bf = 2;
+    } else {
+        printf("same bits across paths: no SIMD path on this CPU\n");
         return;
     }
-    /* q8 / q4 linear: avx2 vs avx2-vnni and avx512 */
+    /* q8 / q4 linear */
     static const vox_dtype qd[2] = {VOX_DTYPE_Q8, VOX_DTYPE_Q4};
     for (int d = 0; d < 2; d++)
         for (int64_t n = 1; n <= 37; n += 36) {
@@ -1117,18 +1132,18 @@ static void test_same_bits_across_paths(void) {
             float *x = fvec(n * 1024, -2, 2), *y0 = malloc(sizeof(float) * (size_t)(n * 300)),
                   *y1 = malloc(sizeof(float) * (size_t)(n * 300));
             xp_lin l0 = {&w.m, x, n, y0}, l1 = {&w.m, x, n, y1};
-            run_on(VX_PATH_AVX2, xp_lin_run, &l0);
-            const vx_cpu_path other[2] = {VX_PATH_AVX2_VNNI, VX_PATH_AVX512};
-            for (int o = 0; o < 2; o++) {
-                if (!have[other[o]]) continue;
-                run_on(other[o], xp_lin_run, &l1);
-                CHECK(same_bits(y0, y1, n * 300), "%s n=%lld: %s != avx2", dt_name(qd[d]), (long long)n, path_name(other[o]));
+            run_on(base, xp_lin_run, &l0);
+            for (int o = 0; o < n_q; o++) {
+                if (!have[q_same[o]]) continue;
+                run_on(q_same[o], xp_lin_run, &l1);
+                CHECK(same_bits(y0, y1, n * 300), "%s n=%lld: %s != %s", dt_name(qd[d]), (long long)n,
+                      path_name(q_same[o]), path_name(base));
                 n_checked++;
             }
             free_w(&w), free(x), free(y0), free(y1);
         }
-    /* int8 convolution: every SIMD path; widened bf16: avx2 vs avx2-vnni */
-    vx_kernels_force_path(VX_PATH_AVX2);
+    /* int8 convolution: every SIMD path; widened bf16 */
+    vx_kernels_force_path(base);
     const int64_t co = 128, c = 130, k = 7, dil = 3, n = 101, n_in = n + dil * (k - 1);
     float *w = fvec(co * c * k, -1, 1), *x = fvec(n_in * c, -2, 2), *bias = fvec(co, -1, 1);
     float *y0 = malloc(sizeof(float) * (size_t)(n * co)), *y1 = malloc(sizeof(float) * (size_t)(n * co));
@@ -1138,17 +1153,18 @@ static void test_same_bits_across_paths(void) {
     CHECK(vx_i8w_pack_conv(&m, c, k, &iw) == VOX_OK && vx_bf16w_pack_conv(&m, c, k, &bw) == VOX_OK, "pack: %s",
           vox_last_error());
     xp_conv v0 = {&iw, &bw, x, bias, n, dil, y0}, v1 = {&iw, &bw, x, bias, n, dil, y1};
-    run_on(VX_PATH_AVX2, xp_i8_run, &v0);
-    for (size_t i = 1; i < sizeof simd / sizeof simd[0]; i++) {
+    run_on(base, xp_i8_run, &v0);
+    for (int i = 0; i < n_simd; i++) {
         if (!have[simd[i]]) continue;
         run_on(simd[i], xp_i8_run, &v1);
-        CHECK(same_bits(y0, y1, n * co), "i8w conv: %s != avx2", path_name(simd[i]));
+        CHECK(same_bits(y0, y1, n * co), "i8w conv: %s != %s", path_name(simd[i]), path_name(base));
         n_checked++;
     }
-    if (have[VX_PATH_AVX2_VNNI]) {
-        run_on(VX_PATH_AVX2, xp_bf_run, &v0);
-        run_on(VX_PATH_AVX2_VNNI, xp_bf_run, &v1);
-        CHECK(same_bits(y0, y1, n * co), "bf16w conv: avx2-vnni != avx2");
+    run_on(base, xp_bf_run, &v0);
+    for (int i = 0; i < n_bf; i++) {
+        if (!have[bf_same[i]]) continue;
+        run_on(bf_same[i], xp_bf_run, &v1);
+        CHECK(same_bits(y0, y1, n * co), "bf16w conv: %s != %s", path_name(bf_same[i]), path_name(base));
         n_checked++;
     }
     vx_i8w_free(&iw), vx_bf16w_free(&bw);
@@ -1162,7 +1178,29 @@ static void test_same_bits_across_paths(void) {
  * creation would refuse (vx_cpu_check) and the message in msg. -1 when the child failed. */
 static int run_child_path(const char *self, const char *var, const char *value, int *refused, char *msg, size_t cap) {
     int fd[2];
+    *refused = 0;
+    msg[0] = '\0';
     if (pipe(fd) != 0) return -1;
+    /* Under user-mode emulation (a cross build run by qemu-aarch64) the child must be started by the
+     * emulator too: VOX_TEST_EMULATOR names it (its words split at spaces), and the program is the
+     * file /proc/self/exe links to (the emulator reports the emulated program's path). */
+    const char *emu = getenv("VOX_TEST_EMULATOR");
+    char exe[4096], words[1024];
+    char *argv[40];
+    int argc = 0;
+    if (emu && *emu) {
+        ssize_t len = readlink(self, exe, sizeof exe - 1);
+        if (len <= 0) return -1;
+        exe[len] = 0;
+        snprintf(words, sizeof words, "%s", emu);
+        for (char *save = NULL, *t = strtok_r(words, " ", &save); t && argc < 36; t = strtok_r(NULL, " ", &save))
+            argv[argc++] = t;
+        argv[argc++] = exe;
+    } else {
+        argv[argc++] = (char *)self;
+    }
+    argv[argc++] = "--print-path";
+    argv[argc] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fd[1], 1);
@@ -1170,7 +1208,7 @@ static int run_child_path(const char *self, const char *var, const char *value, 
         unsetenv("VOX_CPU");
         unsetenv("VOX_CPU_PATH");
         setenv(var, value, 1);
-        execl(self, self, "--print-path", (char *)NULL);
+        execvp(argv[0], argv);
         _exit(127);
     }
     close(fd[1]);
@@ -1225,6 +1263,24 @@ static void test_cpu_switch(void) {
                   "masked CPU, VOX_CPU=%s: path %d refused %d (%s)", wider[i], got, refused, msg);
         }
         unsetenv("VOX_CPU_MASK");
+    }
+    /* aarch64, as on a Cortex-A72 (no DotProd) and on a CPU with DotProd and I8MM but no BF16 */
+    if (vx_cpu_supports(VX_PATH_NEON_I8MM_BF16)) {
+        static const struct { const char *mask; vx_cpu_path best; } arm[] = {{"dotprod", VX_PATH_NEON},
+                                                                             {"bf16", VX_PATH_NEON_I8MM}};
+        for (int m = 0; m < 2; m++) {
+            setenv("VOX_CPU_MASK", arm[m].mask, 1);
+            got = run_child_path("/proc/self/exe", "VOX_CPU", "auto", &refused, msg, sizeof msg);
+            CHECK(got == (int)arm[m].best && !refused, "VOX_CPU_MASK=%s: best path %d, expected %s", arm[m].mask, got,
+                  vx_path(arm[m].best)->name);
+            for (int p = arm[m].best + 1; p <= VX_PATH_NEON_I8MM_BF16; p++) {
+                const char *name = vx_path((vx_cpu_path)p)->name;
+                got = run_child_path("/proc/self/exe", "VOX_CPU", name, &refused, msg, sizeof msg);
+                CHECK(got == (int)arm[m].best && refused && strstr(msg, "not supported on this CPU"),
+                      "masked CPU (%s), VOX_CPU=%s: path %d refused %d (%s)", arm[m].mask, name, got, refused, msg);
+            }
+            unsetenv("VOX_CPU_MASK");
+        }
     }
 }
 
@@ -1515,9 +1571,11 @@ int main(int argc, char **argv) {
     }
     verbose = getenv("VOX_TEST_VERBOSE") != NULL;
     const vx_cpu_info *ci = vx_cpu();
-    printf("cpu: path %s, best %s (avx2 %d fma %d f16c %d avx512f %d bw %d dq %d vl %d vnni %d bf16 %d avxvnni %d amx %d/%d/%d)\n",
+    printf("cpu: path %s, best %s (avx2 %d fma %d f16c %d avx512f %d bw %d dq %d vl %d vnni %d bf16 %d avxvnni %d amx %d/%d/%d; "
+           "neon %d dotprod %d i8mm %d bf16 %d)\n",
            ci->name, path_name(ci->best), ci->avx2, ci->fma, ci->f16c, ci->avx512f, ci->avx512bw, ci->avx512dq,
-           ci->avx512vl, ci->avx512vnni, ci->avx512bf16, ci->avxvnni, ci->amx_tile, ci->amx_int8, ci->amx_bf16);
+           ci->avx512vl, ci->avx512vnni, ci->avx512bf16, ci->avxvnni, ci->amx_tile, ci->amx_int8, ci->amx_bf16, ci->neon,
+           ci->dotprod, ci->i8mm, ci->bf16);
 
     double tc = now_s();
     if (getenv("VOX_CPU") == NULL && getenv("VOX_CPU_PATH") == NULL) test_cpu_switch();
@@ -1532,8 +1590,21 @@ int main(int argc, char **argv) {
     t0 = now_s();
     test_fft();
     if (verbose) printf("  fft: %.2f s\n", now_s() - t0);
-    /* every path: the ones this CPU has run every test, the others are listed as not supported */
+    /* every path: the ones this CPU has run every test, the others are listed as not supported.
+     * VOX_TEST_KERNEL_PATHS=neon,...: only those paths' kernel tests (under CPU emulation, where a
+     * smaller emulated CPU re-runs just its own path: scripts/test-aarch64.sh); the rest is unchanged */
+    const char *only = getenv("VOX_TEST_KERNEL_PATHS");
     for (int p = 0; p < VX_PATHS; p++) {
+        if (only && *only) {
+            char list[256];
+            snprintf(list, sizeof list, ",%s,", only);
+            char want[48];
+            snprintf(want, sizeof want, ",%s,", path_name(p));
+            if (!strstr(list, want)) {
+                printf("path %s: left out by VOX_TEST_KERNEL_PATHS=%s\n", path_name(p), only);
+                continue;
+            }
+        }
         if (!vx_kernels_force_path((vx_cpu_path)p)) {
             CHECK(!vx_cpu_supports((vx_cpu_path)p), "cannot select path %s", path_name(p));
             printf("path %s: not supported on this CPU (needs %s)\n", path_name(p), vx_path((vx_cpu_path)p)->needs);

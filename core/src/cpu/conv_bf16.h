@@ -21,7 +21,7 @@
 
 #define BF_NR 64   /* weight rows per packed group */
 #define BF_MR 4    /* x rows per register tile */
-#define BF_NV (VL == 16 ? 4 : 2) /* weight-row vectors per tile: 64 rows (AVX-512), 16 (AVX2) */
+#define BF_NV (VL == 8 ? 2 : 4) /* weight-row vectors per tile: 64 rows (AVX-512), 16 (AVX2, NEON) */
 #define BF_KC 128  /* pairs per K block */
 #define BF_TASK 96 /* x rows per pool task */
 

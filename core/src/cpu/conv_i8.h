@@ -1,9 +1,11 @@
 /* Internal: the int8 dot-product convolution (kernels.h, vx_conv1d_i8w_ex) on the simd.h abstraction,
  * instantiated once per integer kernel: conv_i8_avx2.c (vpmaddwd), conv_i8_avx2_vnni.c (AVX-VNNI
- * vpdpbusd, 256-bit) and conv_i8_avx512.c (AVX512-VNNI vpdpbusd, 512-bit). The including file defines
+ * vpdpbusd, 256-bit), conv_i8_avx512.c (AVX512-VNNI vpdpbusd, 512-bit) and on aarch64 conv_i8_neon.c
+ * (smlal), conv_i8_neon_dotprod.c (sdot), conv_i8_neon_i8mm.c (usdot). The including file defines
  * VX_SIMD_WIDTH, includes cpu/simd.h and cpu/simd_math.h, and provides
- *   CI_WIDE        0: input codes stored as uint8 (vpdpbusd takes them as they are); 1: as int16 pairs
- *                  (vpmaddwd)
+ *   CI_WIDE        0: input codes stored as uint8 (vpdpbusd, usdot take them as they are); 1: as int16
+ *                  (vpmaddwd, smlal); 2: as int8 code - 128 (sdot: signed x signed; the tile adds
+ *                  128 * wsum back, exactly)
  *   CI_MR          x rows per register tile (the tile computes CI_MR rows; those past mr are padding
  *                  rows and dropped)
  *   ci_sums(...)   the tile's exact int32 sums (below) and CI_SUFFIX(name), the instance's names.
@@ -30,8 +32,10 @@
 #define CI_NR 64   /* output channels per weight group (the packed layout) */
 #define CI_TASK 96 /* x rows per pool task; also the blocks of the output moments (every instance) */
 
-#if CI_WIDE
+#if CI_WIDE == 1
 typedef int16_t ci_code;
+#elif CI_WIDE == 2
+typedef int8_t ci_code; /* code - 128 (signed dot products: the kernel adds 128 * wsum back) */
 #else
 typedef uint8_t ci_code;
 #endif
@@ -183,15 +187,18 @@ static void ci_quantize(void *ctx, int64_t begin, int64_t end) {
         for (i = 0; i + VL <= c; i += VL) {
             vi v = v_cvt_i(v_mul(v_sub(v_load(x + i), vl), vinv));
             v = vi_min(vi_max(v, vi_set1(0)), vi_set1(255));
-#if CI_WIDE
+#if CI_WIDE == 1
             vi_store_i16(q + i, v);
+#elif CI_WIDE == 2
+            vi_store_u8((uint8_t *)(q + i), vi_sub(v, vi_set1(128)));
 #else
             vi_store_u8(q + i, v);
 #endif
         }
         for (; i < c; i++) {
-            int32_t v = _mm_cvtss_si32(_mm_set_ss((x[i] - l) * inv)); /* round to nearest even, as the vectors */
-            q[i] = (ci_code)(v < 0 ? 0 : v > 255 ? 255 : v);
+            int32_t v = v_rne_i32((x[i] - l) * inv); /* round to nearest even, as the vectors */
+            v = v < 0 ? 0 : v > 255 ? 255 : v;
+            q[i] = (ci_code)(CI_WIDE == 2 ? v - 128 : v);
         }
         for (; i < q4; i++) q[i] = 0;
         j->xs[t] = range > 0.0f ? range / 255.0f : 0.0f;

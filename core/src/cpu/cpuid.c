@@ -1,5 +1,6 @@
 /* CPU feature detection: which instruction sets the CPU has AND the operating system lets us use, and
- * the choice of the kernel path (kernels.h lists the paths).
+ * the choice of the kernel path (kernels.h lists the paths). x86: CPUID and XCR0; aarch64: the
+ * kernel's HWCAP bits (Linux) or sysctl hw.optional.arm.* (macOS).
  *
  * A CPUID bit alone is not enough: AVX and AVX-512 registers are only usable when the OS saves their
  * state on context switches (XCR0, read with XGETBV, after checking OSXSAVE), and AMX tile data on
@@ -25,6 +26,11 @@
 #    include <unistd.h>
 #  endif
 #  define VX_HAVE_CPUID 1
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#  include <sys/auxv.h>
+#elif defined(__aarch64__) && defined(__APPLE__)
+#  include <sys/sysctl.h>
 #endif
 
 static vx_cpu_info info;
@@ -90,6 +96,34 @@ static void detect_x86(vx_cpu_info *c) {
 }
 #endif
 
+#if defined(__aarch64__)
+/* Advanced SIMD is architectural on aarch64; the extensions are reported by the kernel (HWCAP bits are
+ * set only when the kernel also enables them, so no further OS check is needed). The HWCAP values are
+ * those of the Linux uapi (asm/hwcap.h), spelled out for older C libraries' headers. */
+static void detect_arm(vx_cpu_info *c) {
+    c->neon = 1;
+#  if defined(__linux__)
+    enum { HWCAP_ASIMDDP_ = 1u << 20 };
+    const unsigned long long HWCAP2_I8MM_ = 1ull << 13, HWCAP2_BF16_ = 1ull << 14;
+    const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    c->dotprod = (hw & HWCAP_ASIMDDP_) != 0;
+    c->i8mm = (hw2 & HWCAP2_I8MM_) != 0;
+    c->bf16 = (hw2 & HWCAP2_BF16_) != 0;
+#  elif defined(__APPLE__)
+    static const struct { const char *name; size_t off; } feats[] = {
+        {"hw.optional.arm.FEAT_DotProd", offsetof(vx_cpu_info, dotprod)},
+        {"hw.optional.arm.FEAT_I8MM", offsetof(vx_cpu_info, i8mm)},
+        {"hw.optional.arm.FEAT_BF16", offsetof(vx_cpu_info, bf16)},
+    };
+    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
+        int v = 0;
+        size_t len = sizeof v;
+        if (sysctlbyname(feats[i].name, &v, &len, NULL, 0) == 0 && v) *(int *)((char *)c + feats[i].off) = 1;
+    }
+#  endif
+}
+#endif
+
 /* The paths, each an exact set of instruction-set extensions (kernels.h). */
 static const vx_path_desc paths[VX_PATHS] = {
     [VX_PATH_SCALAR] = {"scalar", VX_ISA_SCALAR, 0, 0, "nothing (portable C)"},
@@ -102,6 +136,10 @@ static const vx_path_desc paths[VX_PATHS] = {
     [VX_PATH_AMX] = {"amx", VX_ISA_AVX512, 1, 1,
                      "AVX2, FMA, F16C, AVX-512 F/BW/DQ/VL, AVX512-VNNI, AVX512-BF16, AMX-TILE/INT8/BF16 (and the "
                      "kernel's permission to use the tiles)"},
+    [VX_PATH_NEON] = {"neon", VX_ISA_NEON, 0, 0, "aarch64 Advanced SIMD (NEON)"},
+    [VX_PATH_NEON_DOTPROD] = {"neon-dotprod", VX_ISA_NEON, 1, 0, "aarch64 NEON, DotProd (SDOT)"},
+    [VX_PATH_NEON_I8MM] = {"neon-i8mm", VX_ISA_NEON, 1, 0, "aarch64 NEON, DotProd, I8MM (USDOT/SMMLA)"},
+    [VX_PATH_NEON_I8MM_BF16] = {"neon-i8mm-bf16", VX_ISA_NEON, 1, 1, "aarch64 NEON, DotProd, I8MM, BF16 (BFDOT)"},
 };
 
 const vx_path_desc *vx_path(vx_cpu_path p) { return p >= 0 && p < VX_PATHS ? &paths[p] : NULL; }
@@ -122,6 +160,10 @@ static int has(const vx_cpu_info *c, vx_cpu_path p) {
     case VX_PATH_AVX512_VNNI: return avx512 && c->avx512vnni;
     case VX_PATH_AVX512_VNNI_BF16: return avx512 && c->avx512vnni && c->avx512bf16;
     case VX_PATH_AMX: return avx512 && c->avx512vnni && c->avx512bf16 && c->amx_tile && c->amx_int8 && c->amx_bf16;
+    case VX_PATH_NEON: return c->neon;
+    case VX_PATH_NEON_DOTPROD: return c->neon && c->dotprod;
+    case VX_PATH_NEON_I8MM: return c->neon && c->dotprod && c->i8mm;
+    case VX_PATH_NEON_I8MM_BF16: return c->neon && c->dotprod && c->i8mm && c->bf16;
     default: return 0;
     }
 }
@@ -149,7 +191,7 @@ static void apply_mask(vx_cpu_info *c, const char *mask) {
     static const struct { const char *name; size_t off; } feats[] = {
 #define F(x) {#x, offsetof(vx_cpu_info, x)}
         F(avx2), F(fma), F(f16c), F(avxvnni), F(avx512f), F(avx512bw), F(avx512dq), F(avx512vl), F(avx512vnni),
-        F(avx512bf16), F(amx_tile), F(amx_int8), F(amx_bf16),
+        F(avx512bf16), F(dotprod), F(i8mm), F(bf16), F(amx_tile), F(amx_int8), F(amx_bf16),
 #undef F
     };
     char buf[256];
@@ -163,6 +205,9 @@ static void detect(void) {
     memset(&info, 0, sizeof info);
 #ifdef VX_HAVE_CPUID
     detect_x86(&info);
+#endif
+#if defined(__aarch64__)
+    detect_arm(&info);
 #endif
     const char *mask = getenv("VOX_CPU_MASK");
     if (mask && *mask) apply_mask(&info, mask);
@@ -178,13 +223,15 @@ static void detect(void) {
     if (old && *old) { /* renamed: refuse rather than silently ignore it */
         snprintf(info.error, sizeof info.error,
                  "VOX_CPU_PATH is no longer read: set VOX_CPU to one of auto, scalar, avx2, avx2-vnni, avx512, "
-                 "avx512-vnni, avx512-vnni-bf16, amx (this CPU has: %s)", avail);
+                 "avx512-vnni, avx512-vnni-bf16, amx, neon, neon-dotprod, neon-i8mm, neon-i8mm-bf16 (this CPU has: %s)",
+                 avail);
     } else if (want && *want && strcmp(want, "auto") != 0) {
         const int p = vx_path_parse(want);
         if (p < 0) {
             snprintf(info.error, sizeof info.error,
                      "VOX_CPU=%s: unknown kernel path; use auto, scalar, avx2, avx2-vnni, avx512, avx512-vnni, "
-                     "avx512-vnni-bf16 or amx (this CPU has: %s)", want, avail);
+                     "avx512-vnni-bf16, amx, neon, neon-dotprod, neon-i8mm or neon-i8mm-bf16 (this CPU has: %s)", want,
+                     avail);
         } else if (!has(&info, (vx_cpu_path)p)) {
             snprintf(info.error, sizeof info.error, "VOX_CPU=%s: not supported on this CPU (the path needs %s; this CPU "
                      "has: %s)", want, paths[p].needs, avail);

@@ -2,7 +2,7 @@
  *
  * kernels.c holds the public vx_* functions: they check arguments, split the work into tasks for the
  * pool and call the active table's entries. One table per CPU path (kernels.h: scalar, avx2, avx2-vnni,
- * avx512, avx512-vnni, avx512-vnni-bf16); a table starts as a copy of the next smaller path's and
+ * avx512, avx512-vnni, avx512-vnni-bf16, neon, neon-dotprod, neon-i8mm, neon-i8mm-bf16); a table starts as a copy of the next smaller path's and
  * overrides what its extensions accelerate (kernels_scalar.c, kernels_avx2.c, kernels_avx512.c and the
  * files they call). The active table is chosen once per process from vx_cpu()->path (kernels.h rule 2).
  * Nothing outside core/src/cpu reads CPU features: families ask kernels.h (vx_cpu_dots).
@@ -111,7 +111,7 @@ typedef struct vx_kernels {
 
 /* The tables (a SIMD table is only valid on a CPU with that path). Each init runs on a copy of the next
  * smaller path's table (kernels.c): scalar -> avx2 -> avx2-vnni, avx2 -> avx512 -> avx512-vnni ->
- * avx512-vnni-bf16 -> amx. */
+ * avx512-vnni-bf16 -> amx; on aarch64 scalar -> neon -> neon-dotprod -> neon-i8mm -> neon-i8mm-bf16. */
 void vx_kernels_init_scalar(vx_kernels *t);
 #ifdef VOX_X86
 void vx_kernels_init_avx2(vx_kernels *t);
@@ -133,6 +133,13 @@ void vx_conv_i8_init_avx2(vx_kernels *t);       /* vpmaddwd */
 void vx_conv_i8_init_avx2_vnni(vx_kernels *t);  /* AVX-VNNI */
 void vx_conv_i8_init_avx512(vx_kernels *t);     /* AVX512-VNNI */
 void vx_conv_bf16_init_avx512(vx_kernels *t);   /* AVX512-BF16 */
+#endif
+#ifdef VOX_ARM64
+/* aarch64: neon -> neon-dotprod -> neon-i8mm -> neon-i8mm-bf16 (kernels_neon*.c) */
+void vx_kernels_init_neon(vx_kernels *t);
+void vx_kernels_init_neon_dotprod(vx_kernels *t);
+void vx_kernels_init_neon_i8mm(vx_kernels *t);
+void vx_kernels_init_neon_bf16(vx_kernels *t);
 #endif
 
 /* The active table (chosen once from vx_cpu()->path). */

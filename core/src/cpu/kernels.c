@@ -40,6 +40,22 @@ static void init_tables(void) {
         tables[chain[i].path].path = chain[i].path;
     }
 #endif
+#ifdef VOX_ARM64
+    /* neon -> neon-dotprod -> neon-i8mm -> neon-i8mm-bf16 (dispatch.h) */
+    static const struct { vx_cpu_path path, parent; void (*init)(vx_kernels *); } arm[] = {
+        {VX_PATH_NEON, VX_PATH_SCALAR, vx_kernels_init_neon},
+        {VX_PATH_NEON_DOTPROD, VX_PATH_NEON, vx_kernels_init_neon_dotprod},
+        {VX_PATH_NEON_I8MM, VX_PATH_NEON_DOTPROD, vx_kernels_init_neon_i8mm},
+        {VX_PATH_NEON_I8MM_BF16, VX_PATH_NEON_I8MM, vx_kernels_init_neon_bf16},
+    };
+    for (size_t i = 0; i < sizeof arm / sizeof arm[0]; i++) {
+        if (!vx_cpu_supports(arm[i].path)) continue;
+        tables[arm[i].path] = tables[arm[i].parent];
+        arm[i].init(&tables[arm[i].path]);
+        tables[arm[i].path].name = vx_path(arm[i].path)->name;
+        tables[arm[i].path].path = arm[i].path;
+    }
+#endif
     atomic_store(&active, &tables[vx_cpu()->path]);
 }
 

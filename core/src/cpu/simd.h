@@ -1,6 +1,7 @@
-/* Internal: a thin vector abstraction over AVX2 (8 float lanes) and AVX-512 (16 float lanes), so the
- * float kernels (simd_math.h, simd_elementwise.h, simd_linear.h) are written once and compiled per
- * ISA. Include only from *_avx2.c / *_avx512.c after defining VX_SIMD_WIDTH (8 or 16).
+/* Internal: a thin vector abstraction over AVX2 (8 float lanes), AVX-512 (16 float lanes) and aarch64
+ * NEON (4 float lanes), so the float kernels (simd_math.h, simd_elementwise.h, simd_linear.h) are
+ * written once and compiled per ISA. Include only from *_avx2.c / *_avx512.c / *_neon*.c after
+ * defining VX_SIMD_WIDTH (8, 16 or 4).
  *
  * Every operation is a plain IEEE operation of the ISA (FMA where v_fma is written); nothing depends
  * on a lane's position, so a value computed in a partial (masked) vector at the end of an array is the
@@ -10,10 +11,20 @@
 #ifndef VOX_CPU_SIMD_H
 #define VOX_CPU_SIMD_H
 
-#include <immintrin.h>
 #include <stdint.h>
 
 #define V_INLINE static inline __attribute__((always_inline))
+
+#if VX_SIMD_WIDTH == 4
+#  include <arm_neon.h>
+/* a read-ahead hint for streamed weights (simd_linear.h, the q8/q4 kernels) */
+#  define v_prefetch(p) __builtin_prefetch((const void *)(p))
+#else
+#  include <immintrin.h>
+#  define v_prefetch(p) _mm_prefetch((const char *)(p), VX_GEMV_HINT)
+/* one float to int32, rounded to nearest even (as v_cvt_i) */
+V_INLINE int32_t v_rne_i32(float x) { return _mm_cvtss_si32(_mm_set_ss(x)); }
+#endif
 
 #if VX_SIMD_WIDTH == 16
 #  define VL 16
@@ -283,8 +294,147 @@ V_INLINE void vi_store_i16(int16_t *p, vi a) {
     const __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, a), 0x08);
     _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(b));
 }
+
+#elif VX_SIMD_WIDTH == 4
+/* aarch64 Advanced SIMD: 4 float lanes. Every operation keeps the x86 versions' semantics where the
+ * kernels depend on them: v_max/v_min return the second operand when either is NaN (fmax/fmin would
+ * return the NaN), v_cvt_i rounds to nearest even, v_hsum is the same pairwise tree (i + i+2, i + i+1). */
+#  define VL 4
+typedef float32x4_t vf;
+typedef int32x4_t vi;
+typedef uint32x4_t vm; /* all-ones lanes */
+#  define VX_SUFFIX(name) name##_neon
+#  define v_hsum_batch v_hsum4
+
+V_INLINE int32_t v_rne_i32(float x) { return vcvtns_s32_f32(x); }
+V_INLINE vf v_load(const float *p) { return vld1q_f32(p); }
+V_INLINE void v_store(float *p, vf v) { vst1q_f32(p, v); }
+/* partial vectors: only the first n (<= VL) elements are read or written, the others are 0 */
+V_INLINE vf v_load_part(const float *p, int64_t n) {
+    const float32x2_t z2 = vdup_n_f32(0.0f);
+    switch (n) {
+    case 0: return vdupq_n_f32(0.0f);
+    case 1: return vcombine_f32(vset_lane_f32(p[0], z2, 0), z2);
+    case 2: return vcombine_f32(vld1_f32(p), z2);
+    case 3: return vcombine_f32(vld1_f32(p), vset_lane_f32(p[2], z2, 0));
+    default: return vld1q_f32(p);
+    }
+}
+V_INLINE void v_store_part(float *p, vf v, int64_t n) {
+    switch (n) {
+    case 0: break;
+    case 1: vst1q_lane_f32(p, v, 0); break;
+    case 2: vst1_f32(p, vget_low_f32(v)); break;
+    case 3: vst1_f32(p, vget_low_f32(v)), vst1q_lane_f32(p + 2, v, 2); break;
+    default: vst1q_f32(p, v); break;
+    }
+}
+V_INLINE vf v_set1(float a) { return vdupq_n_f32(a); }
+V_INLINE vf v_zero(void) { return vdupq_n_f32(0.0f); }
+V_INLINE vf v_add(vf a, vf b) { return vaddq_f32(a, b); }
+V_INLINE vf v_sub(vf a, vf b) { return vsubq_f32(a, b); }
+V_INLINE vf v_mul(vf a, vf b) { return vmulq_f32(a, b); }
+V_INLINE vf v_div(vf a, vf b) { return vdivq_f32(a, b); }
+V_INLINE vf v_fma(vf a, vf b, vf c) { return vfmaq_f32(c, a, b); }           /* a * b + c */
+V_INLINE vf v_fnma(vf a, vf b, vf c) { return vfmsq_f32(c, a, b); }          /* c - a * b */
+V_INLINE vf v_fms(vf a, vf b, vf c) { return vnegq_f32(vfmsq_f32(c, a, b)); } /* a * b - c (one rounding) */
+V_INLINE vf v_max(vf a, vf b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+V_INLINE vf v_min(vf a, vf b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+V_INLINE vf v_abs(vf a) { return vabsq_f32(a); }
+V_INLINE vf v_neg(vf a) { return vnegq_f32(a); }
+V_INLINE vf v_signbit(vf a) {
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(a), vdupq_n_u32(0x80000000u)));
+}
+V_INLINE vf v_xor(vf a, vf b) {
+    return vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+V_INLINE vf v_round(vf a) { return vrndnq_f32(a); }
+V_INLINE vf v_floor(vf a) { return vrndmq_f32(a); }
+V_INLINE vm v_lt(vf a, vf b) { return vcltq_f32(a, b); }
+V_INLINE vm v_le(vf a, vf b) { return vcleq_f32(a, b); }
+V_INLINE vm v_ge(vf a, vf b) { return vcgeq_f32(a, b); }
+V_INLINE vm v_gt(vf a, vf b) { return vcgtq_f32(a, b); }
+V_INLINE vm v_isnan(vf a) { return vmvnq_u32(vceqq_f32(a, a)); }
+V_INLINE vm v_mor(vm a, vm b) { return vorrq_u32(a, b); }
+V_INLINE int v_any(vm m) { return vmaxvq_u32(m) != 0; }
+V_INLINE vf v_sel(vm m, vf a, vf b) { return vbslq_f32(m, b, a); } /* m ? b : a */
+V_INLINE vi v_cvt_i(vf a) { return vcvtnq_s32_f32(a); }            /* round to nearest even */
+V_INLINE vf v_cvt_f(vi a) { return vcvtq_f32_s32(a); }
+V_INLINE vi vi_set1(int32_t a) { return vdupq_n_s32(a); }
+V_INLINE vf v_gather(const float *base, const int32_t *idx) {
+    const float t[4] = {base[idx[0]], base[idx[1]], base[idx[2]], base[idx[3]]};
+    return vld1q_f32(t);
+}
+V_INLINE vf v_gather_i(const float *base, vi idx) {
+    int32_t i[4];
+    vst1q_s32(i, idx);
+    return v_gather(base, i);
+}
+V_INLINE vi vi_iota(void) {
+    const int32_t t[4] = {0, 1, 2, 3};
+    return vld1q_s32(t);
+}
+V_INLINE vi vi_mul(vi a, vi b) { return vmulq_s32(a, b); }
+V_INLINE vi v_cvtt_i(vf a) { return vcvtq_s32_f32(a); } /* truncation toward zero */
+V_INLINE vm vi_lt(vi a, vi b) { return vcltq_s32(a, b); }
+V_INLINE vi vi_sel(vm m, vi a, vi b) { return vbslq_s32(m, b, a); } /* m ? b : a */
+V_INLINE vi vi_add(vi a, vi b) { return vaddq_s32(a, b); }
+V_INLINE vi vi_sub(vi a, vi b) { return vsubq_s32(a, b); }
+V_INLINE vi vi_and(vi a, vi b) { return vandq_s32(a, b); }
+V_INLINE vi vi_srai1(vi a) { return vshrq_n_s32(a, 1); }
+V_INLINE vi vi_sll16(vi a) { return vshlq_n_s32(a, 16); }
+V_INLINE vi vi_sll23(vi a) { return vshlq_n_s32(a, 23); }
+V_INLINE vi vi_sll30(vi a) { return vshlq_n_s32(a, 30); }
+V_INLINE vi v_bits(vf a) { return vreinterpretq_s32_f32(a); }
+V_INLINE vf v_frombits(vi a) { return vreinterpretq_f32_s32(a); }
+V_INLINE vm vi_eq(vi a, vi b) { return vceqq_s32(a, b); }
+/* weights: 4 f16 / bf16 values widened to float (exact) */
+V_INLINE vf v_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+V_INLINE vf v_load_f16_part(const uint16_t *p, int64_t n) {
+    uint16_t t[4] = {0, 0, 0, 0};
+    for (int64_t i = 0; i < n && i < 4; i++) t[i] = p[i];
+    return v_load_f16(t);
+}
+V_INLINE vf v_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+V_INLINE vf v_load_bf16_part(const uint16_t *p, int64_t n) {
+    uint16_t t[4] = {0, 0, 0, 0};
+    for (int64_t i = 0; i < n && i < 4; i++) t[i] = p[i];
+    return v_load_bf16(t);
+}
+V_INLINE float v_hsum(vf a) {
+    const float32x2_t h = vadd_f32(vget_low_f32(a), vget_high_f32(a)); /* i + i+2 */
+    return vget_lane_f32(h, 0) + vget_lane_f32(h, 1);
+}
+/* In-place transpose of a 4 x 4 block held in 4 vectors. */
+V_INLINE void v_transpose(vf *r) {
+    const vf t0 = vtrn1q_f32(r[0], r[1]), t1 = vtrn2q_f32(r[0], r[1]), t2 = vtrn1q_f32(r[2], r[3]),
+             t3 = vtrn2q_f32(r[2], r[3]);
+    r[0] = vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+    r[1] = vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+    r[2] = vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+    r[3] = vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+}
+/* Lane j = v_hsum(a[j]) bit for bit, for 4 vectors at once. */
+V_INLINE vf v_hsum4(const vf *a) {
+    const vf b0 = vaddq_f32(vcombine_f32(vget_low_f32(a[0]), vget_low_f32(a[1])),
+                            vcombine_f32(vget_high_f32(a[0]), vget_high_f32(a[1])));
+    const vf b1 = vaddq_f32(vcombine_f32(vget_low_f32(a[2]), vget_low_f32(a[3])),
+                            vcombine_f32(vget_high_f32(a[2]), vget_high_f32(a[3])));
+    return vpaddq_f32(b0, b1);
+}
+V_INLINE float v_hmax(vf a) { return vmaxvq_f32(a); } /* exact in any order */
+V_INLINE float v_hmin(vf a) { return vminvq_f32(a); }
+V_INLINE vi vi_max(vi a, vi b) { return vmaxq_s32(a, b); }
+V_INLINE vi vi_min(vi a, vi b) { return vminq_s32(a, b); }
+/* the low byte / low half of each lane (values already in range), in lane order */
+V_INLINE void vi_store_u8(uint8_t *p, vi a) {
+    const uint16x4_t h = vmovn_u32(vreinterpretq_u32_s32(a));
+    const uint8x8_t b = vmovn_u16(vcombine_u16(h, h));
+    vst1_lane_u32((uint32_t *)(void *)p, vreinterpret_u32_u8(b), 0);
+}
+V_INLINE void vi_store_i16(int16_t *p, vi a) { vst1_s16(p, vqmovn_s32(a)); }
 #else
-#  error "define VX_SIMD_WIDTH as 8 (AVX2) or 16 (AVX-512) before including simd.h"
+#  error "define VX_SIMD_WIDTH as 8 (AVX2), 16 (AVX-512) or 4 (NEON) before including simd.h"
 #endif
 
 #endif

@@ -96,6 +96,17 @@ typedef __m512d cm_vd;
 #  define cm_div _mm512_div_pd
 #  define cm_set1 _mm512_set1_pd
 #  define cm_store _mm512_storeu_pd
+#elif VL == 4
+#  define CM_VD 2
+typedef float64x2_t cm_vd;
+#  define cm_zero() vdupq_n_f64(0.0)
+#  define cm_cvt(p) vcvt_f64_f32(vld1_f32(p))
+#  define cm_add vaddq_f64
+#  define cm_sub vsubq_f64
+#  define cm_mul vmulq_f64
+#  define cm_div vdivq_f64
+#  define cm_set1 vdupq_n_f64
+#  define cm_store vst1q_f64
 #else
 #  define CM_VD 4
 typedef __m256d cm_vd;

@@ -56,7 +56,7 @@
                           * columns) streams ~5% faster than 4 and ~9% faster than 8 */
 #endif
 /* GEMV look-ahead (see linear_q_avx512.c): the next tile's bytes, sequentially, a tile ahead. */
-#ifndef VX_GEMV_HINT
+#if !defined(VX_GEMV_HINT) && VL != 4
 #  define VX_GEMV_HINT _MM_HINT_T0
 #endif
 #ifndef LF_KC
@@ -95,7 +95,7 @@ V_INLINE void lf_ukr(const int dt, const int MR, const int NR, const int PF, con
         for (int i = 0; i < MR; i++) xv[i] = v_load(x + i * ldx + k);
 #pragma GCC unroll 8
         for (int r = 0; r < NR; r++) {
-            if (PF && r < lines) _mm_prefetch(pw + (size_t)(k / VL) * NR * VL * esz + r * 64, VX_GEMV_HINT);
+            if (PF && r < lines) v_prefetch(pw + (size_t)(k / VL) * NR * VL * esz + r * 64);
             vf wv = lf_wload(dt, wb + r * wrow_bytes, k);
 #pragma GCC unroll 4
             for (int i = 0; i < MR; i++) acc[i * NR + r] = v_fma(xv[i], wv, acc[i * NR + r]);
@@ -192,7 +192,7 @@ static void lf_stream(const int dt, const vx_gemv_part *parts, int n_parts, cons
         if (r0 >= r1) continue;
         if (p == 0) {
             const size_t nb = (size_t)(r1 - r0 < NR ? r1 - r0 : NR) * wrow;
-            for (size_t o = 0; o < nb; o += 64) _mm_prefetch(wd + (size_t)r0 * wrow + o, VX_GEMV_HINT);
+            for (size_t o = 0; o < nb; o += 64) v_prefetch(wd + (size_t)r0 * wrow + o);
         }
         for (int64_t r = r0; r < r1;) {
             const int nr = r1 - r >= NR ? NR : 1;
@@ -245,6 +245,8 @@ V_INLINE void lf_range(const int dt, const vx_mat *w, const float *bias, const f
 /* ------------------------------------------------------------------------------ f32: column order */
 #if VL == 16
 #  define LC_NV 4 /* weight-row vectors per GEMM tile: LC_NR = 64 rows */
+#elif VL == 4
+#  define LC_NV 4 /* NEON: 16 rows (24 accumulators of its 32 registers) */
 #else
 #  define LC_NV 2 /* 16 rows */
 #endif
@@ -411,7 +413,7 @@ static void lc_gemv(const vx_mat *w, const float *bias, const float *x, float *y
         const char *pw = (const char *)(wd + (r + 2 * VL < r1 ? r + 2 * VL : r) * cols);
         for (int64_t k = 0; k < cols; k += VL) {
             int64_t kv = cols - k < VL ? cols - k : VL;
-            for (int u = 0; u < 2 * VL; u++) _mm_prefetch(pw + (k / VL * 2 * VL + u) * 64, VX_GEMV_HINT);
+            for (int u = 0; u < 2 * VL; u++) v_prefetch(pw + (k / VL * 2 * VL + u) * 64);
             acc0 = lc_gemv_block(rp, x, k, kv, acc0);
             if (nr > VL) acc1 = lc_gemv_block(rp + VL, x, k, kv, acc1);
         }
