@@ -17,6 +17,9 @@ cmake --build build/ctest -j"$(nproc)" > /dev/null
 (cd build/ctest && ctest --output-on-failure -LE rows | tee ctest.log)
 ./scripts/no_skips.sh build/ctest/ctest.log
 
+echo "== aarch64: the cross build and its C tests under qemu-aarch64 (every neon path)"
+./scripts/test-aarch64.sh
+
 echo "== C example (examples/minimal.c) on a tiny CustomVoice model"
 "$PY" - <<'PY'
 from fixtures.qwen3_tiny import fixture_dir
