@@ -88,7 +88,7 @@ def test_cpu_path(path, supported, record, tmp_path):
     rows_json = tmp_path / "rows.json"
     env["VOX_ROWS_JSON"] = str(rows_json)
     r = subprocess.run([sys.executable, "-m", "pytest", *SUBSET, "-q", "-p", "no:cacheprovider"], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=1800)
+                       capture_output=True, text=True, timeout=3600)
     tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-30:])
     assert r.returncode == 0, f"VOX_CPU={path}:\n{tail}"
     got = json.loads(rows_json.read_text())
