@@ -126,6 +126,8 @@ void vx_conv_bf16_init_amx(vx_kernels *t);      /* AMX-BF16 (linear_bf16_amx.c) 
  * 16 x 64-byte operands, tmm6 / tmm7 the last, narrower ones (rem 4-byte groups: quads of int8 or
  * pairs of bf16; rem 0: none). Loaded only when it differs from what the thread has. */
 void vx_amx_configure(int rem);
+/* An x row rounded to bf16 pairs as the AVX512-BF16 and AMX-BF16 kernels read it (linear_bf16_avx512.c). */
+void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o);
 void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */
 void vx_linear_q_init_avx2_vnni(vx_kernels *t); /* the same function with AVX-VNNI */
 void vx_linear_q_init_avx512(vx_kernels *t);    /* needs AVX512-VNNI */

@@ -25,16 +25,6 @@
 #define BA_MR 16   /* x rows per tile */
 #define BA_TASK 96 /* x rows per pool task (a multiple of BA_MR) */
 
-uint16_t vx_bf16_rne(float f);
-
-static void round_row(const float *x, int64_t cols, uint32_t *o) {
-    uint16_t *h = (uint16_t *)o;
-    int64_t k = 0;
-    for (; k + 16 <= cols; k += 16) _mm256_storeu_si256((__m256i *)(h + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
-    for (; k < cols; k++) h[k] = vx_bf16_rne(x[k]);
-    if (cols & 1) h[cols] = 0;
-}
-
 typedef struct ba_job {
     const vx_bf16w *w;
     const float *bias, *x;
@@ -46,7 +36,7 @@ typedef struct ba_job {
 
 static void ba_round(void *ctx, int64_t begin, int64_t end) {
     const ba_job *j = ctx;
-    for (int64_t i = begin; i < end; i++) round_row(j->x + i * j->cols_in, j->cols_in, j->xb + i * j->w->tap_pairs);
+    for (int64_t i = begin; i < end; i++) vx_bf16_round_row(j->x + i * j->cols_in, j->cols_in, j->xb + i * j->w->tap_pairs);
 }
 
 /* mr (<= 16) output rows from x row i by the group's 64 weight rows, all taps and pairs. */

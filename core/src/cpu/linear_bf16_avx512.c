@@ -24,8 +24,8 @@
 
 uint16_t vx_bf16_rne(float f);
 
-/* x row (cols floats) -> pairs words of bf16 (a zero pads an odd count). */
-static void round_row(const float *x, int64_t cols, uint32_t *o) {
+/* x row (cols floats) -> pairs words of bf16 (a zero pads an odd count); the AMX kernel's too. */
+void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o) {
     uint16_t *h = (uint16_t *)o;
     int64_t k = 0;
     for (; k + 16 <= cols; k += 16) _mm256_storeu_si256((__m256i *)(h + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
@@ -71,7 +71,7 @@ typedef struct bw_job {
 
 static void bw_round(void *ctx, int64_t begin, int64_t end) {
     const bw_job *j = ctx;
-    for (int64_t i = begin; i < end; i++) round_row(j->x + i * j->cols_in, j->cols_in, j->xb + i * j->w->tap_pairs);
+    for (int64_t i = begin; i < end; i++) vx_bf16_round_row(j->x + i * j->cols_in, j->cols_in, j->xb + i * j->w->tap_pairs);
 }
 
 /* Output rows [i0, i1) of one task, per group of 64 weight rows: K blocks in order (taps, then blocks
