@@ -10,6 +10,7 @@ import threading
 
 from .common import (add_engine_options, add_synthesis_options, add_voice_choice, check_output, int_in, open_engine,
                      pick_voice, synthesis_options)
+from .outputs import write_stdout
 
 EXAMPLES = """\
 The text is read from standard input as it arrives (a pipe from an LLM, a terminal) and spoken while it
@@ -85,8 +86,7 @@ def run(a) -> int:
             for c in d.audio():
                 n += c.samples.size
                 if a.stream:
-                    sys.stdout.buffer.write(c.samples.astype("<f4").tobytes())
-                    sys.stdout.buffer.flush()
+                    write_stdout(c.samples.astype("<f4").tobytes())
                 else:
                     parts.append(c.samples)
             t.join()

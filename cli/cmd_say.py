@@ -8,6 +8,7 @@ import time
 
 from .common import (add_engine_options, add_synthesis_options, add_voice_choice, check_output, open_engine, pick_voice,
                      read_text, synthesis_options)
+from .outputs import write_stdout
 
 EXAMPLES = """\
 voices (one of; none: the model's default voice, e.g. Kokoro's jm_kumo):
@@ -69,8 +70,7 @@ def run(a) -> int:
                     first = time.perf_counter() - t_start
                 n += c.samples.size
                 if a.stream:
-                    sys.stdout.buffer.write(c.samples.astype("<f4").tobytes())
-                    sys.stdout.buffer.flush()
+                    write_stdout(c.samples.astype("<f4").tobytes())
                 else:
                     parts.append(c.samples)
                 if show:

@@ -94,7 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     except (VoxError, OSError, ValueError, KeyError) as e:
         if os.environ.get("VOX_DEBUG"):
             raise
-        msg = str(e) if not isinstance(e, KeyError) or not e.args else str(e.args[0])
+        if isinstance(e, KeyError) and e.args:
+            msg = str(e.args[0])
+        elif isinstance(e, OSError) and e.strerror:  # "[Errno 28] ..." is not for users: the text and the file
+            msg = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+        else:
+            msg = str(e)
         print(f"vox {args.command}: error: {msg}", file=sys.stderr)
         return 1
 

@@ -71,6 +71,21 @@ def write_atomic(path: str, write) -> None:
         raise
 
 
+def write_stdout(data: bytes) -> None:
+    """Bytes on standard output, flushed; a failure (a full disk behind a redirection, a closed
+    stream) is one line naming standard output, not a bare errno."""
+    if sys.stdout is None:
+        raise OSError("standard output is closed")
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: not an error of ours (cli/main.py)
+    except OSError as e:
+        what = "no space left on the device" if e.errno == errno.ENOSPC else (e.strerror or str(e)).lower()
+        raise OSError(e.errno, f"writing to standard output: {what}; the output is incomplete") from None
+
+
 def write_wav(path: str, samples: np.ndarray, sample_rate: int, float32: bool = False) -> None:
     """A WAV file (16-bit PCM, or 32-bit float), or WAV bytes on standard output for "-"."""
     import io
@@ -82,10 +97,7 @@ def write_wav(path: str, samples: np.ndarray, sample_rate: int, float32: bool = 
     if path == "-":
         buf = io.BytesIO()
         sf.write(buf, x, sample_rate, subtype=subtype, format="WAV")
-        if sys.stdout is None:
-            raise OSError("standard output is closed")
-        sys.stdout.buffer.write(buf.getvalue())
-        sys.stdout.buffer.flush()
+        write_stdout(buf.getvalue())
         return
 
     def write(tmp: str) -> None:

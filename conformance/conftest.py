@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 # Tiny models: one BLAS / torch thread is faster than two that spin against each other on a 2-core CI.
@@ -49,7 +50,8 @@ def pytest_sessionfinish(session, exitstatus):
         import vox
 
         Path(rows_out).write_text(json.dumps({"path": vox.devices()["cpu"]["kernels"], "rows": [
-            dict(check=r.check, subject=r.subject, value=r.value, note=r.note, backend=r.backend) for r in _ROWS]}))
+            dict(check=r.check, subject=r.subject, value=r.value, note=r.note, backend=r.backend,
+                 unsupported=r.unsupported) for r in _ROWS]}))
     path = session.config.getoption("--report")
     if path and _ROWS:
         pre = ("Each row compares vox with the official implementation (qwen-tts 0.1.1 and kokoro 0.9.4, "
@@ -67,6 +69,25 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 # ----------------------------------------------------------------------------- fixtures
+# The fixtures that hand a test the official code (each calls import_official, which flushes denormals).
+OFFICIAL_FIXTURES = {"official", "kokoro_official", "off"}
+
+
+@pytest.fixture(autouse=True)
+def _denormals(request):
+    """The official code runs with denormals flushed to zero (random weights produce them, and torch is
+    up to 20x slower on them); that flag is processor state of the thread, so it is set for the tests
+    that take the official code and cleared after every test: the others run in the floating-point
+    environment a user's process has (hypothesis refuses to run with subnormals flushed)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_flush_denormal(bool(OFFICIAL_FIXTURES & set(request.fixturenames)))
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_flush_denormal(False)
+
+
 @pytest.fixture(scope="session")
 def qwen3_fixture():
     """qwen3_fixture(variant) -> Path of the built official checkpoint directory (cached)."""

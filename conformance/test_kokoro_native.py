@@ -248,13 +248,14 @@ def real(models):
     return models("real", "f32")
 
 
-def test_same_seed_same_audio_for_any_thread_count(real, record):
-    one = np.concatenate(synth(real, TWO, threads=1, seed=7))
-    two = np.concatenate(synth(real, TWO, threads=2, seed=7))
-    record(Row("kokoro.native.threads_bitwise", "real f32, 2 spans, seed 7: 1 vs 2 threads",
+@pytest.mark.parametrize("text, spans", [pytest.param(TWO, 2, id="two_spans"), pytest.param(SHORT, 1, id="one_span")])
+def test_same_seed_same_audio_for_any_thread_count(real, record, text, spans):
+    one = np.concatenate(synth(real, text, threads=1, seed=7))
+    two = np.concatenate(synth(real, text, threads=2, seed=7))
+    record(Row("kokoro.native.threads_bitwise", f"real f32, {spans} span{'s' * (spans > 1)}, seed 7: 1 vs 2 threads",
                float(one.shape == two.shape and np.array_equal(one, two)), backend="cpu"))
     assert one.shape == two.shape and np.array_equal(one, two)
-    other = np.concatenate(synth(real, TWO, threads=2, seed=8))
+    other = np.concatenate(synth(real, text, threads=2, seed=8))
     # the seed reaches the source noise: another seed gives other audio (its trimmed length may differ)
     assert not (other.shape == two.shape and np.array_equal(other, two))
 

@@ -331,6 +331,17 @@ def test_full_disk_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys)
     assert e.value.errno == errno.ENOSPC and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("flag", ["-o -", "--stream"])
+def test_full_standard_output_is_one_line(kokoro, flag):
+    """Standard output redirected to a full disk (/dev/full): one line that says so, not a bare errno
+    ("[Errno 28] ..."), and a non-zero exit."""
+    r = subprocess.run(["sh", "-c", f'"$0" -m vox.cli.main say Hi. -q --model "$1" {flag} > /dev/full', sys.executable,
+                        str(kokoro)], capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    _one_line_error(r, "writing to standard output: no space left on the device")
+    assert "Errno" not in r.stderr
+
+
 @pytest.mark.parametrize("shell,words", [
     ('"$0" -m vox.cli.main say Hi. -q --model "$1" --stream >&-', "standard output is closed"),
     ('"$0" -m vox.cli.main say --stdin -q --model "$1" -o "$2" <&-', "standard input is closed"),

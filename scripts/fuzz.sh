@@ -11,7 +11,8 @@
 #   scripts/fuzz.sh --long               # a campaign: every target 1 hour (or --runs N executions), the
 #                                        # corpora kept in build/fuzz/corpus/ and grown run after run
 # Options: --seconds N, --runs N (stop each target after N executions), --jobs J (targets at once),
-#          --only LIST, --c-only, --py-only, --no-build, --long, --fork N (libFuzzer workers per C target),
+#          --only LIST, --c-only, --py-only, --no-build, --long, --fork N (libFuzzer workers per C target;
+#          a Python target gets N atheris processes over one shared corpus, --runs split between them),
 #          --coverage (no fuzzing: the line coverage of the readers by build/fuzz/corpus/ and
 #          fixtures/fuzz/, clang source coverage for C and coverage.py for Python, into build/fuzz/coverage.txt).
 # Needs clang with libFuzzer (libclang-rt-*-dev), the Python package (import vox) with atheris for the
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
     --fork) FORK=$2; shift 2 ;;
     --coverage) COVERAGE=1; shift ;;
     --ci) SECONDS_PER=20; JOBS=$(( $(nproc) < 2 ? $(nproc) : 2 )); export VOX_FUZZ_PY_SCOPE=vox; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -132,8 +133,27 @@ run_one() {
   if [ "$kind" = c ]; then
     [ "$FORK" != 0 ] && args+=(-fork="$FORK" -ignore_crashes=0)
     "$OUT/fuzz/fuzz_$t" "${args[@]}" "$OUT/corpus/$t" "fixtures/fuzz/$(seeds "$t")" > "$log" 2>&1
-  else
+  elif [ "$FORK" -le 1 ]; then
     "$PY" fuzz/py/run.py "$t" "${args[@]}" "$OUT/corpus/$t" "fixtures/fuzz/$(seeds "$t")" > "$log" 2>&1
+  else
+    # atheris has no fork mode: FORK processes over one corpus (each reloads what the others add),
+    # the executions split between them and summed into the target's log
+    local w pids=() ok=0 total=0 n
+    [ "$RUNS" != 0 ] && args=("${args[@]/#-runs=*/-runs=$(( (RUNS + FORK - 1) / FORK ))}")
+    for ((w = 0; w < FORK; w++)); do
+      "$PY" fuzz/py/run.py "$t" "${args[@]}" -reload=1 "$OUT/corpus/$t" "fixtures/fuzz/$(seeds "$t")" \
+        > "$log.$w" 2>&1 &
+      pids+=($!)
+    done
+    for w in "${pids[@]}"; do wait "$w" || ok=1; done
+    for ((w = 0; w < FORK; w++)); do
+      n=$(grep -a 'stat::number_of_executed_units:' "$log.$w" | tail -1 | awk '{print $2}' || true)
+      total=$(( total + ${n:-0} ))
+    done
+    { for ((w = 0; w < FORK; w++)); do echo "---- worker $w"; cat "$log.$w"; done
+      echo "stat::number_of_executed_units: $total (the sum of $FORK workers)"; } > "$log"
+    rm -f "$log".[0-9]*
+    return $ok
   fi
 }
 
@@ -169,6 +189,7 @@ for item in "${list[@]}"; do
   t=${item#*:}
   log=$OUT/logs/$t.log
   runs=$(grep -a 'stat::number_of_executed_units:' "$log" | tail -1 | awk '{print $2}' || true)
+  [ -n "$runs" ] || runs=$(grep -a -E '^#[0-9]+' "$log" | tail -1 | sed -n 's/^#\([0-9]*\).*/\1/p' || true)  # fork mode
   rate=$(grep -a 'stat::average_exec_per_sec:' "$log" | tail -1 | awk '{print $2}' || true)
   last=$(grep -a -E '^#[0-9]+.*(cov|ft):' "$log" | tail -1 || true)
   cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<< "$last")

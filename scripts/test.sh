@@ -7,20 +7,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+# each phase says how long the run has taken so far (the CI time budget is watched per phase)
+phase() { echo "== $* (at $SECONDS s)"; }
 
 ./scripts/setup.sh
 
-echo "== C tests"
+phase "C tests"
 cmake -S . -B build/ctest -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build/ctest -j"$(nproc)" > /dev/null
 # -LE rows: the Vulkan programs that the conformance suite runs itself (CMakeLists.txt)
 (cd build/ctest && ctest --output-on-failure -LE rows | tee ctest.log)
 ./scripts/no_skips.sh build/ctest/ctest.log
 
-echo "== aarch64: the cross build and its C tests under qemu-aarch64 (every neon path)"
+phase "aarch64: the cross build and its C tests under qemu-aarch64 (every neon path)"
 ./scripts/test-aarch64.sh
 
-echo "== C example (examples/minimal.c) on a tiny CustomVoice model"
+phase "C example (examples/minimal.c) on a tiny CustomVoice model"
 "$PY" - <<'PY'
 from fixtures.qwen3_tiny import fixture_dir
 from vox.convert import convert
@@ -28,19 +30,24 @@ convert(fixture_dir("custom06"), "build/ctest/tiny-custom06.tmod", dtype="bf16",
 PY
 build/ctest/minimal build/ctest/tiny-custom06.tmod "Hello from C." build/ctest/minimal.wav
 
-echo "== installed package"
+phase "installed package"
 "$PY" scripts/smoke.py
 
-echo "== type check (mypy over the installed package)"
+phase "type check (mypy over the installed package)"
 ./scripts/typecheck.sh
 
-echo "== fuzz: every reader of untrusted input briefly (libFuzzer + ASan/UBSan, atheris)"
+phase "fuzz: every reader of untrusted input briefly (libFuzzer + ASan/UBSan, atheris)"
 ./scripts/fuzz.sh --ci
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+phase "AddressSanitizer + UndefinedBehaviorSanitizer"
 ./scripts/sanitize.sh
 
-echo "== conformance"
+phase "conformance"
 # The suite runs on this CMake build of the core (the same sources and flags as the installed wheel):
 # some native checks call its internal test programs (build/ctest/test_voice, libvox_static.a).
-VOX_LIBRARY_DIR="$PWD/build/ctest" "$PY" -m pytest conformance -q -p no:cacheprovider --report docs/conformance.md "$@"
+# --durations: the slowest checks are listed, so the suite's time is seen where it goes
+rc=0
+VOX_LIBRARY_DIR="$PWD/build/ctest" "$PY" -m pytest conformance -q -p no:cacheprovider --durations=25 \
+  --report docs/conformance.md "$@" || rc=$?
+phase "done, pytest exit status $rc"
+exit $rc
