@@ -132,7 +132,7 @@ def test_filterbank(record, work):
     tool("filterbank", work / "fb.f32", tmp=work)
     fb = np.fromfile(work / "fb.f32", dtype=np.float32).reshape(128, 513)
     lib = librosa.filters.mel(sr=24000, n_fft=1024, n_mels=128, fmin=0, fmax=12000)
-    record([Row("qwen3.mel_filterbank", "native (core/src/qwen3/mel.c) vs librosa.filters.mel",
+    record([Row("qwen3.mel_filterbank", "native (core/src/dsp/melbank.c) vs librosa.filters.mel",
                 metrics.match_fraction(fb, lib), backend=CPU),
             Row("qwen3.native_mel_filterbank_vs_reference", "native vs vox.reference mel_filterbank",
                 metrics.match_fraction(fb, ref_mel.mel_filterbank()), backend=CPU)])

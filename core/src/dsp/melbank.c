@@ -1,4 +1,5 @@
-/* The HTK mel filterbank of torchaudio (melbank.h), number for number as vox.reference.f5.mel builds it. */
+/* Mel filterbanks (melbank.h): torchaudio's HTK one, number for number as vox.reference.f5.mel builds it,
+ * and librosa's slaney one, as vox.reference.qwen3.mel builds it. */
 #include "melbank.h"
 
 #include <math.h>
@@ -38,4 +39,52 @@ void vx_melbank_htk(int64_t sample_rate, int64_t n_fft, int64_t n_mels, float *f
             fb[j * n_freqs + k] = v > 0.0f ? v : 0.0f;
         }
     free(freqs), free(f_pts);
+}
+
+/* librosa's slaney mel scale (htk=False): linear below 1 kHz, logarithmic above. */
+static const double F_SP = 200.0 / 3;
+static const double MIN_LOG_HZ = 1000.0;
+
+static double slaney_logstep(void) { return log(6.4) / 27.0; }
+static double slaney_min_log_mel(void) { return MIN_LOG_HZ / F_SP; }
+
+static double hz_to_slaney(double f) {
+    if (f >= MIN_LOG_HZ) return slaney_min_log_mel() + log((f > 1e-300 ? f : 1e-300) / MIN_LOG_HZ) / slaney_logstep();
+    return f / F_SP;
+}
+
+static double slaney_to_hz(double m) {
+    if (m >= slaney_min_log_mel()) return MIN_LOG_HZ * exp(slaney_logstep() * (m - slaney_min_log_mel()));
+    return F_SP * m;
+}
+
+int vx_melbank_slaney(int64_t sample_rate, int64_t n_fft, int64_t n_mels, double fmin, double fmax, float *fb) {
+    const int64_t n_bins = n_fft / 2 + 1;
+    double *fftfreqs = malloc((size_t)n_bins * sizeof *fftfreqs), *mel_f = malloc((size_t)(n_mels + 2) * sizeof *mel_f);
+    double *fdiff = malloc((size_t)(n_mels + 1) * sizeof *fdiff);
+    if (!fftfreqs || !mel_f || !fdiff) {
+        free(fftfreqs), free(mel_f), free(fdiff);
+        return -1;
+    }
+    /* np.fft.rfftfreq(n, d=1/sr): i * (1 / (n * d)) */
+    double d = 1.0 / (double)sample_rate, val = 1.0 / ((double)n_fft * d);
+    for (int64_t i = 0; i < n_bins; i++) fftfreqs[i] = (double)i * val;
+    /* np.linspace(hz_to_mel(fmin), hz_to_mel(fmax), n + 2): i * step + start, the last = stop */
+    double start = hz_to_slaney(fmin), stop = hz_to_slaney(fmax);
+    double step = (stop - start) / (double)(n_mels + 1);
+    for (int64_t i = 0; i < n_mels + 2; i++) mel_f[i] = slaney_to_hz((double)i * step + start);
+    mel_f[n_mels + 1] = slaney_to_hz(stop);
+    for (int64_t i = 0; i < n_mels + 1; i++) fdiff[i] = mel_f[i + 1] - mel_f[i];
+    for (int64_t i = 0; i < n_mels; i++) {
+        double enorm = 2.0 / (mel_f[i + 2] - mel_f[i]);
+        for (int64_t j = 0; j < n_bins; j++) {
+            double lower = -(mel_f[i] - fftfreqs[j]) / fdiff[i];
+            double upper = (mel_f[i + 2] - fftfreqs[j]) / fdiff[i + 1];
+            double w = lower < upper ? lower : upper;
+            float w32 = (float)(w > 0 ? w : 0.0);
+            fb[i * n_bins + j] = (float)((double)w32 * enorm);
+        }
+    }
+    free(fftfreqs), free(mel_f), free(fdiff);
+    return 0;
 }

@@ -24,13 +24,15 @@ int64_t vx_stft_frames(int64_t n, int64_t hop) { return 1 + n / hop; }
 /* ------------------------------------------------------------------------------ forward */
 typedef struct stft_job {
     const float *x, *window;
-    int64_t n, n_fft, hop;
+    int64_t n, n_fft, hop, pad;
+    int float_mag;   /* sqrtf(re^2 + im^2 + eps) in float, else sqrt(re^2 + im^2) in double */
+    float eps;
     vx_rfft *fft;
     float *out;
     atomic_int failed;
 } stft_job;
 
-/* x reflect-padded by n_fft / 2 (the edge sample not repeated): sample i of the padded signal. */
+/* x reflect-padded (the edge sample not repeated): sample i of the padded signal, i counted from x[0]. */
 static float padded(const float *x, int64_t n, int64_t i) {
     if (i < 0) i = -i;
     if (i >= n) i = 2 * (n - 1) - i;
@@ -39,7 +41,7 @@ static float padded(const float *x, int64_t n, int64_t i) {
 
 static void stft_frames(void *ctx, int64_t f0, int64_t f1) {
     stft_job *j = ctx;
-    const int64_t nf = j->n_fft, bins = nf / 2 + 1, half = nf / 2;
+    const int64_t nf = j->n_fft, bins = nf / 2 + 1;
     float *frame = malloc((size_t)nf * sizeof *frame), *spec = malloc((size_t)(2 * bins) * sizeof *spec);
     if (!frame || !spec) {
         atomic_store(&j->failed, 1);
@@ -47,10 +49,17 @@ static void stft_frames(void *ctx, int64_t f0, int64_t f1) {
         return;
     }
     for (int64_t f = f0; f < f1; f++) {
-        const int64_t s0 = f * j->hop - half;
+        const int64_t s0 = f * j->hop - j->pad;
         for (int64_t k = 0; k < nf; k++) frame[k] = padded(j->x, j->n, s0 + k) * j->window[k];
         vx_rfft_run(j->fft, frame, spec);
         float *o = j->out + f * bins;
+        if (j->float_mag) {
+            for (int64_t b = 0; b < bins; b++) {
+                float re = spec[2 * b], im = spec[2 * b + 1];
+                o[b] = sqrtf(re * re + im * im + j->eps);
+            }
+            continue;
+        }
         for (int64_t b = 0; b < bins; b++) {
             double re = spec[2 * b], im = spec[2 * b + 1];
             o[b] = (float)sqrt(re * re + im * im);
@@ -59,18 +68,37 @@ static void stft_frames(void *ctx, int64_t f0, int64_t f1) {
     free(frame), free(spec);
 }
 
+static vox_status stft_run(vx_pool *pool, stft_job *j, int64_t frames) {
+    atomic_init(&j->failed, 0);
+    vox_status st = vx_rfft_create(j->n_fft, &j->fft);
+    if (st != VOX_OK) return st;
+    vx_pool_for(pool, frames, 4, stft_frames, j);
+    vx_rfft_free(j->fft);
+    return atomic_load(&j->failed) ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (STFT)") : VOX_OK;
+}
+
 vox_status vx_stft_magnitude(vx_pool *pool, const float *x, int64_t n, int64_t n_fft, int64_t hop, const float *window,
                              float *out) {
     if (n <= n_fft / 2)
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the signal is too short for a centred STFT: %lld samples, it "
                              "needs more than %lld", (long long)n, (long long)(n_fft / 2));
-    stft_job j = {.x = x, .window = window, .n = n, .n_fft = n_fft, .hop = hop, .out = out};
-    atomic_init(&j.failed, 0);
-    vox_status st = vx_rfft_create(n_fft, &j.fft);
-    if (st != VOX_OK) return st;
-    vx_pool_for(pool, vx_stft_frames(n, hop), 4, stft_frames, &j);
-    vx_rfft_free(j.fft);
-    return atomic_load(&j.failed) ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (STFT)") : VOX_OK;
+    stft_job j = {.x = x, .window = window, .n = n, .n_fft = n_fft, .hop = hop, .pad = n_fft / 2, .out = out};
+    return stft_run(pool, &j, vx_stft_frames(n, hop));
+}
+
+int64_t vx_stft_frames_padded(int64_t n, int64_t n_fft, int64_t hop, int64_t pad) {
+    int64_t padded = n + 2 * pad;
+    return padded < n_fft ? 0 : 1 + (padded - n_fft) / hop;
+}
+
+vox_status vx_stft_magnitude_padded(vx_pool *pool, const float *x, int64_t n, int64_t n_fft, int64_t hop, int64_t pad,
+                                    const float *window, float eps, float *out) {
+    if (n <= pad)
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "the signal is too short for its STFT: %lld samples, reflect "
+                             "padding needs more than %lld", (long long)n, (long long)pad);
+    stft_job j = {.x = x, .window = window, .n = n, .n_fft = n_fft, .hop = hop, .pad = pad, .float_mag = 1, .eps = eps,
+                  .out = out};
+    return stft_run(pool, &j, vx_stft_frames_padded(n, n_fft, hop, pad));
 }
 
 /* ------------------------------------------------------------------------------ inverse */

@@ -20,6 +20,14 @@ vox_status vx_stft_magnitude(vx_pool *pool, const float *x, int64_t n, int64_t n
                              float *out);
 int64_t vx_stft_frames(int64_t n, int64_t hop);   /* 1 + n / hop */
 
+/* |STFT| as torch.stft(center=False) computes it on a signal reflect-padded by pad samples each side
+ * (pad < n), the magnitude sqrt(re^2 + im^2 + eps) taken in float (qwen_tts's mel_spectrogram):
+ * out [vx_stft_frames_padded(n, n_fft, hop, pad)][n_fft / 2 + 1]; each frame times window[n_fft] in
+ * float, then vx_rfft. n_fft a power of two. VOX_ERR_OUT_OF_MEMORY, VOX_ERR_INVALID_ARGUMENT. */
+vox_status vx_stft_magnitude_padded(vx_pool *pool, const float *x, int64_t n, int64_t n_fft, int64_t hop, int64_t pad,
+                                    const float *window, float eps, float *out);
+int64_t vx_stft_frames_padded(int64_t n, int64_t n_fft, int64_t hop, int64_t pad); /* 0 if shorter than a frame */
+
 /* The inverse of a one-sided spectrum re + i im ([frames][n_fft / 2 + 1] each, time-major) with a
  * window of n_fft (win = n_fft): each frame's inverse real FFT in double (the imaginary parts of the DC
  * and Nyquist bins ignored, as irfft does), times the window, overlap-added every hop samples, divided

@@ -74,10 +74,10 @@ static void ew_ranges(void *ctx, int64_t begin, int64_t end) {
         const float *restrict z = j->z, *restrict a = j->a;
         float *restrict y = j->y;
         const float slope = j->slope;
-        for (int64_t i = begin; i < end; i++) y[i] = kk_lrelu(((z[i] + a[i]) + y[i]) / 3.0f, slope);
+        for (int64_t i = begin; i < end; i++) y[i] = vx_nn_lrelu(((z[i] + a[i]) + y[i]) / 3.0f, slope);
         break;
     }
-    default: kk_leaky_relu(j->y + begin, n, j->slope); break;
+    default: vx_nn_leaky_relu(j->y + begin, n, j->slope); break;
     }
 }
 
@@ -95,7 +95,7 @@ static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const f
     double *mom = malloc((size_t)(2 * c) * sizeof *mom);
     vox_status st = VOX_OK;
     if (!mom) return oom();
-    kk_moments(pool, x, t, c, mom, mom + c);
+    vx_nn_channel_moments(pool, x, t, c, mom, mom + c);
     if ((st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3], s, x, sum, t, mom, mom + c, w)) != VOX_OK ||
         (st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3 + 1], s, x, a, t, mom, mom + c, w)) != VOX_OK)
         goto done;

@@ -13,6 +13,7 @@
 
 #include "../json.h"
 #include "../kernels.h"
+#include "../nn/nn.h"
 #include "../pool.h"
 #include "vox.h"
 
@@ -21,12 +22,6 @@
 #define KK_MAX_PHONEMES 510 /* phonemes per span (the model input adds a 0 at both ends: 512) */
 #define KK_SAMPLE_RATE 24000
 #define KK_HOP 300          /* audio samples per predictor frame pair: upsample 10 * 6 * istft hop 5 */
-
-typedef struct kk_lstm {    /* bidirectional, one layer, PyTorch layout and gate order (i, f, g, o) */
-    vx_mat w_ih[2], w_hh[2];
-    const float *b_ih[2], *b_hh[2];
-    int64_t in, hidden;
-} kk_lstm;
 
 typedef struct kk_conv {    /* Conv1d: weight [c_out][c_in][k] seen as the matrix [c_out][c_in * k] */
     vx_mat w;
@@ -43,21 +38,15 @@ typedef struct kk_convt {   /* ConvTranspose1d, weight [c_in][c_out / groups][k]
     vx_bf16w bw;            /* bw.data set: W^T [k][c_out][c_in] (tap-major) packed for bf16 dot products (dense only) */
 } kk_convt;
 
-typedef struct kk_adain {   /* AdaIN1d: InstanceNorm1d (affine) modulated by fc(style) */
-    vx_mat fc;              /* [2 * c][style] */
-    const float *fc_b, *norm_w, *norm_b;  /* norm_w/norm_b NULL: 1 and 0 */
-    int64_t c;
-} kk_adain;
-
 typedef struct kk_resblk {  /* AdainResBlk1d (decoder, F0/N branches) */
-    kk_adain norm1, norm2;
+    vx_adain norm1, norm2;
     kk_conv conv1, conv2, sc;  /* sc.w.data NULL: identity shortcut */
     kk_convt pool;             /* upsample: depthwise ConvTranspose1d k3 s2 */
     int upsample;
 } kk_resblk;
 
 typedef struct kk_snakeblk { /* AdaINResBlock1 (generator): three dilated conv pairs with Snake */
-    kk_adain adain1[3], adain2[3];
+    vx_adain adain1[3], adain2[3];
     kk_conv convs1[3], convs2[3];
     const float *alpha1[3], *alpha2[3], *inv_alpha1[3], *inv_alpha2[3]; /* inv: 1 / alpha (float) */
     int64_t dil[3], k;
@@ -80,9 +69,9 @@ typedef struct kk_model {
     kk_albert_layer layer;
     vx_mat bert_enc; const float *bert_enc_b;
     /* prosody predictor */
-    kk_lstm dur_lstm[3];
+    vx_lstm dur_lstm[3];
     vx_mat dur_ada[3]; const float *dur_ada_b[3];
-    kk_lstm pred_lstm, shared;
+    vx_lstm pred_lstm, shared;
     vx_mat dur_proj; const float *dur_proj_b;
     kk_resblk f0[3], n[3];
     kk_conv f0_proj, n_proj;
@@ -90,7 +79,7 @@ typedef struct kk_model {
     vx_mat te_emb;
     kk_conv te_cnn[3];
     const float *te_ln_g[3], *te_ln_b[3];
-    kk_lstm te_lstm;
+    vx_lstm te_lstm;
     /* decoder */
     kk_resblk enc, dec[4];
     kk_conv f0_conv, n_conv, asr_res;
@@ -174,30 +163,13 @@ vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t
 vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_curve, int64_t t2,
                               const kk_forward_opts *opts, float *har /*[t2 * 60 + 1][n_fft + 2]*/);
 
-/* v > 0 ? v : v * slope as a bit select between both sides: with the default trapping-math, GCC
- * vectorizes this but not the float ternary, which then branches (and mispredicts on half of the
- * elements). The same bits, NaN included (it takes v * slope). */
-static inline float kk_lrelu(float v, float slope) {
-    const float n = v * slope;
-    uint32_t vb, nb;
-    memcpy(&vb, &v, sizeof vb);
-    memcpy(&nb, &n, sizeof nb);
-    const uint32_t pos = (uint32_t)0 - (uint32_t)(v > 0.0f), r = (vb & pos) | (nb & ~pos);
-    float out;
-    memcpy(&out, &r, sizeof out);
-    return out;
-}
-
 /* Building blocks (ops.c). All buffers time-major. */
-void kk_leaky_relu(float *x, int64_t n, float slope);
 vox_status kk_conv1d(vx_pool *pool, const kk_conv *c, const float *x, int64_t t_in, int64_t dil, int64_t stride,
                      int64_t pad_l, int64_t pad_r, float *y, int64_t *t_out);
 /* A 1x1 convolution (a matrix on each row), through the packed bf16 weight when there is one. */
 vox_status kk_conv1x1(vx_pool *pool, const kk_conv *c, const float *bias, const float *x, int64_t t, float *y);
 vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t t_in, int64_t out_pad, float *y,
                       int64_t *t_out);
-vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y);
-vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t t, float *y /*[t][2 hidden]*/);
 vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, const float *x, int64_t t,
                          float **y, int64_t *t_out);
 /* Scratch a generator stage reuses from block to block (NULL members or a NULL kk_work: allocated per call). */
@@ -210,10 +182,8 @@ typedef struct kk_work {
 /* AdaINResBlock1: x += conv2(snake2(adain2(conv1_dilated(snake1(adain1(x)))))) three times, x starting as
  * x_in; each AdaIN + Snake is applied as its convolution gathers its input rows, and conv2 adds into x
  * (x_in == x: in place; x_in is only read); in_mean/in_m2 ([c] each, or
- * NULL): x_in's moments (kk_moments) when the caller has them. */
+ * NULL): x_in's moments (vx_nn_channel_moments) when the caller has them. */
 vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *s, const float *x_in, float *x,
                               int64_t t, const double *in_mean, const double *in_m2, kk_work *w);
-/* Per-channel mean and sum of squared deviations of x [t][c] (the statistics of AdaIN). */
-void kk_moments(vx_pool *pool, const float *x, int64_t t, int64_t c, double *mean, double *m2);
 
 #endif

@@ -1,5 +1,6 @@
-/* Kokoro building blocks on time-major activations: convolutions through GEMM, transposed
- * convolutions, AdaIN, bidirectional LSTMs, and the two residual block types. */
+/* Kokoro building blocks on time-major activations: convolutions through GEMM with the AdaIN/Snake map
+ * applied as their input rows are gathered, transposed convolutions, and the two residual block types
+ * (AdaIN, the LSTMs and the leaky ReLU are nn/'s). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,6 @@
 #define KK_CONV_TILE 512
 
 static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
-
-void kk_leaky_relu(float *x, int64_t n, float slope) {
-    for (int64_t i = 0; i < n; i++) x[i] = kk_lrelu(x[i], slope);
-}
 
 /* A per-channel map applied to a convolution's input rows as they are gathered (the AdaIN affine
  * map, then Snake when alpha is set): the transformed signal is never stored whole. Zero padding
@@ -268,152 +265,6 @@ vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t 
     return VOX_OK;
 }
 
-/* AdaIN1d: (1 + gamma) * InstanceNorm(x) + beta with [gamma | beta] = fc(s); statistics per channel
- * over time (biased variance, eps 1e-5), accumulated in double (vx_channel_moments); tasks of 64
- * channels (four cache lines of a row, one sweep of the SIMD moments) for the statistics, row ranges
- * for the affine map. */
-typedef struct adain_job {
-    const float *x, *h, *nw, *nb;
-    float *y, *mul, *add;
-    int64_t t, c;
-    int lrelu;   /* then the leaky ReLU of the residual blocks */
-    float slope;
-} adain_job;
-
-/* mul/add of channels [c0, c0 + nb) from their moments (m2: sum of squared deviations over t rows) */
-static void adain_coeffs(const adain_job *j, int64_t c0, int64_t nb, const double *mean, const double *m2) {
-    const int64_t c = j->c;
-    for (int64_t k = 0; k < nb; k++) {
-        int64_t ch = c0 + k;
-        float rstd = (float)(1.0 / sqrt(m2[k] / (double)j->t + 1e-5));
-        float w = j->nw ? j->nw[ch] : 1.0f, nbias = j->nb ? j->nb[ch] : 0.0f;
-        float g = 1.0f + j->h[ch], be = j->h[c + ch];
-        j->mul[ch] = g * rstd * w;
-        j->add[ch] = g * (nbias - (float)mean[k] * rstd * w) + be;
-    }
-}
-
-static void adain_stats(void *ctx, int64_t begin, int64_t end) {
-    adain_job *j = ctx;
-    const int64_t c = j->c, c0 = begin * 16, c1 = end * 16 < c ? end * 16 : c;
-    double mean[64], var[64];
-    for (int64_t b = c0; b < c1; b += 64) {
-        int64_t nb = c1 - b < 64 ? c1 - b : 64;
-        vx_channel_moments(j->x, j->t, c, b, b + nb, mean, var);
-        adain_coeffs(j, b, nb, mean, var);
-    }
-}
-
-/* Rows [begin, end): y = x * mul + add, then (lrelu) the leaky ReLU (kk_lrelu: vectorizes), the
- * pointers in restrict locals. */
-static void adain_apply(void *ctx, int64_t begin, int64_t end) {
-    const adain_job *j = ctx;
-    const int64_t c = j->c;
-    const float *restrict x = j->x, *restrict mul = j->mul, *restrict add = j->add;
-    float *restrict y = j->y;
-    const float slope = j->slope;
-    if (j->lrelu) {
-        for (int64_t i = begin; i < end; i++)
-            for (int64_t ch = 0; ch < c; ch++) {
-                y[i * c + ch] = kk_lrelu(x[i * c + ch] * mul[ch] + add[ch], slope);
-            }
-        return;
-    }
-    for (int64_t i = begin; i < end; i++)
-        for (int64_t ch = 0; ch < c; ch++) y[i * c + ch] = x[i * c + ch] * mul[ch] + add[ch];
-}
-
-/* The AdaIN map of x as per-channel y = x * mul + add (mul, add: [c] each); mean/m2 ([c] each): x's
- * moments when already known (from the convolution that produced x), NULL to compute them here. */
-static vox_status adain_map_m(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t,
-                              const double *mean, const double *m2, float *mul, float *add) {
-    const int64_t c = a->c;
-    float *h = malloc((size_t)(2 * c) * sizeof *h);
-    if (!h) return oom();
-    vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
-    adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
-    if (mean)
-        adain_coeffs(&j, 0, c, mean, m2);
-    else
-        vx_pool_for(pool, (c + 15) / 16, 4, adain_stats, &j);
-    free(h);
-    return VOX_OK;
-}
-
-static vox_status adain_map(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *mul,
-                            float *add) {
-    return adain_map_m(pool, a, s, x, t, NULL, NULL, mul, add);
-}
-
-static vox_status adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, int lrelu,
-                            float slope, float *y) {
-    const int64_t c = a->c;
-    float *ma = malloc((size_t)(2 * c) * sizeof *ma);
-    if (!ma) return oom();
-    vox_status st = adain_map(pool, a, s, x, t, ma, ma + c);
-    if (st == VOX_OK) {
-        adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c, .lrelu = lrelu, .slope = slope};
-        vx_pool_for(pool, t, 64, adain_apply, &j);
-    }
-    free(ma);
-    return st;
-}
-
-vox_status kk_adain_run(vx_pool *pool, const kk_adain *a, const float *s, const float *x, int64_t t, float *y) {
-    return adain_run(pool, a, s, x, t, 0, 0.0f, y);
-}
-
-/* ------------------------------------------------------------------------------ LSTM */
-
-typedef struct lstm_job {
-    const kk_lstm *l;
-    const float *gx;   /* [2][t][4H]: input projections of every step, both directions */
-    int64_t t;
-    float *y;
-    float *work;       /* [2][6H] */
-} lstm_job;
-
-/* One direction per task: only the recurrent matvec runs per step; the two directions run in
- * parallel, each wholly on one thread (so the result never depends on the thread count). */
-static void lstm_dir(void *ctx, int64_t begin, int64_t end) {
-    lstm_job *j = ctx;
-    const int64_t H = j->l->hidden;
-    for (int64_t d = begin; d < end; d++) {
-        float *g = j->work + d * 6 * H, *h = g + 4 * H, *c = h + H;
-        memset(h, 0, (size_t)(2 * H) * sizeof *h);
-        const float *gx = j->gx + d * j->t * 4 * H;
-        for (int64_t step = 0; step < j->t; step++) {
-            int64_t t = d == 0 ? step : j->t - 1 - step;
-            vx_linear(NULL, &j->l->w_hh[d], j->l->b_hh[d], h, 1, g);
-            const float *gt = gx + t * 4 * H;
-            float *yt = j->y + t * 2 * H + d * H;
-            /* the gates through the vectorized sigmoid and tanh (a few ulps from libm's, as torch's
-             * own vectorized ones are): per step they cost as much as the recurrent matvec in libm */
-            for (int64_t u = 0; u < 4 * H; u++) g[u] = gt[u] + g[u];
-            vx_sigmoid(g, 2 * H, g);              /* input, forget */
-            vx_tanh(g + 2 * H, H, g + 2 * H);     /* cell candidate */
-            vx_sigmoid(g + 3 * H, H, g + 3 * H);  /* output */
-            for (int64_t u = 0; u < H; u++) c[u] = g[H + u] * c[u] + g[u] * g[2 * H + u];
-            vx_tanh(c, H, g);
-            for (int64_t u = 0; u < H; u++) {
-                h[u] = g[3 * H + u] * g[u];
-                yt[u] = h[u];
-            }
-        }
-    }
-}
-
-vox_status kk_lstm_run(vx_pool *pool, const kk_lstm *l, const float *x, int64_t t, float *y) {
-    const int64_t H = l->hidden;
-    float *gx = malloc((size_t)(2 * t * 4 * H + 2 * 6 * H) * sizeof *gx);
-    if (!gx) return oom();
-    for (int d = 0; d < 2; d++) vx_linear(pool, &l->w_ih[d], l->b_ih[d], x, t, gx + d * t * 4 * H);
-    lstm_job j = {.l = l, .gx = gx, .t = t, .y = y, .work = gx + 2 * t * 4 * H};
-    vx_pool_for(pool, 2, 1, lstm_dir, &j);
-    free(gx);
-    return VOX_OK;
-}
-
 /* ------------------------------------------------------------------------------ residual blocks */
 /* The residual block's row-wise passes, split over the pool (each element on its own: any split). */
 typedef struct rb_job {
@@ -451,7 +302,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         goto done;
     }
     int64_t tt;
-    if ((st = adain_run(pool, &b->norm1, s, x, t, 1, 0.2f, a)) != VOX_OK) goto done;
+    if ((st = vx_nn_adain(pool, &b->norm1, s, x, t, 1, 0.2f, a)) != VOX_OK) goto done;
     const float *cin = a;
     if (b->upsample) {
         if ((st = kk_convt1d(pool, &b->pool, a, t, 1, u, &tt)) != VOX_OK) goto done;
@@ -464,7 +315,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
         goto done;
     }
     a = r2;
-    if ((st = adain_run(pool, &b->norm2, s, r, t2, 1, 0.2f, a)) != VOX_OK) goto done;
+    if ((st = vx_nn_adain(pool, &b->norm2, s, r, t2, 1, 0.2f, a)) != VOX_OK) goto done;
     if ((st = kk_conv1d(pool, &b->conv2, a, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
     /* shortcut: nearest 2x upsample, then the learned 1x1 conv */
     const float *sx = x;
@@ -514,9 +365,9 @@ static vox_status snakeblk_i8(vx_pool *pool, const kk_snakeblk *b, const float *
         const vx_i8_conv c2 = {.x = r, .t_in = t, .pad_l = p2, .pad_r = p2, .dil = 1, .pre = &pre2, .res = src, .y = x,
                                .mean = i < 2 ? mom + 2 * c : NULL, .m2 = mom + 3 * c,
                                .work = w ? w->q : NULL, .work_size = w ? w->q_size : 0};
-        if ((st = adain_map_m(pool, &b->adain1[i], s, src, t, xm, xm2, ma, ma + c)) != VOX_OK ||
+        if ((st = vx_nn_adain_map(pool, &b->adain1[i], s, src, t, xm, xm2, ma, ma + c)) != VOX_OK ||
             (st = vx_conv1d_i8w_ex(pool, &b->convs1[i].iw, b->convs1[i].b, &c1)) != VOX_OK ||
-            (st = adain_map_m(pool, &b->adain2[i], s, r, t, mom, mom + c, ma, ma + c)) != VOX_OK ||
+            (st = vx_nn_adain_map(pool, &b->adain2[i], s, r, t, mom, mom + c, ma, ma + c)) != VOX_OK ||
             (st = vx_conv1d_i8w_ex(pool, &b->convs2[i].iw, b->convs2[i].b, &c2)) != VOX_OK)
             goto done;
         xm = mom + 2 * c, xm2 = mom + 3 * c;
@@ -542,9 +393,9 @@ vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *
     for (int i = 0; i < 3; i++) {
         int64_t tt, p1 = (k * b->dil[i] - b->dil[i]) / 2, p2 = (k - 1) / 2;
         kk_pre pre1 = {ma, ma + c, b->alpha1[i], b->inv_alpha1[i]}, pre2 = {ma, ma + c, b->alpha2[i], b->inv_alpha2[i]};
-        if ((st = adain_map(pool, &b->adain1[i], s, x, t, ma, ma + c)) != VOX_OK ||
+        if ((st = vx_nn_adain_map(pool, &b->adain1[i], s, x, t, NULL, NULL, ma, ma + c)) != VOX_OK ||
             (st = conv1d_ex(pool, &b->convs1[i], x, t, b->dil[i], 1, p1, p1, &pre1, 0, r, &tt)) != VOX_OK ||
-            (st = adain_map(pool, &b->adain2[i], s, r, t, ma, ma + c)) != VOX_OK ||
+            (st = vx_nn_adain_map(pool, &b->adain2[i], s, r, t, NULL, NULL, ma, ma + c)) != VOX_OK ||
             (st = conv1d_ex(pool, &b->convs2[i], r, t, 1, 1, p2, p2, &pre2, 1, x, &tt)) != VOX_OK)
             goto done;
     }
@@ -552,22 +403,4 @@ done:
     free(r);
     free(ma);
     return st;
-}
-
-/* The moments of x [t][c] per channel (vx_channel_moments, channel blocks over the pool). */
-typedef struct mom_job {
-    const float *x;
-    int64_t t, c;
-    double *mean, *m2;
-} mom_job;
-
-static void mom_blocks(void *ctx, int64_t begin, int64_t end) {
-    const mom_job *j = ctx;
-    const int64_t c0 = begin * 16, c1 = end * 16 < j->c ? end * 16 : j->c;
-    vx_channel_moments(j->x, j->t, j->c, c0, c1, j->mean + c0, j->m2 + c0);
-}
-
-void kk_moments(vx_pool *pool, const float *x, int64_t t, int64_t c, double *mean, double *m2) {
-    mom_job j = {.x = x, .t = t, .c = c, .mean = mean, .m2 = m2};
-    vx_pool_for(pool, (c + 15) / 16, 4, mom_blocks, &j);
 }

@@ -22,9 +22,9 @@ vox_status kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids,
         int64_t t;
         if ((st = kk_conv1d(pool, &m->te_cnn[i], x, n, 1, 1, 2, 2, y, &t)) != VOX_OK) goto done;
         vx_layer_norm(y, m->te_ln_g[i], m->te_ln_b[i], n, H, 1e-5f, x);
-        kk_leaky_relu(x, n * H, 0.2f);
+        vx_nn_leaky_relu(x, n * H, 0.2f);
     }
-    st = kk_lstm_run(pool, &m->te_lstm, x, n, out);
+    st = vx_nn_bilstm(pool, &m->te_lstm, x, n, out);
 done:
     free(x);
     free(y);
@@ -43,7 +43,7 @@ vox_status kk_duration_encoder(const kk_model *m, vx_pool *pool, const float *d_
         memcpy(d + i * W + H, s, KK_STYLE * sizeof *d);
     }
     for (int l = 0; l < 3; l++) {
-        vox_status st = kk_lstm_run(pool, &m->dur_lstm[l], d, n, h);
+        vox_status st = vx_nn_bilstm(pool, &m->dur_lstm[l], d, n, h);
         if (st != VOX_OK) {
             free(h);
             return st;
@@ -65,7 +65,7 @@ vox_status kk_durations(const kk_model *m, vx_pool *pool, const float *d, int64_
     float *x = malloc((size_t)(n * (H + M)) * sizeof *x);
     if (!x) return oom();
     float *p = x + n * H;
-    vox_status st = kk_lstm_run(pool, &m->pred_lstm, d, n, x);
+    vox_status st = vx_nn_bilstm(pool, &m->pred_lstm, d, n, x);
     if (st == VOX_OK) {
         vx_linear(pool, &m->dur_proj, m->dur_proj_b, x, n, p);
         vx_sigmoid(p, n * M, p);
@@ -96,7 +96,7 @@ vox_status kk_f0n(const kk_model *m, vx_pool *pool, const float *en, int64_t fra
     const int64_t H = m->hidden;
     float *x = malloc((size_t)(frames * H) * sizeof *x);
     if (!x) return oom();
-    vox_status st = kk_lstm_run(pool, &m->shared, en, frames, x);
+    vox_status st = vx_nn_bilstm(pool, &m->shared, en, frames, x);
     for (int br = 0; br < 2 && st == VOX_OK; br++) {
         const kk_resblk *b = br ? m->n : m->f0;
         float *cur = x, *next = NULL;

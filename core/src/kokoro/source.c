@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dsp/dft_stft.h"
 #include "../error.h"
 #include "kokoro.h"
 
@@ -59,47 +60,13 @@ static void source_samples(void *ctx, int64_t begin, int64_t end) {
     vx_harmonic_source(&q->h, begin, end, q->src);
 }
 
-/* The source's STFT, frames [begin, end) per task: the reflect-padded frames gathered, times the
- * windowed DFT basis (vx_linear: the same bits for any number of rows), then magnitude and phase,
- * all in the task's cache. */
-#define KK_STFT_TASK 64
-typedef struct stft_job {
-    const float *src;
-    const vx_mat *basis;
-    float *har;
-    int64_t n, nfft, hop, pad, bins;
-} stft_job;
-
-static void stft_frames(void *ctx, int64_t begin, int64_t end) {
-    const stft_job *q = ctx;
-    const int64_t nfft = q->nfft, bins = q->bins, N = q->n;
-    float fr[KK_STFT_TASK * 32], ri[KK_STFT_TASK * 34]; /* n_fft <= 32: checked at load (kk_harmonic_source) */
-    for (int64_t f0 = begin; f0 < end; f0 += KK_STFT_TASK) {
-        const int64_t nf = end - f0 < KK_STFT_TASK ? end - f0 : KK_STFT_TASK;
-        for (int64_t f = 0; f < nf; f++)
-            for (int64_t i = 0; i < nfft; i++) {
-                int64_t p = (f0 + f) * q->hop + i - q->pad;
-                if (p < 0) p = -p;
-                if (p >= N) p = 2 * (N - 1) - p;
-                fr[f * nfft + i] = q->src[p];
-            }
-        vx_linear(NULL, q->basis, NULL, fr, nf, ri);
-        for (int64_t f = 0; f < nf; f++)
-            for (int64_t k = 0; k < bins; k++) {
-                float re = ri[f * 2 * bins + k], im = ri[f * 2 * bins + bins + k];
-                q->har[(f0 + f) * 2 * bins + k] = hypotf(re, im);
-                q->har[(f0 + f) * 2 * bins + bins + k] = atan2f(im, re);
-            }
-    }
-}
-
 /* har_source [t2 * 300] from the F0 curve [t2]; then its STFT (center, reflect padding) as
  * har [frames][2 * bins] = [magnitude | phase], frames = t2 * 60 + 1. */
 vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_curve, int64_t t2,
                               const kk_forward_opts *opts, float *har) {
-    const int64_t N = t2 * KK_HOP, nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
-    const int64_t frames = N / hop + 1;
-    if (nfft > 32) return vox_set_error(VOX_ERR_UNSUPPORTED, "kokoro source: n_fft %lld > 32", (long long)nfft);
+    const int64_t N = t2 * KK_HOP, nfft = m->n_fft, hop = m->hop;
+    if (nfft > VX_DFT_STFT_MAX_NFFT)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "kokoro source: n_fft %lld > %d", (long long)nfft, VX_DFT_STFT_MAX_NFFT);
     float *src = malloc((size_t)N * sizeof *src);
     float *phase = malloc((size_t)(t2 * KK_HARMONICS) * sizeof *phase);
     if (!src || !phase) {
@@ -133,12 +100,10 @@ vox_status kk_harmonic_source(const kk_model *m, vx_pool *pool, const float *f0_
                         .scale = (float)(1.0 / 300.0), .t2 = t2, .hop = KK_HOP, .n_h = KK_HARMONICS}};
     vx_pool_for(pool, N, KK_HOP, source_samples, &sj);
     /* STFT: reflect-padded frames times the windowed DFT basis, then polar form, frame ranges in parallel */
-    vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = 2 * bins, .cols = nfft, .data = m->stft_basis};
-    stft_job fj = {.src = src, .basis = &basis, .har = har, .n = N, .nfft = nfft, .hop = hop, .pad = pad, .bins = bins};
-    vx_pool_for(pool, frames, KK_STFT_TASK, stft_frames, &fj);
-    if (opts->tap) opts->tap(opts->tap_ctx, "har_source", src, N, 1);
+    vox_status st = vx_dft_stft_polar(pool, m->stft_basis, src, N, nfft, hop, har);
+    if (st == VOX_OK && opts->tap) opts->tap(opts->tap_ctx, "har_source", src, N, 1);
     free(src), free(phase);
-    return VOX_OK;
+    return st;
 }
 
 typedef struct rect_job {
@@ -160,34 +125,16 @@ static void rect_rows(void *ctx, int64_t begin, int64_t end) {
 }
 
 /* torch.istft(mag * exp(i phase), n_fft, hop, hann, center): per-frame inverse DFT times the window
- * (one GEMM), overlap-add, division by the summed squared window, n_fft / 2 trimmed at both ends.
- * spec [frames][2 * bins] holds the generator's raw output: exp() of the first half is the
+ * (one GEMM), overlap-add, division by the summed squared window, n_fft / 2 trimmed at both ends
+ * (vx_dft_istft). spec [frames][2 * bins] holds the generator's raw output: exp() of the first half is the
  * magnitude, sin() of the second the phase. audio: [(frames - 1) * hop]. */
 vox_status kk_istft(const kk_model *m, vx_pool *pool, const float *spec, int64_t frames, float *audio) {
-    const int64_t nfft = m->n_fft, hop = m->hop, bins = nfft / 2 + 1, pad = nfft / 2;
-    const int64_t len = (frames - 1) * hop + nfft;
+    const int64_t bins = m->n_fft / 2 + 1;
     float *x = calloc((size_t)(frames * 2 * bins), sizeof *x);
-    float *fr = malloc((size_t)(frames * nfft) * sizeof *fr);
-    float *y = calloc((size_t)(2 * len), sizeof *y);
-    if (!x || !fr || !y) {
-        free(x), free(fr), free(y);
-        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    }
+    if (!x) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     rect_job rj = {.spec = spec, .x = x, .bins = bins};
     vx_pool_for(pool, frames, 64, rect_rows, &rj);
-    vx_mat basis = {.dtype = VOX_DTYPE_F32, .rows = nfft, .cols = 2 * bins, .data = m->istft_basis};
-    vx_linear(pool, &basis, NULL, x, frames, fr);
-    float *env = y + len;
-    const float *w = m->istft_env_window;
-    for (int64_t f = 0; f < frames; f++)
-        for (int64_t i = 0; i < nfft; i++) {
-            y[f * hop + i] += fr[f * nfft + i];
-            env[f * hop + i] += w[i] * w[i];
-        }
-    for (int64_t n = 0; n < (frames - 1) * hop; n++) {
-        float e = env[n + pad];
-        audio[n] = e > 1e-11f ? y[n + pad] / e : y[n + pad];
-    }
-    free(x), free(fr), free(y);
-    return VOX_OK;
+    vox_status st = vx_dft_istft(pool, m->istft_basis, m->istft_env_window, x, frames, m->n_fft, m->hop, audio);
+    free(x);
+    return st;
 }

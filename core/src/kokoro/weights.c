@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../dsp/dft_stft.h"
 #include "../error.h"
 #include "../tmod.h"
 #include "kokoro.h"
@@ -112,7 +113,7 @@ static const char *fmt(char *buf, size_t cap, const char *f, ...) {
 
 #define NAME(...) fmt(nb, sizeof nb, __VA_ARGS__)
 
-static void lstm(loader *L, kk_lstm *l, const char *p, int64_t in, int64_t hidden) {
+static void lstm(loader *L, vx_lstm *l, const char *p, int64_t in, int64_t hidden) {
     char nb[256];
     l->in = in;
     l->hidden = hidden;
@@ -147,7 +148,7 @@ static void convt(loader *L, kk_convt *c, const char *p, int64_t ci, int64_t co,
     c->b = vec(L, NAME("%s.bias", p), co);
 }
 
-static void adain(loader *L, kk_adain *a, const char *p, int64_t c) {
+static void adain(loader *L, vx_adain *a, const char *p, int64_t c) {
     char nb[256];
     a->c = c;
     a->fc = mat(L, NAME("%s.fc.weight", p), 2 * c, KK_STYLE);
@@ -315,9 +316,7 @@ static void load_all(loader *L) {
     m->l_linear_b = vec(L, "decoder.generator.m_source.l_linear.bias", 1);
 }
 
-/* STFT tables: the forward basis [2 * bins][n_fft] holds the periodic Hann window times cos / -sin,
- * the inverse basis [n_fft][2 * bins] the one-sided inverse DFT times the window (torch.istft's
- * per-frame synthesis), so both transforms are one GEMM over all frames. */
+/* The tables of the generator's DFT-basis STFT and iSTFT (dsp/dft_stft.h). */
 static void stft_tables(loader *L) {
     kk_model *m = L->m;
     const int64_t n = m->n_fft, bins = n / 2 + 1;
@@ -328,18 +327,7 @@ static void stft_tables(loader *L) {
         L->st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
         return;
     }
-    const double pi = 3.14159265358979323846;
-    for (int64_t i = 0; i < n; i++) m->istft_env_window[i] = (float)(0.5 - 0.5 * cos(2.0 * pi * (double)i / (double)n));
-    for (int64_t k = 0; k < bins; k++)
-        for (int64_t i = 0; i < n; i++) {
-            double ang = 2.0 * pi * (double)((k * i) % n) / (double)n, w = m->istft_env_window[i];
-            m->stft_basis[k * n + i] = (float)(w * cos(ang));
-            m->stft_basis[(bins + k) * n + i] = (float)(-w * sin(ang));
-            /* x[i] = (1/n) (Re X0 + Re X_{n/2} (-1)^i + 2 sum_{0<k<n/2} Re X_k cos - Im X_k sin) */
-            double scale = (k == 0 || 2 * k == n) ? 1.0 / (double)n : 2.0 / (double)n;
-            m->istft_basis[i * 2 * bins + k] = (float)(w * scale * cos(ang));
-            m->istft_basis[i * 2 * bins + bins + k] = (k == 0 || 2 * k == n) ? 0.0f : (float)(-w * scale * sin(ang));
-        }
+    vx_dft_stft_tables(n, m->istft_env_window, m->stft_basis, m->istft_basis);
 }
 
 /* The bf16 path: pack every Snake resblock convolution of the generator (resblocks, noise_res) and

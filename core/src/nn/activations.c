@@ -89,3 +89,7 @@ vx_mat vx_mat_rows(const vx_mat *w, int64_t r0, int64_t n) {
     }
     return s;
 }
+
+void vx_nn_leaky_relu(float *x, int64_t n, float slope) {
+    for (int64_t i = 0; i < n; i++) x[i] = vx_nn_lrelu(x[i], slope);
+}

@@ -8,6 +8,7 @@
 #define VOX_NN_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "../kernels.h"
 #include "../pool.h"
@@ -22,6 +23,21 @@ void vx_nn_mish(const float *x, int64_t n, float *y);
 /* The same on rows [0, rows) of [rows][d] through the pool (large activations). */
 void vx_nn_gelu_tanh_pool(vx_pool *pool, float *x, int64_t rows, int64_t d);
 void vx_nn_mish_pool(vx_pool *pool, float *x, int64_t rows, int64_t d);
+/* torch's leaky ReLU, v > 0 ? v : v * slope, as a bit select between both sides: with the default
+ * trapping-math, GCC vectorizes this but not the float ternary, which then branches (and mispredicts on
+ * half of the elements). The same bits, NaN included (it takes v * slope). */
+static inline float vx_nn_lrelu(float v, float slope) {
+    const float n = v * slope;
+    uint32_t vb, nb;
+    memcpy(&vb, &v, sizeof vb);
+    memcpy(&nb, &n, sizeof nb);
+    const uint32_t pos = (uint32_t)0 - (uint32_t)(v > 0.0f), r = (vb & pos) | (nb & ~pos);
+    float out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+/* x = leaky_relu(x, slope) in place. */
+void vx_nn_leaky_relu(float *x, int64_t n, float slope);
 /* vx_layer_norm through the pool, by rows. */
 void vx_nn_layer_norm(vx_pool *pool, const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps,
                       float *y);
@@ -58,6 +74,41 @@ typedef struct vx_convnext {
     const float *gamma;                 /* [dim] or NULL */
 } vx_convnext;
 vox_status vx_nn_convnext(vx_pool *pool, const vx_convnext *b, float *x, int64_t t);
+
+/* ------------------------------------------------------------------------------ normalization */
+/* Per-channel mean and sum of squared deviations (m2) of x [t][c] over time, in double
+ * (vx_channel_moments, blocks of 16 channels over the pool): the statistics of an instance norm. */
+void vx_nn_channel_moments(vx_pool *pool, const float *x, int64_t t, int64_t c, double *mean, double *m2);
+
+/* AdaIN1d: y = (1 + gamma) * InstanceNorm(x) + beta with [gamma | beta] = fc(s) for a style vector s;
+ * the instance norm per channel over time (biased variance, eps 1e-5, its own affine weight norm_w /
+ * norm_b when set, else 1 and 0). */
+typedef struct vx_adain {
+    vx_mat fc;              /* [2 c][style] */
+    const float *fc_b, *norm_w, *norm_b;  /* norm_w / norm_b NULL: 1 and 0 */
+    int64_t c;
+} vx_adain;
+/* The AdaIN of x as the per-channel map y = x mul[ch] + add[ch] (mul, add: [c] each, so that a
+ * convolution can apply it as it gathers its input); mean / m2: x's moments when the caller has them
+ * (vx_nn_channel_moments, or a convolution's epilogue), NULL to compute them here. VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_nn_adain_map(vx_pool *pool, const vx_adain *a, const float *s, const float *x, int64_t t,
+                           const double *mean, const double *m2, float *mul, float *add);
+/* y [t][c] = AdaIN(x), then, when lrelu is set, leaky_relu(., slope). y may not be x. */
+vox_status vx_nn_adain(vx_pool *pool, const vx_adain *a, const float *s, const float *x, int64_t t, int lrelu,
+                       float slope, float *y);
+
+/* ------------------------------------------------------------------------------ recurrent */
+/* A bidirectional one-layer LSTM in PyTorch's layout and gate order (i, f, g, o): y [t][2 hidden], the
+ * forward direction's hidden state in the first half of a row, the backward one's in the second. The
+ * input projections of all steps are one product per direction; the two directions run in parallel,
+ * each wholly on one thread (so the result does not depend on the thread count); the gates through the
+ * vectorized vx_sigmoid / vx_tanh. VOX_ERR_OUT_OF_MEMORY. */
+typedef struct vx_lstm {
+    vx_mat w_ih[2], w_hh[2];          /* [4 hidden][in], [4 hidden][hidden] per direction */
+    const float *b_ih[2], *b_hh[2];
+    int64_t in, hidden;
+} vx_lstm;
+vox_status vx_nn_bilstm(vx_pool *pool, const vx_lstm *l, const float *x, int64_t t, float *y);
 
 /* ------------------------------------------------------------------------------ attention */
 /* Full (bidirectional, unmasked) multi-head attention of `batch` independent sequences of n rows:

@@ -210,6 +210,9 @@ vox_status q3_sess_update_text(q3_sess *q) {
     } else {
         cut = q3_tokenizer_stable_prefix(q->m->tok, q->tmpl, len);
         if (cut <= q->tok_stable && q->n_ids >= 3 + q->n_closed) return VOX_OK; /* nothing new is stable */
+        /* the role itself is not stable yet (no text, or only the start of its newline's run): its ids
+         * are not known, so nothing is built until more text arrives */
+        if (seg == 0 && cut < nr) return VOX_OK;
     }
     int32_t *seg_ids = NULL;
     size_t n_seg = 0;
