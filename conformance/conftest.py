@@ -169,7 +169,7 @@ def kokoro_tmod(tmp_path_factory):
 @pytest.fixture(scope="module")
 def kokoro_official():
     """The official Kokoro code (kokoro 0.9.4 KModel, loaded offline without its pipeline), one torch
-    thread; import_official turns flush-to-zero on process-wide, so it is turned off again afterwards."""
+    thread (import_official turns flush-to-zero on; _denormals clears it after each test)."""
     from vox.verify.kokoro import official as off
 
     try:
@@ -177,8 +177,8 @@ def kokoro_official():
     except off.OfficialUnavailable as e:
         pytest.skip(str(e))
     torch.set_num_threads(1)
-    yield off
-    torch.set_flush_denormal(False)
+    return off
+
 
 def pytest_report_header(config):
     import vox

@@ -29,8 +29,7 @@ def off():
 
     torch = official.import_official()
     torch.set_num_threads(1)
-    yield official
-    torch.set_flush_denormal(False)
+    return official
 
 
 @pytest.fixture(scope="module")

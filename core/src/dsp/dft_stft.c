@@ -6,6 +6,7 @@
 
 #include "../error.h"
 #include "../kernels.h"
+#include "stft.h"
 
 void vx_dft_stft_tables(int64_t n, float *window, float *basis, float *ibasis) {
     const int64_t bins = n / 2 + 1;
@@ -40,12 +41,7 @@ static void stft_frames(void *ctx, int64_t begin, int64_t end) {
     for (int64_t f0 = begin; f0 < end; f0 += TASK) {
         const int64_t nf = end - f0 < TASK ? end - f0 : TASK;
         for (int64_t f = 0; f < nf; f++)
-            for (int64_t i = 0; i < nfft; i++) {
-                int64_t p = (f0 + f) * q->hop + i - q->pad;
-                if (p < 0) p = -p;
-                if (p >= N) p = 2 * (N - 1) - p;
-                fr[f * nfft + i] = q->src[p];
-            }
+            for (int64_t i = 0; i < nfft; i++) fr[f * nfft + i] = q->src[vx_reflect_index((f0 + f) * q->hop + i - q->pad, N)];
         vx_linear(NULL, q->basis, NULL, fr, nf, ri);
         for (int64_t f = 0; f < nf; f++)
             for (int64_t k = 0; k < bins; k++) {

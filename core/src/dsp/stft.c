@@ -32,13 +32,6 @@ typedef struct stft_job {
     atomic_int failed;
 } stft_job;
 
-/* x reflect-padded (the edge sample not repeated): sample i of the padded signal, i counted from x[0]. */
-static float padded(const float *x, int64_t n, int64_t i) {
-    if (i < 0) i = -i;
-    if (i >= n) i = 2 * (n - 1) - i;
-    return x[i];
-}
-
 static void stft_frames(void *ctx, int64_t f0, int64_t f1) {
     stft_job *j = ctx;
     const int64_t nf = j->n_fft, bins = nf / 2 + 1;
@@ -50,7 +43,7 @@ static void stft_frames(void *ctx, int64_t f0, int64_t f1) {
     }
     for (int64_t f = f0; f < f1; f++) {
         const int64_t s0 = f * j->hop - j->pad;
-        for (int64_t k = 0; k < nf; k++) frame[k] = padded(j->x, j->n, s0 + k) * j->window[k];
+        for (int64_t k = 0; k < nf; k++) frame[k] = j->x[vx_reflect_index(s0 + k, j->n)] * j->window[k];
         vx_rfft_run(j->fft, frame, spec);
         float *o = j->out + f * bins;
         if (j->float_mag) {

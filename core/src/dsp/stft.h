@@ -8,6 +8,14 @@
 #include "../pool.h"
 #include "vox.h"
 
+/* Sample i of x[n] reflect-padded on both sides (torch's "reflect": the edge sample not repeated), i
+ * counted from x[0] and at most n - 1 samples beyond either end. */
+static inline int64_t vx_reflect_index(int64_t i, int64_t n) {
+    if (i < 0) i = -i;
+    if (i >= n) i = 2 * (n - 1) - i;
+    return i;
+}
+
 /* torch.hann_window(n) (periodic), the way torch rounds it: cos(k * float(2 pi / n)) * -0.5 + 0.5 in float. */
 void vx_hann_window(int64_t n, float *w);
 
