@@ -67,7 +67,7 @@ fi
 need_model=0
 for t in tvoice py_tvoice; do wanted "$t" && need_model=1; done
 if [ "$need_model" = 1 ] && [ -z "${VOX_FUZZ_QWEN3_MODEL:-}" ]; then
-  VOX_FUZZ_QWEN3_MODEL=$PWD/$OUT/base06.tmod
+  case "$OUT" in /*) VOX_FUZZ_QWEN3_MODEL=$OUT/base06.tmod ;; *) VOX_FUZZ_QWEN3_MODEL=$PWD/$OUT/base06.tmod ;; esac
   if [ ! -f "$VOX_FUZZ_QWEN3_MODEL" ]; then
     echo "== converting the tiny Qwen3-TTS Base fixture for the .tvoice targets"
     "$PY" - "$VOX_FUZZ_QWEN3_MODEL" <<'PY'

@@ -118,27 +118,29 @@ def _int(text: str) -> int:
     return v
 
 
-def loads_strict(data: bytes) -> object:
+def loads_strict(data: bytes, max_values: int = MAX_MANIFEST_VALUES, what: str = "the manifest") -> object:
     """Parse JSON exactly as strictly as core/src/json.c: UTF-8, no duplicate keys, no NaN/Infinity,
     no lone surrogates, numbers within the double range, nesting at most MAX_DEPTH, at most
-    MAX_MANIFEST_VALUES values.
+    max_values values (the manifest's limit, or another reader's: a .tvoice header has the parser's
+    default). Every JSON text that a C reader parses goes through this in the Python readers, so both
+    accept and refuse the same documents (a plain json.loads keeps the last of duplicate keys).
 
-    Raises ValueError describing the problem (with its byte offset where json reports one).
+    Raises ValueError describing the problem (with its byte offset in `what` where json reports one).
     """
-    # Before json.loads builds it: at most MAX_MANIFEST_VALUES values, as the C reader (which fails at
-    # the value past the limit, so a document that is also malformed earlier gets that message there
-    # instead); the depth is checked below, after the parse.
-    bounded.check_json(data, MAX_MANIFEST_VALUES, None)
+    # Before json.loads builds it: at most max_values values, as the C reader (which fails at the value
+    # past the limit, so a document that is also malformed earlier gets that message there instead);
+    # the depth is checked below, after the parse.
+    bounded.check_json(data, max_values, None)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"invalid UTF-8 at byte {e.start} of the manifest") from None
+        raise ValueError(f"invalid UTF-8 at byte {e.start} of {what}") from None
     try:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
                          parse_int=_int)
     except json.JSONDecodeError as e:
         at = len(text[:e.pos].encode("utf-8", "surrogatepass"))
-        raise ValueError(f"{e.msg} at byte {at} of the manifest") from None
+        raise ValueError(f"{e.msg} at byte {at} of {what}") from None
     except _Reject as e:
         raise ValueError(str(e)) from None
     except ValueError as e:  # e.g. int() beyond sys.get_int_max_str_digits()

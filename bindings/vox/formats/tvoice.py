@@ -206,7 +206,7 @@ def read_voice(path: str | os.PathLike) -> Voice:
     """Read and completely validate a .tvoice (including every tensor's CRC-32)."""
     from vox.reference.common.safetensors import SafetensorsError, parse_header
 
-    from .tmod import open_regular
+    from .tmod import loads_strict, open_regular
 
     path = os.fspath(path)
     with open_regular(path) as f:
@@ -214,11 +214,12 @@ def read_voice(path: str | os.PathLike) -> Voice:
         if size > MAX_FILE:
             raise FormatError(f"{path}: {size} bytes is too large for a voice file")
         buf = f.read()
-    # The C reader's JSON limits, checked before the generic safetensors reader builds the header.
+    # The header as strictly as the C reader parses it (its limits, no duplicate keys, no NaN), before
+    # the generic safetensors reader builds it with a plain json.loads.
     (n,) = struct.unpack_from("<Q", buf) if len(buf) >= 8 else (0,)
     if 8 + n <= len(buf):
         try:
-            bounded.check_json(buf[8:8 + n])  # a real header has a dozen containers: no walk
+            loads_strict(bytes(buf[8:8 + n]), bounded.MAX_VALUES, "the header")
         except ValueError as e:
             raise FormatError(f"{path}: not a valid .tvoice (safetensors) file: corrupt header ({e})") from None
     try:
