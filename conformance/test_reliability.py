@@ -192,6 +192,22 @@ def test_phoneme_input_refuses_unknown_symbols(eng):
     assert eng.synthesize("həlˈO.", phonemes=True).size > 0
 
 
+@pytest.mark.parametrize("sym, shown", [("\x7f", "U+007F"), ("\x85", "U+0085"), ("\u2028", "U+2028"), ("\u00a0", "U+00A0"),
+                                        ("9", '"9" (U+0039)')])
+def test_unknown_symbol_is_named_printably(eng, sym, shown):
+    """A symbol outside the vocabulary is named by its code point, and shown itself only when it prints:
+    an error message stays one printable line (a DEL in an override's phonemes used to go into the
+    message as it was; found by fuzz_kokoro_text). Phoneme input refuses control characters before
+    (as all text), so only a printable symbol reaches its vocabulary check."""
+    calls = [lambda: eng.synthesize("Tomato.", pronunciations={"tomato": "t" + sym})]
+    if sym.isprintable():
+        calls.append(lambda: eng.synthesize("t" + sym, phonemes=True))
+    for call in calls:
+        with pytest.raises(vox.InvalidArgument, match="not in the Kokoro vocabulary") as e:
+            call()
+        assert f"symbol {shown} " in str(e.value) and str(e.value).isprintable(), str(e.value)
+
+
 @pytest.mark.parametrize("lang", ["klingon", "english-ish", ""])
 def test_unknown_language(eng, lang):
     with pytest.raises(vox.InvalidArgument, match="unknown language"):

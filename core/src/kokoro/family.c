@@ -359,10 +359,9 @@ static vox_status check_symbols(const kk_vocab *vocab, const char *ph, size_t le
         bool known = false;
         for (int j = 0; j < vocab->n && !known; j++) known = vocab->cp[j] == cp;
         if (!known) {
-            char sym[5] = {0};
-            memcpy(sym, ph + i, n);
-            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "phoneme input: symbol \"%s\" (U+%04X) at byte %zu is not in "
-                                 "the Kokoro vocabulary", sym, (unsigned)cp, i);
+            char sym[24];
+            return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "phoneme input: symbol %s at byte %zu is not in the Kokoro "
+                                 "vocabulary", vx_utf8_shown(sym, sizeof sym, cp), i);
         }
         i += n;
     }

@@ -50,5 +50,9 @@ int vx_uc_class(uint32_t cp);
 size_t vx_utf8_decode(const char *s, size_t len, size_t i, uint32_t *cp, bool *incomplete);
 /* The length of the longest prefix of s[0..len) that is valid UTF-8 (== len when all of it is). */
 size_t vx_utf8_valid_prefix(const char *s, size_t len);
+/* Code point cp as an error message names it: `"x" (U+XXXX)`, or `U+XXXX` alone when the character
+ * would not print (a C0 or C1 control, DEL, white space): a message stays one printable line whatever
+ * the input held. Writes at most size bytes to out (24 are always enough) and returns out. */
+const char *vx_utf8_shown(char *out, size_t size, uint32_t cp);
 
 #endif

@@ -1,6 +1,8 @@
 /* Strict UTF-8 decoding (RFC 3629). */
 #include "unicode.h"
 
+#include <stdio.h>
+
 size_t vx_utf8_decode(const char *str, size_t len, size_t i, uint32_t *cp, bool *incomplete) {
     const unsigned char *s = (const unsigned char *)str + i;
     size_t avail = len - i;
@@ -52,4 +54,26 @@ size_t vx_utf8_valid_prefix(const char *s, size_t len) {
         i += k;
     }
     return i;
+}
+
+const char *vx_utf8_shown(char *out, size_t size, uint32_t cp) {
+    char sym[5] = {0};
+    bool visible = cp > 0x20 && !(cp >= 0x7F && cp <= 0x9F) && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) &&
+                   vx_uc_class(cp) != VX_UC_WS;
+    if (visible) {
+        if (cp < 0x80) {
+            sym[0] = (char)cp;
+        } else if (cp < 0x800) {
+            sym[0] = (char)(0xC0 | (cp >> 6)), sym[1] = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            sym[0] = (char)(0xE0 | (cp >> 12)), sym[1] = (char)(0x80 | ((cp >> 6) & 0x3F)), sym[2] = (char)(0x80 | (cp & 0x3F));
+        } else {
+            sym[0] = (char)(0xF0 | (cp >> 18)), sym[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+            sym[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), sym[3] = (char)(0x80 | (cp & 0x3F));
+        }
+        snprintf(out, size, "\"%s\" (U+%04X)", sym, (unsigned)cp);
+    } else {
+        snprintf(out, size, "U+%04X", (unsigned)cp);
+    }
+    return out;
 }

@@ -119,12 +119,13 @@ vox_status vx_kfront_check_overrides(const vx_kfront *f, const vox_json *root) {
         for (size_t i = 0; i < v->str_len;) {
             uint32_t cp;
             size_t k = vx_utf8_decode(v->str, v->str_len, i, &cp, NULL);
-            if (k == 0 || !in_vocab(f, cp)) {
-                char sym[8] = {0};
-                if (k) memcpy(sym, v->str + i, k);
-                return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
-                                     "override %s: symbol \"%s\" (U+%04X) is not in the Kokoro vocabulary", q, sym,
-                                     (unsigned)cp);
+            if (k == 0)
+                return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "override %s: the phonemes are not valid UTF-8 (at byte %zu)",
+                                     q, i);
+            if (!in_vocab(f, cp)) {
+                char sym[24];
+                return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "override %s: symbol %s is not in the Kokoro vocabulary", q,
+                                     vx_utf8_shown(sym, sizeof sym, cp));
             }
             i += k;
         }
