@@ -553,6 +553,8 @@ class Engine(_Closing):
     def default_voice(self) -> Voice:
         """The voice the model speaks with when none is named (the family decides: e.g. Kokoro's default
         speaker); InvalidArgument when the model needs one."""
+        if self._h is None:  # a closed engine says so first, not that it needs a speaker
+            raise VoxError("the engine is closed")
         return self.family.default_voice(self)
 
     # ---------------------------------------------------------------------------------- synthesis
