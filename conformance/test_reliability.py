@@ -50,17 +50,15 @@ def _one_line_error(r: subprocess.CompletedProcess, words: str) -> None:
     assert words in r.stderr, r.stderr
 
 
-# ------------------------------------------------------------------------------ lifetimes across threads
-@pytest.mark.parametrize("what", ["session", "engine"])
-def test_close_while_another_thread_pulls(kokoro, what):
-    """Session.close() / Engine.close() from another thread while a thread is inside a pull: the pull
-    ends with vox.Cancelled (or its chunk), the close returns, nothing crashes (it used to abort with
-    free(): invalid size, or segfault)."""
-    code = f"""
-    import sys, threading, time, vox
-    eng = vox.Engine(sys.argv[1], threads=2)
-    s = eng.session(eng.default_voice())
-    s.feed({LONG!r}); s.end()
+ACTIONS = {"session": "s.close()", "engine": "eng.close()", "cancel": "s.cancel()"}
+
+
+def _close_while_pulling(setup: str, action: str, delay: str, *args: str, after: str = "") -> list[str]:
+    """In a fresh interpreter: `setup` makes an engine `eng` and a session `s` with text fed and ended;
+    a thread pulls it while the main thread sleeps `delay` seconds and then runs `action`. The pull
+    must return; prints its last event ("cancelled", "end" or "error ...") then what `after` prints.
+    Returns the printed lines (a crash or a hang fails the check)."""
+    code = textwrap.dedent(setup) + textwrap.dedent(f"""
     out = []
     def pull():
         try:
@@ -72,18 +70,37 @@ def test_close_while_another_thread_pulls(kokoro, what):
         except vox.VoxError as e:
             out.append("error " + str(e))
     t = threading.Thread(target=pull); t.start()
-    time.sleep(0.3)
-    {"s.close()" if what == "session" else "eng.close()"}
-    t.join(60)
+    time.sleep({float(delay)!r})
+    {action}
+    t.join(120)
     assert not t.is_alive(), "the pull did not return"
     print(out[-1])
-    {"eng.close()" if what == "session" else ""}
+    """) + textwrap.dedent(after)
+    r = _child(code, *args)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    return r.stdout.strip().splitlines()
+
+
+def _pull_ended(last: str) -> bool:
+    return last in ("cancelled", "end") or last.startswith("error the session is closed")
+
+
+# ------------------------------------------------------------------------------ lifetimes across threads
+@pytest.mark.parametrize("what", ["session", "engine"])
+def test_close_while_another_thread_pulls(kokoro, what):
+    """Session.close() / Engine.close() from another thread while a thread is inside a pull: the pull
+    ends with vox.Cancelled (or its chunk), the close returns, nothing crashes (it used to abort with
+    free(): invalid size, or segfault)."""
+    setup = f"""
+    import sys, threading, time, vox
+    eng = vox.Engine(sys.argv[1], threads=2)
+    s = eng.session(eng.default_voice())
+    s.feed({LONG!r}); s.end()
     """
     for _ in range(3):  # the close lands at different points of the pull
-        r = _child(code, str(kokoro))
-        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
-        last = r.stdout.strip().splitlines()[-1]
-        assert last in ("cancelled", "end") or last.startswith("error the session is closed"), r.stdout
+        lines = _close_while_pulling(setup, ACTIONS[what], "0.3", str(kokoro),
+                                     after="eng.close()\n" if what == "session" else "")
+        assert _pull_ended(lines[-1]), lines
 
 
 @pytest.mark.parametrize("what", ["session", "engine", "cancel"])
@@ -97,49 +114,29 @@ def test_vulkan_close_while_another_thread_pulls(qwen3_tmod, what):
         if os.environ.get("VOX_REQUIRE_VULKAN") == "1":
             pytest.fail("VOX_REQUIRE_VULKAN=1 but no Vulkan device")
         pytest.skip("no Vulkan device")
-    action = {"session": "s.close()", "engine": "eng.close()", "cancel": "s.cancel()"}[what]
-    code = f"""
+    setup = f"""
     import sys, threading, time, vox
     eng = vox.Engine(sys.argv[1], device="vulkan", threads=2)
     v = eng.speaker_voice("aiden")
     s = eng.session(v, seed=1)
     s.feed({LONG!r}); s.end()
-    out = []
-    def pull():
+    """
+    # a closed engine refuses calls, with a voice or without one (then it says so, not that it needs one)
+    after = """
+    for call in (lambda: eng.synthesize("Hello.", v, seed=1), lambda: eng.synthesize("Hello.", seed=1)):
         try:
-            for c in s:
-                out.append(c.samples.size)
-            out.append("end")
-        except vox.Cancelled:
-            out.append("cancelled")
-        except vox.VoxError as e:
-            out.append("error " + str(e))
-    t = threading.Thread(target=pull); t.start()
-    time.sleep(float(sys.argv[2]))
-    {action}
-    t.join(120)
-    assert not t.is_alive(), "the pull did not return"
-    print(out[-1])
-    if {what == "engine"!r}:
-        try:
-            eng.synthesize("Hello.", v, seed=1)
-            print("used after close")
-        except vox.VoxError as e:
-            print("refused: " + str(e))
-        try:
-            eng.synthesize("Hello.", seed=1)  # no voice: the closed engine says so, not that it needs one
+            call()
             print("used after close")
         except vox.VoxError as e:
             print("refused: " + str(e))
     """
     for delay in ("0", "0.5"):
-        r = _child(code, str(qwen3_tmod("custom06", "bf16", "q8")), delay)
-        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
-        lines = r.stdout.strip().splitlines()
+        lines = _close_while_pulling(setup, ACTIONS[what], delay, str(qwen3_tmod("custom06", "bf16", "q8")),
+                                     after=after if what == "engine" else "")
         if what == "engine":
-            assert lines[-2:] == ["refused: the engine is closed"] * 2, r.stdout
+            assert lines[-2:] == ["refused: the engine is closed"] * 2, lines
             lines = lines[:-2]
-        assert lines[-1] in ("cancelled", "end") or lines[-1].startswith("error the session is closed"), r.stdout
+        assert _pull_ended(lines[-1]), lines
 
 
 def test_calls_after_close_are_errors(eng):
@@ -642,34 +639,15 @@ def test_f5_nothing_to_speak(f5, f5_voice):
 
 @pytest.mark.parametrize("what", ["session", "engine", "cancel"])
 def test_f5_close_while_another_thread_pulls(f5_model, f5_voice, what):
-    action = {"session": "s.close()", "engine": "eng.close()", "cancel": "s.cancel()"}[what]
-    code = f"""
+    setup = f"""
     import sys, threading, time, vox
     eng = vox.Engine(sys.argv[1], threads=2)
     s = eng.session(eng.load_voice(sys.argv[2]), nfe_step=8, max_chars=40)
     s.feed({LONG!r}); s.end()
-    out = []
-    def pull():
-        try:
-            for c in s:
-                out.append(c.samples.size)
-            out.append("end")
-        except vox.Cancelled:
-            out.append("cancelled")
-        except vox.VoxError as e:
-            out.append("error " + str(e))
-    t = threading.Thread(target=pull); t.start()
-    time.sleep(float(sys.argv[3]))
-    {action}
-    t.join(60)
-    assert not t.is_alive(), "the pull did not return"
-    print(out[-1])
     """
     for delay in ("0", "0.3"):
-        r = _child(code, str(f5_model), str(f5_voice), delay)
-        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
-        last = r.stdout.strip().splitlines()[-1]
-        assert last in ("cancelled", "end") or last.startswith("error the session is closed"), r.stdout
+        lines = _close_while_pulling(setup, ACTIONS[what], delay, str(f5_model), str(f5_voice))
+        assert _pull_ended(lines[-1]), lines
 
 
 def test_f5_hostile_voices(f5, f5_voice, tmp_path):
