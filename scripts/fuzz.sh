@@ -146,12 +146,15 @@ run_one() {
       pids+=($!)
     done
     for w in "${pids[@]}"; do wait "$w" || ok=1; done
+    local rate=0 r
     for ((w = 0; w < FORK; w++)); do
       n=$(grep -a 'stat::number_of_executed_units:' "$log.$w" | tail -1 | awk '{print $2}' || true)
-      total=$(( total + ${n:-0} ))
+      r=$(grep -a 'stat::average_exec_per_sec:' "$log.$w" | tail -1 | awk '{print $2}' || true)
+      total=$(( total + ${n:-0} )) rate=$(( rate + ${r:-0} ))
     done
     { for ((w = 0; w < FORK; w++)); do echo "---- worker $w"; cat "$log.$w"; done
-      echo "stat::number_of_executed_units: $total (the sum of $FORK workers)"; } > "$log"
+      echo "stat::number_of_executed_units: $total (the sum of $FORK workers)"
+      echo "stat::average_exec_per_sec: $rate (the sum of $FORK workers)"; } > "$log"
     rm -f "$log".[0-9]*
     return $ok
   fi
