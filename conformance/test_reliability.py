@@ -650,6 +650,27 @@ def test_f5_close_while_another_thread_pulls(f5_model, f5_voice, what):
         assert _pull_ended(lines[-1]), lines
 
 
+def test_engine_and_session_left_to_the_cycle_collector(f5_model, f5_voice):
+    """An engine and its session that become cyclic garbage together (as at interpreter exit) are
+    finalized in any order; with the engine first, its free freed the session and the session's own
+    finalizer then freed it again (an abort or a hang at exit after a cancelled pull, seen on CI)."""
+    code = """
+    import gc, sys, vox
+    for i in range(6):
+        eng = vox.Engine(sys.argv[1], threads=1)
+        s = eng.session(eng.load_voice(sys.argv[2]), nfe_step=2)
+        s.feed("Hello there."); s.end()
+        s._cycle = s                       # the session in a cycle, the engine reachable only from it
+        if i % 2:
+            eng._cycle = (eng, s)
+        del s, eng
+        gc.collect()
+    print("ok")
+    """
+    r = _child(code, str(f5_model), str(f5_voice), timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+
+
 def test_f5_hostile_voices(f5, f5_voice, tmp_path):
     """Values a cloned voice never holds are refused when the voice is used, not turned into silence,
     noise or undefined behaviour; a text with a NUL is refused when the file is read (it cut the

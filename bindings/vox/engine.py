@@ -400,8 +400,24 @@ class Session(_Closing):
             h, self._h = self._h, None   # no new call starts
             while self._calls:
                 self._cv.wait()
-        if h is not None:
+        if h is None:
+            return
+        # The engine's free frees its live sessions. An engine closed first (at interpreter exit both are
+        # finalized in any order, and the engine's weak set of sessions is already empty then) has freed
+        # this one: freeing it again was a use after free. Counted as a call on the engine, so a close of
+        # the engine on another thread waits for this free.
+        eng = self._engine
+        with eng._cv:
+            if eng._h is None:
+                return
+            eng._calls += 1
+        try:
             lib.vox_session_free(h)
+        finally:
+            with eng._cv:
+                eng._calls -= 1
+                if eng._calls == 0:
+                    eng._cv.notify_all()
 
 
 class Engine(_Closing):
