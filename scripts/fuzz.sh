@@ -5,7 +5,7 @@
 # inputs) is run first.
 #
 #   scripts/fuzz.sh                      # short run: every target 15 s, as many at once as there are cores
-#   scripts/fuzz.sh --ci                 # CI's run: every target 20 s, 2 at a time (~2.5 minutes after the
+#   scripts/fuzz.sh --ci                 # CI's run: every target 10 s, 2 at a time (~1 minute after the
 #                                        # build), the Python targets instrumenting vox's own code only
 #   scripts/fuzz.sh --seconds 60 --only tmod,json
 #   scripts/fuzz.sh --long               # a campaign: every target 1 hour (or --runs N executions), the
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     --long) SECONDS_PER=3600; shift ;;
     --fork) FORK=$2; shift 2 ;;
     --coverage) COVERAGE=1; shift ;;
-    --ci) SECONDS_PER=20; JOBS=$(( $(nproc) < 2 ? $(nproc) : 2 )); export VOX_FUZZ_PY_SCOPE=vox; shift ;;
+    --ci) SECONDS_PER=10; JOBS=$(( $(nproc) < 2 ? $(nproc) : 2 )); export VOX_FUZZ_PY_SCOPE=vox; shift ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
   esac
