@@ -10,7 +10,7 @@ export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # the codec tests on fewer frames and shapes (the same code paths; the Release run checks them all)
 export VOX_TEST_QUICK=1
-(cd build/asan && ctest --output-on-failure | tee ctest.log)
+(cd build/asan && ctest -j"$(nproc)" --output-on-failure | tee ctest.log)
 ./scripts/no_skips.sh build/asan/ctest.log
 # Python itself is not instrumented: preload the ASan runtime, and leave leak checking to the C tests
 # (the interpreter keeps objects alive at exit).

