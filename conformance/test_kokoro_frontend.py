@@ -164,12 +164,19 @@ def misaki_lexicon():
     spaCy at the top but uses it only in G2P (the tagger), so a stub module is enough."""
     pytest.importorskip("num2words")
     pytest.importorskip("regex")
+    stub = None
     if "misaki.en" not in sys.modules:
         try:
             import spacy  # noqa: F401
         except ImportError:
-            sys.modules["spacy"] = types.ModuleType("spacy")
-    en = pytest.importorskip("misaki.en")
+            stub = sys.modules["spacy"] = types.ModuleType("spacy")
+    try:
+        en = pytest.importorskip("misaki.en")
+    finally:
+        # misaki.en keeps its reference; the process must not: a later `import transformers` (in the
+        # same pytest-xdist worker) asks importlib.util.find_spec("spacy"), which fails on a stub
+        if stub is not None and sys.modules.get("spacy") is stub:
+            del sys.modules["spacy"]
     return en, en.Lexicon(british=False)
 
 

@@ -44,6 +44,7 @@ def import_official():
                 pkg = types.ModuleType("kokoro")
                 pkg.__path__ = list(spec.submodule_search_locations)
                 pkg.__version__ = "0.9.4"
+                pkg.__spec__ = spec  # importlib.util.find_spec("kokoro") elsewhere in the process still works
                 sys.modules["kokoro"] = pkg
             import kokoro.istftnet  # noqa: F401
             import kokoro.model  # noqa: F401
