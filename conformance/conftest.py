@@ -86,6 +86,19 @@ def pytest_sessionfinish(session, exitstatus):
             session.exitstatus = 1
 
 
+# ----------------------------------------------------------------------------- order
+# The files whose checks take minutes on a 2-core CI machine (the suite's --durations), longest first:
+# scripts/test.sh runs the files on pytest-xdist workers in collection order (--no-loadscope-reorder),
+# so these start at once and the run does not end with one worker alone on a long file.
+SLOW_FILES = ("test_kokoro_perceptual.py", "test_vulkan_codec.py", "test_kokoro_native.py",
+              "test_fixtures_and_verify.py", "test_cpu_paths.py", "test_f5_native.py", "test_f5_vulkan.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    items.sort(key=lambda it: rank.get(it.path.name, len(rank)))  # stable: a file's checks keep their order
+
+
 # ----------------------------------------------------------------------------- fixtures
 # The fixtures that hand a test the official code (each calls import_official, which flushes denormals).
 OFFICIAL_FIXTURES = {"official", "kokoro_official", "off"}

@@ -48,10 +48,11 @@ phase "conformance"
 # --durations: the slowest checks are listed, so the suite's time is seen where it goes.
 # pytest-xdist runs the test files on one worker per core (at most 4: each holds the official models):
 # most checks are single-threaded (one torch thread, tiny models), so one process left a core idle.
-# --dist loadfile keeps a file's checks on one worker, so its module fixtures are built once.
+# --dist loadfile keeps a file's checks on one worker, so its module fixtures are built once; the files
+# go out in collection order, the slowest first (conformance/conftest.py SLOW_FILES).
 workers=${VOX_TEST_WORKERS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
 rc=0
 VOX_LIBRARY_DIR="$PWD/build/ctest" "$PY" -m pytest conformance -q -p no:cacheprovider --durations=25 \
-  -n "$workers" --dist loadfile --report docs/conformance.md "$@" || rc=$?
+  -n "$workers" --dist loadfile --no-loadscope-reorder --report docs/conformance.md "$@" || rc=$?
 phase "done, pytest exit status $rc"
 exit $rc
