@@ -44,6 +44,15 @@ static float weight_at(const vx_mat *w, int64_t r, int64_t k) {
 }
 
 /* ------------------------------------------------------------------------------ linear */
+/* outputs i .. i + 3 of weight row r (y at row i, column r; rows apart), each + bias when there is one */
+static void store4(float *y, int64_t rows, const float *bias, float a0, float a1, float a2, float a3) {
+    const float b = bias ? *bias : 0.0f;
+    y[0] = bias ? a0 + b : a0;
+    y[rows] = bias ? a1 + b : a1;
+    y[2 * rows] = bias ? a2 + b : a2;
+    y[3 * rows] = bias ? a3 + b : a3;
+}
+
 static void linear_float(const vx_mat *w, const float *bias, const float *x, float *y, int64_t i0, int64_t i1,
                          int64_t r0, int64_t r1) {
     int64_t cols = w->cols, rows = w->rows;
@@ -61,11 +70,7 @@ static void linear_float(const vx_mat *w, const float *bias, const float *x, flo
                     a2 += x2[k] * wr[k];
                     a3 += x3[k] * wr[k];
                 }
-                const float b = bias ? bias[r] : 0.0f;
-                y[i * rows + r] = bias ? a0 + b : a0;
-                y[(i + 1) * rows + r] = bias ? a1 + b : a1;
-                y[(i + 2) * rows + r] = bias ? a2 + b : a2;
-                y[(i + 3) * rows + r] = bias ? a3 + b : a3;
+                store4(y + i * rows + r, rows, bias ? &bias[r] : NULL, a0, a1, a2, a3);
             }
         }
     }
@@ -395,11 +400,7 @@ static void conv_f32(const vx_mat *w, int64_t c_in, int64_t taps, int64_t dil, i
                     a3 += x3[o] * wv;
                 }
             }
-            const float b = bias ? bias[r] : 0.0f;
-            y[i * rows + r] = bias ? a0 + b : a0;
-            y[(i + 1) * rows + r] = bias ? a1 + b : a1;
-            y[(i + 2) * rows + r] = bias ? a2 + b : a2;
-            y[(i + 3) * rows + r] = bias ? a3 + b : a3;
+            store4(y + i * rows + r, rows, bias ? &bias[r] : NULL, a0, a1, a2, a3);
         }
     }
     for (; i < i1; i++) {
