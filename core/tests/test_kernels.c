@@ -27,6 +27,7 @@
 #include "cpu/dispatch.h"
 #include "error.h"
 #include "kernels.h"
+#include "nn/nn.h"
 #include "pool.h"
 #include "tmod.h"
 
@@ -487,6 +488,52 @@ static void test_attention(void) {
         free(q);
         free(k);
         free(v);
+    }
+}
+
+/* vx_nn_attention (nn/attention.c): full attention over whole sequences, rows with a stride (q, k, v
+ * slices of one q|k|v matrix, as F5's DiT passes them), against a double-precision softmax; the same
+ * bits for 1, 2 and 3 threads. Lengths straddle the 64-query blocks; d 64 is the DiT's head. */
+static void test_nn_attention(void) {
+    static const int64_t cfg[][4] = {/* batch, n, heads, d */ {1, 1, 1, 8}, {2, 70, 3, 33}, {2, 131, 2, 64}, {1, 64, 4, 16}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        const int64_t B = cfg[c][0], n = cfg[c][1], H = cfg[c][2], d = cfg[c][3], inner = H * d, ld = 3 * inner + 5;
+        const float scale = 1.0f / sqrtf((float)d);
+        float *qkv = fvec(B * n * ld, -2, 2), *o[4];
+        for (int t = 1; t <= 3; t++) {
+            o[t] = malloc(sizeof(float) * (size_t)(B * n * inner));
+            CHECK(vx_nn_attention(pools[t], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, o[t], inner) ==
+                      VOX_OK, "nn attention cfg %zu: failed", c);
+        }
+        CHECK(same_bits(o[1], o[2], B * n * inner) && same_bits(o[1], o[3], B * n * inner),
+              "%s nn attention cfg %zu: threads change bits", path_name(cur_path), c);
+        double worst = 0, *s = malloc(sizeof(double) * (size_t)n);
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t h = 0; h < H; h++)
+                for (int64_t i = 0; i < n; i++) {
+                    const float *qi = qkv + (b * n + i) * ld + h * d;
+                    double m = -INFINITY, sum = 0;
+                    for (int64_t j = 0; j < n; j++) {
+                        const float *kj = qkv + (b * n + j) * ld + inner + h * d;
+                        double a = 0;
+                        for (int64_t t = 0; t < d; t++) a += (double)qi[t] * kj[t];
+                        s[j] = a * scale;
+                        m = fmax(m, s[j]);
+                    }
+                    for (int64_t j = 0; j < n; j++) sum += (s[j] = exp(s[j] - m));
+                    for (int64_t t = 0; t < d; t++) {
+                        double a = 0;
+                        for (int64_t j = 0; j < n; j++) a += s[j] * qkv[(b * n + j) * ld + 2 * inner + h * d + t];
+                        worst = fmax(worst, fabs(o[1][(b * n + i) * inner + h * d + t] - a / sum));
+                    }
+                }
+        /* values in [-2, 2]: as test_attention's bound, doubled for |v| <= 2 */
+        const double tol = 2 * (2e-7 * (2 + sqrt((double)d) / 2) + 2e-8 * log2((double)n + 1));
+        if (verbose) printf("  %-10s nn attention cfg %zu max err %.3g (tol %.3g)\n", path_name(cur_path), c, worst, tol);
+        CHECK(worst <= tol, "%s nn attention cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, worst, tol);
+        free(s);
+        for (int t = 1; t <= 3; t++) free(o[t]);
+        free(qkv);
     }
 }
 
@@ -1628,7 +1675,7 @@ int main(int argc, char **argv) {
                dots.int8 ? dots.int8 : "none", dots.bf16 ? dots.bf16 : "none");
         fflush(stdout);
         static void (*const tests[])(void) = {test_qact_exact, test_linear, test_linear_multi, test_matmul_nn,
-                                              test_attention, test_norms, test_elementwise, test_rope_conv_gather,
+                                              test_attention, test_nn_attention, test_norms, test_elementwise, test_rope_conv_gather,
                                               test_channel_moments, test_harmonic_source, test_conv1d_f32,
                                               test_linear_bf16w,
                                               test_conv1d_bf16w, test_conv1d_i8w, test_conv1d_i8w_ex};
