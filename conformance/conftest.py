@@ -218,7 +218,23 @@ def pytest_report_header(config):
     return f"vox kernel path: {c['kernels']} ({c['kernels_why']})" + (f"; REFUSED: {c['error']}" if c.get("error") else "")
 
 
+# Seconds per test file (setup + call + teardown of its checks, module fixtures included): with
+# --dist loadfile a file runs on one worker, so the longest files bound the suite's wall time, and
+# SLOW_FILES above should list them first. Under xdist the workers' reports reach the controller here.
+_FILE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    f = report.nodeid.split("::")[0]
+    _FILE_SECONDS[f] = _FILE_SECONDS.get(f, 0.0) + report.duration
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _FILE_SECONDS:
+        top = sorted(_FILE_SECONDS.items(), key=lambda kv: -kv[1])[:15]
+        terminalreporter.write_sep("=", f"seconds per file (of {sum(_FILE_SECONDS.values()):.0f} s in all)")
+        for f, sec in top:
+            terminalreporter.write_line(f"{sec:8.1f}  {f}")
     if os.environ.get("VOX_NO_SKIPS") == "1" and terminalreporter.stats.get("skipped"):
         terminalreporter.write_line("VOX_NO_SKIPS=1: a skipped check is a failure here (every dependency is "
                                     "installed on CI, so a skip hides a check that did not run)", red=True)

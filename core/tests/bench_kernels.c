@@ -25,6 +25,7 @@
 
 #include "cpu/dispatch.h"
 #include "kernels.h"
+#include "nn/nn.h"
 #include "pool.h"
 
 /* VOX_BENCH_CPUTIME=1: the process's CPU time instead of the wall clock (on a shared machine, a
@@ -296,6 +297,34 @@ static void nn_run(void *c_, int iter) {
     vx_matmul_nn_f32(c->pool, c->w, c->k, c->m, c->x, c->n, c->y);
 }
 
+typedef struct fa_ctx {
+    vx_pool *pool;
+    const float *qkv;
+    float *o;
+    int64_t b, n, h, d;
+} fa_ctx;
+static void fa_run(void *c_, int iter) {
+    fa_ctx *c = c_;
+    (void)iter;
+    const int64_t inner = c->h * c->d;
+    vx_nn_attention(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner, 3 * inner, c->qkv + 2 * inner,
+                    3 * inner, 0.125f, c->o, inner);
+}
+
+/* vx_nn_attention: F5's DiT attention (2 branches x 1335 frames, 16 heads of 64); FLOPs 4 n^2 d per head */
+static void bench_full_attention(void) {
+    const int64_t b = 2, n = 1335, h = 16, d = 64;
+    float *qkv = malloc(sizeof(float) * (size_t)(b * n * 3 * h * d)), *o = malloc(sizeof(float) * (size_t)(b * n * h * d));
+    for (int64_t i = 0; i < b * n * 3 * h * d; i++) qkv[i] = frand();
+    printf("\n## Full attention (vx_nn_attention: F5 DiT, 2 x 1335 frames, 16 heads of 64)\n\n| thr | ms | GFLOP/s |\n|---|---|---|\n");
+    for (int t = 0; t < n_threads; t++) {
+        fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d};
+        double tm = time_it(fa_run, &ctx);
+        printf("| %d | %.3f | %.1f |\n", thread_list[t], tm * 1e3, 4.0 * (double)(n * n) * (double)(d * h * b) / tm / 1e9);
+    }
+    free(qkv), free(o);
+}
+
 static void bench_nn(void) {
     static const int64_t cases[][3] = {
         /* k = c_in, m = c_out * kernel, n = time steps: transposed convolutions of the codec decoder */
@@ -318,6 +347,7 @@ static void bench_nn(void) {
         free(x);
         free(y);
     }
+    bench_full_attention();
 }
 
 /* ------------------------------------------------------------------------------ convolutions */
@@ -354,8 +384,13 @@ static void bench_conv(void) {
         {128, 128, 3, 1, 8520, "generator resblock, 128 ch, k3"},
         {128, 128, 11, 5, 8520, "generator resblock, 128 ch, k11"},
         {1024, 1024, 3, 1, 284, "decoder, 1024 ch, k3"},
+        /* one tap: the linear layers of F5's DiT (F5TTS_v1_Base, both guidance branches of 1335 frames) */
+        {3072, 1024, 1, 1, 2670, "F5 DiT q|k|v"},
+        {1024, 1024, 1, 1, 2670, "F5 DiT attention out"},
+        {2048, 1024, 1, 1, 2670, "F5 DiT ff1"},
+        {1024, 2048, 1, 1, 2670, "F5 DiT ff2"},
     };
-    printf("\n## Convolutions (Kokoro shapes; GFLOP/s = 2 c_out c_in k n / time)\n\n");
+    printf("\n## Convolutions (Kokoro shapes, and F5's DiT layers as one tap; GFLOP/s = 2 c_out c_in k n / time)\n\n");
     printf("| shape | what | kernel | thr | ms | GFLOP/s |\n|---|---|---|---|---|---|\n");
     const vx_dot_caps dots = vx_cpu_dots();
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {

@@ -48,6 +48,16 @@ static uint32_t rnd32(void) {
     return (uint32_t)(rng_state >> 16);
 }
 static float urand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd32() & 0xffffff) / 16777216.0f; }
+/* float -> the nearest bf16 (ties to even), as a float: the kernels' conversions (the values tested
+ * here are normal numbers) */
+static float bf16_round(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static float *fvec(int64_t n, float lo, float hi) {
     float *v = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
     for (int64_t i = 0; i < n; i++) v[i] = urand(lo, hi);
@@ -531,6 +541,57 @@ static void test_nn_attention(void) {
         const double tol = 2 * (2e-7 * (2 + sqrt((double)d) / 2) + 2e-8 * log2((double)n + 1));
         if (verbose) printf("  %-10s nn attention cfg %zu max err %.3g (tol %.3g)\n", path_name(cur_path), c, worst, tol);
         CHECK(worst <= tol, "%s nn attention cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, worst, tol);
+        /* bf16 dot products (vx_nn_attention_bf16) where the path has a bf16 kernel: against a
+         * double-precision attention of the rounded operands (keys and values rounded to bf16; queries and
+         * probabilities too where the kernel rounds its inputs). The probabilities are rounded from double
+         * here and from float there, which can differ by one bf16 step where a value sits within a float
+         * ulp of a rounding midpoint: allowed as 2^-8 of the largest probability times max |v| = 2. */
+        const vx_dot_caps dots = vx_cpu_dots();
+        if (dots.bf16) {
+            float *ob[4];
+            for (int t = 1; t <= 3; t++) {
+                ob[t] = malloc(sizeof(float) * (size_t)(B * n * inner));
+                CHECK(vx_nn_attention_bf16(pools[t], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[t],
+                                           inner) == VOX_OK, "nn attention bf16 cfg %zu: failed", c);
+            }
+            CHECK(same_bits(ob[1], ob[2], B * n * inner) && same_bits(ob[1], ob[3], B * n * inner),
+                  "%s nn attention bf16 cfg %zu: threads change bits", path_name(cur_path), c);
+            const int rx = dots.bf16_rounds_x;
+            double err = 0, vs_f32 = 0, pmax = 0;
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t h = 0; h < H; h++)
+                    for (int64_t i = 0; i < n; i++) {
+                        const float *qi = qkv + (b * n + i) * ld + h * d;
+                        double m = -INFINITY, sum = 0;
+                        for (int64_t j = 0; j < n; j++) {
+                            const float *kj = qkv + (b * n + j) * ld + inner + h * d;
+                            double a = 0;
+                            for (int64_t t = 0; t < d; t++) a += (double)(rx ? bf16_round(qi[t]) : qi[t]) * bf16_round(kj[t]);
+                            s[j] = (double)(float)((float)a * scale);
+                            m = fmax(m, s[j]);
+                        }
+                        for (int64_t j = 0; j < n; j++) sum += (s[j] = exp(s[j] - m));
+                        for (int64_t j = 0; j < n; j++) pmax = fmax(pmax, s[j] /= sum);
+                        for (int64_t t = 0; t < d; t++) {
+                            double a = 0;
+                            for (int64_t j = 0; j < n; j++)
+                                a += (rx ? bf16_round((float)s[j]) : s[j]) * bf16_round(qkv[(b * n + j) * ld + 2 * inner + h * d + t]);
+                            const int64_t e = (b * n + i) * inner + h * d + t;
+                            err = fmax(err, fabs(ob[1][e] - a));
+                            vs_f32 = fmax(vs_f32, fabs(ob[1][e] - o[1][e]));
+                        }
+                    }
+            const double tolb = tol + (rx ? 0x1p-8 * pmax * 2 : 0);
+            if (verbose)
+                printf("  %-10s nn attention bf16 cfg %zu max err %.3g (tol %.3g; vs f32 %.3g; %s)\n", path_name(cur_path), c,
+                       err, tolb, vs_f32, dots.bf16);
+            CHECK(err <= tolb, "%s nn attention bf16 cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, err, tolb);
+            for (int t = 1; t <= 3; t++) free(ob[t]);
+        } else {
+            CHECK(vx_nn_attention_bf16(pools[1], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, o[2],
+                                       inner) == VOX_ERR_UNSUPPORTED,
+                  "%s nn attention bf16 cfg %zu: not refused without a bf16 kernel", path_name(cur_path), c);
+        }
         free(s);
         for (int t = 1; t <= 3; t++) free(o[t]);
         free(qkv);
@@ -1343,14 +1404,6 @@ static void test_cpu_switch(void) {
 }
 
 /* ------------------------------------------------------------------------------ bf16 dot products */
-static float bf16_round(float f) { /* round-to-nearest-even, as the kernel's conversions */
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 /* vx_linear_bf16w vs double sums of the bf16-rounded operands (products are exact in f32, so only the
  * f32 sums round: bound gamma_(K+2) * sum |x w|); 1, 2, 3 threads and a row alone give the same bits;
  * shapes the packing cannot take are refused. */

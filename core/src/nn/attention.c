@@ -1,16 +1,21 @@
 /* Full (bidirectional) multi-head attention (nn.h), as a DiT computes it over a whole sequence.
  *
- * Per (sequence, head) the keys are gathered once into K^T [d][n] and the values into a contiguous
- * V [n][d]; then each block of QB queries is two products and a softmax between them:
+ * f32 (vx_nn_attention): per (sequence, head) the keys are gathered once into K^T [d][n] and the values
+ * into a contiguous V [n][d]; then each block of QB queries is two products and a softmax between them:
  *   S = Q_blk K^T (scores, [QB][n]),  S = softmax(scale S) by rows,  O = S V
  * Both products are vx_matmul_nn (y = x W with W already [k][m]): its register tiles broadcast an x
  * value and multiply whole vectors of W's row, so the scores come out 16 keys to a vector and the
  * output 16 channels to a vector, near the FMA peak. (The earlier form, two vx_linear calls on K
- * [n][d] and V^T [d][n], had to transpose weight panels for every block of 64 queries: it ran at a
- * third of that rate.) The tasks (sequence, head, query block) are independent and write disjoint
- * outputs; vx_matmul_nn's values never depend on how many rows it is given, so the result is the same
- * for any blocking and any thread count. The score block of one task (QB x n floats) stays in the
- * core's cache. */
+ * [n][d] and V^T [d][n], had to transpose weight panels for every block of 64 queries.)
+ *
+ * bf16 dot products (vx_nn_attention_bf16): the same steps with K [n][d] and V^T [d][n] packed as
+ * vx_bf16w matrices (keys, and the value channels of V^T, padded with zero rows to a multiple of 64:
+ * their scores are dropped before the softmax, their outputs after the product) and both products through vx_linear_bf16w: on AVX512-BF16 the queries and the
+ * probabilities are rounded to bf16 as well, twice the f32 rate (AMX tiles on the amx path).
+ *
+ * The tasks (sequence, head, query block) are independent and write disjoint outputs; the products'
+ * values never depend on how many rows they are given, so the result is the same for any blocking and
+ * any thread count. The score block of one task (QB x n floats) stays in the core's cache. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +26,10 @@
 #define QB 64
 
 typedef struct att_job {
-    int64_t batch, n, heads, d, ldq, ldk, ldv, ldo, nqb;
+    int64_t batch, n, heads, d, ldq, ldk, ldv, ldo, nqb, npad, dpad;
     const float *q, *k, *v;
-    float *kt, *vc, *out;   /* kt: [batch][heads][d][n], vc: [batch][heads][n][d] */
+    float *kt, *vc, *out;   /* f32: kt [batch][heads][d][n], vc [batch][heads][n][d] */
+    vx_bf16w *kw, *vw;      /* bf16: per (sequence, head) K [npad][d] and V^T [dpad][n], packed */
     float scale;
     atomic_int failed;
 } att_job;
@@ -42,47 +48,111 @@ static void pack_kv(void *ctx, int64_t p0, int64_t p1) {
     }
 }
 
+static void pack_kv_bf16(void *ctx, int64_t p0, int64_t p1) {
+    att_job *j = ctx;
+    const int64_t n = j->n, d = j->d, np = j->npad, dp = j->dpad;
+    float *kf = calloc((size_t)(np * d), sizeof *kf), *vt = calloc((size_t)(dp * n), sizeof *vt);
+    int ok = kf && vt;
+    for (int64_t p = p0; p < p1 && ok; p++) {
+        int64_t b = p / j->heads, h = p % j->heads;
+        for (int64_t r = 0; r < n; r++) {
+            memcpy(kf + r * d, j->k + (b * n + r) * j->ldk + h * d, (size_t)d * sizeof *kf);
+            const float *vr = j->v + (b * n + r) * j->ldv + h * d;
+            for (int64_t c = 0; c < d; c++) vt[c * n + r] = vr[c];
+        }
+        const vx_mat km = {.dtype = VOX_DTYPE_F32, .rows = np, .cols = d, .data = kf};
+        const vx_mat vm = {.dtype = VOX_DTYPE_F32, .rows = dp, .cols = n, .data = vt};
+        ok = vx_bf16w_pack(&km, &j->kw[p]) == VOX_OK && vx_bf16w_pack(&vm, &j->vw[p]) == VOX_OK;
+    }
+    if (!ok) atomic_store(&j->failed, 1);
+    free(kf), free(vt);
+}
+
 static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
     att_job *j = ctx;
-    const int64_t n = j->n, d = j->d;
-    float *s = malloc((size_t)(QB * n) * sizeof *s), *qb = malloc((size_t)(QB * d) * sizeof *qb);
-    float *ob = malloc((size_t)(QB * d) * sizeof *ob);
-    if (!s || !qb || !ob) {
+    const int64_t n = j->n, d = j->d, sw = j->kw ? j->npad : n; /* a score row's stride */
+    float *s = malloc((size_t)(QB * sw) * sizeof *s), *qb = malloc((size_t)(QB * d) * sizeof *qb);
+    const int64_t ow = j->kw ? j->dpad : d; /* an output row's stride */
+    float *ob = malloc((size_t)(QB * ow) * sizeof *ob), *pc = j->kw ? malloc((size_t)(QB * n) * sizeof *pc) : NULL;
+    if (!s || !qb || !ob || (j->kw && !pc)) {
         atomic_store(&j->failed, 1);
-        free(s), free(qb), free(ob);
+        free(s), free(qb), free(ob), free(pc);
         return;
     }
     for (int64_t task = t0; task < t1; task++) {
         int64_t p = task / j->nqb, blk = task % j->nqb, b = p / j->heads, h = p % j->heads;
         int64_t r0 = blk * QB, m = n - r0 < QB ? n - r0 : QB;
         for (int64_t i = 0; i < m; i++) memcpy(qb + i * d, j->q + (b * n + r0 + i) * j->ldq + h * d, (size_t)d * sizeof *qb);
-        vx_matmul_nn_f32(NULL, j->kt + p * n * d, d, n, qb, m, s);
-        for (int64_t i = 0; i < m * n; i++) s[i] *= j->scale;
-        vx_softmax_rows(s, m, n);
-        vx_matmul_nn_f32(NULL, j->vc + p * n * d, n, d, s, m, ob);
-        for (int64_t i = 0; i < m; i++) memcpy(j->out + (b * n + r0 + i) * j->ldo + h * d, ob + i * d, (size_t)d * sizeof *ob);
+        if (j->kw) {
+            /* scores against the padded keys, then each row's first n (scaled, softmax) packed together */
+            if (vx_linear_bf16w(NULL, &j->kw[p], NULL, qb, m, s) != VOX_OK) {
+                atomic_store(&j->failed, 1);
+                break;
+            }
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t c = 0; c < n; c++) pc[i * n + c] = s[i * sw + c] * j->scale;
+            vx_softmax_rows(pc, m, n);
+            if (vx_linear_bf16w(NULL, &j->vw[p], NULL, pc, m, ob) != VOX_OK) {
+                atomic_store(&j->failed, 1);
+                break;
+            }
+        } else {
+            vx_matmul_nn_f32(NULL, j->kt + p * n * d, d, n, qb, m, s);
+            for (int64_t i = 0; i < m * n; i++) s[i] *= j->scale;
+            vx_softmax_rows(s, m, n);
+            vx_matmul_nn_f32(NULL, j->vc + p * n * d, n, d, s, m, ob);
+        }
+        for (int64_t i = 0; i < m; i++) memcpy(j->out + (b * n + r0 + i) * j->ldo + h * d, ob + i * ow, (size_t)d * sizeof *ob);
     }
-    free(s), free(qb), free(ob);
+    free(s), free(qb), free(ob), free(pc);
+}
+
+static vox_status attention(vx_pool *pool, int bf16, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                            int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
+                            int64_t ldo) {
+    if (batch <= 0 || n <= 0 || heads <= 0) return VOX_OK;
+    const int64_t pairs = batch * heads;
+    const size_t per = (size_t)(pairs * n * d);
+    att_job j = {.batch = batch, .n = n, .heads = heads, .d = d, .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo,
+                 .nqb = (n + QB - 1) / QB, .npad = (n + 63) / 64 * 64, .dpad = (d + 63) / 64 * 64, .q = q, .k = k, .v = v, .out = out,
+                 .scale = scale};
+    atomic_init(&j.failed, 0);
+    if (bf16) {
+        j.kw = calloc((size_t)pairs, sizeof *j.kw);
+        j.vw = calloc((size_t)pairs, sizeof *j.vw);
+    } else {
+        j.kt = malloc(per * sizeof *j.kt);
+        j.vc = malloc(per * sizeof *j.vc);
+    }
+    vox_status st = VOX_OK;
+    if (bf16 ? !j.kw || !j.vw : !j.kt || !j.vc) {
+        st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention over %lld frames)", (long long)n);
+    } else {
+        uint32_t fp = vx_fp_fast();
+        vx_pool_for(pool, pairs, 1, bf16 ? pack_kv_bf16 : pack_kv, &j);
+        if (!atomic_load(&j.failed)) vx_pool_for_chunks(pool, pairs * j.nqb, 1, 8, att_tasks, &j);
+        vx_fp_restore(fp);
+        if (atomic_load(&j.failed)) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention)");
+    }
+    if (j.kw || j.vw)
+        for (int64_t p = 0; p < pairs; p++) {
+            if (j.kw) vx_bf16w_free(&j.kw[p]);
+            if (j.vw) vx_bf16w_free(&j.vw[p]);
+        }
+    free(j.kw), free(j.vw), free(j.kt), free(j.vc);
+    return st;
 }
 
 vox_status vx_nn_attention(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                            int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
                            int64_t ldo) {
-    if (batch <= 0 || n <= 0 || heads <= 0) return VOX_OK;
-    const size_t per = (size_t)(batch * heads * n * d);
-    att_job j = {.batch = batch, .n = n, .heads = heads, .d = d, .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo,
-                 .nqb = (n + QB - 1) / QB, .q = q, .k = k, .v = v, .out = out, .scale = scale};
-    atomic_init(&j.failed, 0);
-    j.kt = malloc(per * sizeof *j.kt);
-    j.vc = malloc(per * sizeof *j.vc);
-    if (!j.kt || !j.vc) {
-        free(j.kt), free(j.vc);
-        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention over %lld frames)", (long long)n);
-    }
-    uint32_t fp = vx_fp_fast();
-    vx_pool_for(pool, batch * heads, 1, pack_kv, &j);
-    vx_pool_for_chunks(pool, batch * heads * j.nqb, 1, 8, att_tasks, &j);
-    vx_fp_restore(fp);
-    free(j.kt), free(j.vc);
-    return atomic_load(&j.failed) ? vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention)") : VOX_OK;
+    return attention(pool, 0, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+}
+
+vox_status vx_nn_attention_bf16(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                                int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
+                                float *out, int64_t ldo) {
+    if (!vx_cpu_dots().bf16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 attention: the CPU path %s has no bf16 kernel", vx_cpu()->name);
+    return attention(pool, 1, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
 }

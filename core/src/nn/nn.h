@@ -115,11 +115,18 @@ vox_status vx_nn_bilstm(vx_pool *pool, const vx_lstm *l, const float *x, int64_t
  * q, k, v time-major rows of [heads][d] (row r of sequence b is row b n + r; ldq / ldk / ldv: floats
  * between rows, so q|k|v may live in one buffer), out [batch n][heads][d] (ldo floats apart):
  *   out_h = softmax(q_h k_h^T scale) v_h
- * Scores in float32 (one vx_linear per block of queries), softmax max-subtracted with the exponent sum
- * in key order, the values weighted by vx_linear: a query's result depends only on its own row and the
- * keys, never on how the queries are blocked or threaded. VOX_ERR_OUT_OF_MEMORY. */
+ * Scores in float32 (one vx_matmul_nn per block of queries), softmax max-subtracted with the exponent
+ * sum in key order, the values weighted by vx_matmul_nn: a query's result depends only on its own row and
+ * the keys, never on how the queries are blocked or threaded. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_nn_attention(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                            int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
                            int64_t ldo);
+/* The same with both products as vx_linear_bf16w (keys and values rounded to bf16; on a path whose bf16
+ * kernel rounds its inputs, vx_cpu_dots().bf16_rounds_x, the queries and the probabilities too): for a
+ * model whose linear layers already run as bf16 dot products. VOX_ERR_UNSUPPORTED unless the path has a
+ * bf16 kernel; VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_nn_attention_bf16(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                                int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
+                                float *out, int64_t ldo);
 
 #endif
