@@ -241,7 +241,27 @@ def test_codec_dtypes(env, qwen3_tmod, record, dtype):
         wrapper, _ = codec.official_generate_audio(e.tts, gen2, ref)
         rows.append(cpu(f"qwen3.decoder_audio_{dtype}_codec", decode(e2, gen2, ref, "reference"), wrapper,
                         f"base06 ref_en 81 + 241, reference mode, {dtype} codec"))
+        if dtype == "bf16":   # bf16 dot products (where the path has them) vs f32 products of the same weights
+            rows.append(bf16dot_row(e1.info["codec_math"], qwen3_tmod("base06", codec_dtype=dtype), gen, ref, a4))
     record(rows)
+
+
+def bf16dot_row(math: str, tmod, gen, ref, ours) -> Row:
+    """qwen3.decoder_audio_bf16dot: the bf16 codec's convolutions as bf16 dot products (inputs rounded to
+    bf16) against the same weights as f32 products (VOX_QWEN3_CODEC=f32): what the rounding of the inputs
+    adds; not supported on a path without bf16 dot products (there the codec is the f32-product one)."""
+    subject = "base06 ref_en 81 + 60, warm-up 50, chunk 4, bf16 codec"
+    if not math.startswith("bf16 dot"):
+        return Row.not_supported("qwen3.decoder_audio_bf16dot", subject, math)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("VOX_QWEN3_CODEC", "f32")
+    try:
+        with vox.Engine(str(tmod), threads=1) as ef:
+            assert ef.info["codec_math"].startswith("f32 products"), ef.info["codec_math"]
+            f32 = decode(ef, gen, ref, "stream", 50, 4)
+    finally:
+        mp.undo()
+    return cpu("qwen3.decoder_audio_bf16dot", ours, f32, subject + ": bf16 dot products vs f32 products")
 
 
 # ----------------------------------------------------------------------------- invalid input

@@ -16,11 +16,11 @@ def print_rows(rows: list[Row]) -> None:
 
 def markdown(rows: list[Row], title: str = "Conformance report", preamble: str = "") -> str:
     """One section per table entry, one line per measurement; failures first in the summary."""
-    by_check: dict[str, list[Row]] = defaultdict(list)
-    for r in rows:
-        by_check[r.check].append(r)
     unsupported = [r for r in rows if r.unsupported]
     rows = [r for r in rows if not r.unsupported]
+    by_check: dict[str, list[Row]] = defaultdict(list)   # measured rows only: a check that ran nowhere here
+    for r in rows:                                       # is listed as not supported, never as a pass
+        by_check[r.check].append(r)
     failed = [r for r in rows if not r.passed]
     out = [f"# {title}", ""]
     if preamble:

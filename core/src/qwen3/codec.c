@@ -301,12 +301,45 @@ static vox_status bind_weights(const q3_model *m, q3_codec *c) {
     return bind_conv(m, &c->final_conv, last, 1, 7, 1, name);
 }
 
+/* The convolutions' math (q3_codec.math): bf16 dot products for bf16 weights where the path's bf16 kernel
+ * rounds its inputs, the convolutions that pack; f32 products otherwise. */
+static vox_status choose_math(q3_codec *c) {
+    c->math = "f32 products of the stored weights";
+    const vx_dot_caps dots = vx_cpu_dots();
+    const char *want = getenv("VOX_QWEN3_CODEC");
+    if (c->dec0.w.dtype != VOX_DTYPE_BF16) return VOX_OK;
+    if (want && !strcmp(want, "f32")) {
+        c->math = "f32 products of the bf16 weights (VOX_QWEN3_CODEC=f32)";
+        return VOX_OK;
+    }
+    if (!dots.bf16 || !dots.bf16_rounds_x) {
+        c->math = "f32 products of the bf16 weights (this kernel path has no bf16 dot product)";
+        return VOX_OK;
+    }
+    q3_conv *convs[2 + Q3_CODEC_MAX_BLOCKS * 2 * Q3_CODEC_UNITS];
+    int n = 0;
+    convs[n++] = &c->pre_conv;
+    convs[n++] = &c->dec0;
+    for (int64_t b = 0; b < c->n_blocks; b++)
+        for (int u = 0; u < Q3_CODEC_UNITS; u++) convs[n++] = &c->blocks[b].conv1[u], convs[n++] = &c->blocks[b].conv2[u];
+    for (int i = 0; i < n; i++) {
+        q3_conv *cv = convs[i];
+        if (cv->w.dtype != VOX_DTYPE_BF16 || cv->c_out % 64 || cv->c_in % 2) continue; /* stays f32 */
+        vox_status st = vx_bf16w_pack_conv(&cv->w, cv->c_in, cv->k, &cv->pw);
+        if (st) return st;
+    }
+    c->math = "bf16 dot products in the convolutions of 64k channels (inputs rounded to bf16; "
+              "VOX_QWEN3_CODEC=f32 for f32 products)";
+    return VOX_OK;
+}
+
 vox_status q3_codec_load(const q3_model *m, q3_codec **out) {
     *out = NULL;
     q3_codec *c = calloc(1, sizeof *c);
     if (!c) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     vox_status s = read_config(m, c);
     if (!s) s = bind_weights(m, c);
+    if (!s) s = choose_math(c);
     if (s) {
         q3_codec_free(c);
         return s;
@@ -322,6 +355,10 @@ static void free_snake(q3_snake *s) {
 
 void q3_codec_free(q3_codec *c) {
     if (!c) return;
+    vx_bf16w_free(&c->pre_conv.pw);
+    vx_bf16w_free(&c->dec0.pw);
+    for (int64_t b = 0; b < Q3_CODEC_MAX_BLOCKS; b++)
+        for (int u = 0; u < Q3_CODEC_UNITS; u++) vx_bf16w_free(&c->blocks[b].conv1[u].pw), vx_bf16w_free(&c->blocks[b].conv2[u].pw);
     free(c->cb_sum);
     free(c->cb_usage);
     free(c->layers);

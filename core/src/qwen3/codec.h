@@ -73,6 +73,7 @@ typedef struct q3_conv {
     vx_mat w;
     const float *b;            /* [c_out] or NULL */
     int64_t c_in, c_out, k, dilation;
+    vx_bf16w pw;               /* bf16 weights packed for vx_conv1d_bf16w (q3_codec.math), else pw.data NULL */
 } q3_conv;
 
 /* Causal transposed convolution (k = stride or 2 * stride): torch weight [c_in][c_out][k] used in
@@ -130,6 +131,12 @@ struct q3_codec {
     q3_conv dec0, final_conv;
     q3_codec_block blocks[Q3_CODEC_MAX_BLOCKS];
     q3_snake final_act;
+    /* how the convolutions multiply: "f32 products ..." (vx_conv1d_f32 / im2col + vx_linear), or, for bf16
+     * weights on a path whose bf16 kernel rounds its inputs (AVX512-BF16, AMX, NEON BF16), "bf16 dot
+     * products ...": the convolutions whose shapes pack (c_out a multiple of 64, c_in even) through
+     * vx_conv1d_bf16w (inputs rounded to bf16, twice the f32 rate; AMX tiles on the amx path).
+     * VOX_QWEN3_CODEC=f32 keeps the f32 products. Chosen at load, never by the chunk size. */
+    const char *math;
     /* the decoder's copy in VRAM (--device vulkan without codec=cpu; set at load by family.c, freed
      * there), or NULL: then every stream of this codec decodes on the CPU */
     struct vx_codec_gpu *gpu;

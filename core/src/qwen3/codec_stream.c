@@ -148,6 +148,9 @@ static int64_t col_tile(int64_t cols) { return imax(COL_MIN_ROWS, COL_BUDGET / c
 /* Causal conv (stride 1) over xp = [(k-1)*dilation context rows; t rows] (time-major, c_in wide):
  * y[t][c_out]. */
 static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t t, float *col, float *y) {
+    if (cv->pw.data) { /* bf16 dot products (q3_codec.math); the packing's scratch is its only failure */
+        if (vx_conv1d_bf16w(pool, &cv->pw, cv->b, xp, t, cv->dilation, y) == VOX_OK) return;
+    }
     if (cv->k == 1) {
         vx_linear(pool, &cv->w, cv->b, xp, t, y);
         return;
