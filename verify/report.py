@@ -40,10 +40,10 @@ def markdown(rows: list[Row], title: str = "Conformance report", preamble: str =
         out.append(f"| `{check}` | {e['what']} | {e['metric']} | {rs[0].limit} | {len(rs)} | {worst:.3g} | {status} |")
     if unsupported:
         out += ["", "## Not supported on this machine", "",
-                "These checks need what this machine lacks (a CPU path's instructions, a device); they ran "
-                "nowhere here and are neither passes nor failures (they run where the hardware has it: "
-                "docs/conformance-*.md).", "", "| check | subject | why |", "|---|---|---|"]
-        out += [f"| `{r.check}` | {r.subject} | {r.unsupported} |" for r in unsupported]
+                "These measurements need what their backend lacks here (a CPU path's instructions, a device); "
+                "they did not run and are neither passes nor failures (a check listed here may have been "
+                "measured on another backend above; they run where the hardware has it: docs/conformance-*.md).", "", "| check | subject | backend | why |", "|---|---|---|---|"]
+        out += [f"| `{r.check}` | {r.subject} | {r.backend} | {r.unsupported} |" for r in unsupported]
     missing = [c for c in TABLE if c not in by_check and c not in {r.check for r in unsupported}]
     if missing:
         out += ["", "Checks in the table not measured in this run: " + ", ".join(f"`{c}`" for c in missing) + "."]
