@@ -98,7 +98,8 @@ def written(src: str) -> int:
 
 
 def n_bindings(src: str, name: str) -> int:
-    b = [int(m) for m in re.findall(r"binding\s*=\s*(\d+)", src)]
+    # a binding may be declared twice: one buffer seen as float[] and as vec4[] (16-byte loads)
+    b = sorted({int(m) for m in re.findall(r"binding\s*=\s*(\d+)", src)})
     if sorted(b) != list(range(len(b))):
         sys.exit(f"build_shaders: {name}: bindings must be 0..n-1 (found {sorted(b)})")
     if not b or len(b) > 8:

@@ -10,7 +10,9 @@
 // products go through one shared output tile in turn, so that it fits in 48 KiB); subgroup s owns the 16 x rows
 // 16 s .. and the TN / 16 16x16 blocks of weight rows. K goes 64 columns a step through
 // shared memory, products in column order, so an output's bits depend only on the row length (any n,
-// any tile). The workgroup's size is NSG times the subgroup size the host passes (specialization
+// any tile). The tiles are filled with 16-byte loads (x 4 floats, W 8 halves at a time) when the host
+// sets flags bit 2 (x_base and x_stride multiples of 4, cols of 8): the same values in shared memory,
+// a quarter to an eighth of the load instructions (the scalar loads kept the tensor cores waiting). The workgroup's size is NSG times the subgroup size the host passes (specialization
 // constant 0); a device that runs it with other subgroups gets NaN outputs, never silent garbage.
 #extension GL_GOOGLE_include_directive : require
 #include "cm_tile.glsl"
@@ -18,8 +20,10 @@ layout(local_size_x_id = 0) in;
 #define YB 2
 #include "linear_out.glsl"
 layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };   // the same buffer, 16 bytes at a time
 
 float w_load(uint r, uint k);   // the weight at row r of this part, column k
+void w_load8(uint r, uint k, out vec4 a, out vec4 b);   // its columns k .. k + 7 (k and cols multiples of 8)
 
 
 void main() {
@@ -39,15 +43,35 @@ void main() {
         acc[c] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
         acl[c] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
     }
+    const bool wide_loads = (p.flags & 4u) != 0u;   // uniform: the same branch in every invocation
     for (uint k0 = 0; k0 < p.cols; k0 += BK) {
-        for (uint e = lid; e < TM * BK; e += nt) {
-            uint i = e / BK, k = e % BK, xi = i0 + i, kk = k0 + k;
-            float v = xi < p.n && kk < p.cols ? x[p.x_base + xi * p.x_stride + kk] : 0.0;
-            CM_SPLIT_X(i * LD + k, v)
-        }
-        for (uint e = lid; e < TN * BK; e += nt) {
-            uint j = e / BK, k = e % BK, r = r0 + j, kk = k0 + k;
-            wt[j * LD + k] = float16_t(r < p.rows && kk < p.cols ? w_load(r, kk) : 0.0);
+        if (wide_loads) {
+            for (uint e = lid; e < TM * BK / 4; e += nt) {
+                uint i = e / (BK / 4), k = (e % (BK / 4)) * 4, xi = i0 + i, kk = k0 + k;
+                vec4 v = xi < p.n && kk < p.cols ? x4[(p.x_base + xi * p.x_stride + kk) >> 2] : vec4(0.0);
+                CM_SPLIT_X(i * LD + k, v.x)
+                CM_SPLIT_X(i * LD + k + 1, v.y)
+                CM_SPLIT_X(i * LD + k + 2, v.z)
+                CM_SPLIT_X(i * LD + k + 3, v.w)
+            }
+            for (uint e = lid; e < TN * BK / 8; e += nt) {
+                uint j = e / (BK / 8), k = (e % (BK / 8)) * 8, r = r0 + j, kk = k0 + k;
+                vec4 a = vec4(0.0), b = vec4(0.0);
+                if (r < p.rows && kk < p.cols) w_load8(r, kk, a, b);
+                uint o = j * LD + k;
+                wt[o] = float16_t(a.x), wt[o + 1] = float16_t(a.y), wt[o + 2] = float16_t(a.z), wt[o + 3] = float16_t(a.w);
+                wt[o + 4] = float16_t(b.x), wt[o + 5] = float16_t(b.y), wt[o + 6] = float16_t(b.z), wt[o + 7] = float16_t(b.w);
+            }
+        } else {
+            for (uint e = lid; e < TM * BK; e += nt) {
+                uint i = e / BK, k = e % BK, xi = i0 + i, kk = k0 + k;
+                float v = xi < p.n && kk < p.cols ? x[p.x_base + xi * p.x_stride + kk] : 0.0;
+                CM_SPLIT_X(i * LD + k, v)
+            }
+            for (uint e = lid; e < TN * BK; e += nt) {
+                uint j = e / BK, k = e % BK, r = r0 + j, kk = k0 + k;
+                wt[j * LD + k] = float16_t(r < p.rows && kk < p.cols ? w_load(r, kk) : 0.0);
+            }
         }
         barrier();
         CM_MMA_STEP()

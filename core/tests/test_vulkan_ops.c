@@ -24,6 +24,7 @@ static void emit_row(const char *check, const char *subject, double value) {
 
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 static int last_coopmat;   /* the matrix of the last linear_case ran on cooperative matrices */
+static float *last_out;    /* and its output (n x rows floats), kept for a bitwise comparison */
 
 /* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). With acc, y starts with
  * random values and the layer adds to them (the residual epilogue), compared with y0 + vx_linear. */
@@ -65,6 +66,9 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     if (st == VOX_OK) st = vx_gpu_download(g, &by, 0, got, (uint64_t)(n * rows) * 4);
     CHECK(st == VOX_OK, "linear %s: %s", dt_name(dt), vox_last_error());
     if (st == VOX_OK) err = max_abs_rel(got, ref, n * rows);
+    free(last_out);
+    last_out = malloc(sizeof(float) * (size_t)(n * rows));
+    if (last_out) memcpy(last_out, got, sizeof(float) * (size_t)(n * rows));
     vx_gpu_release(g, &bx);
     vx_gpu_release(g, &by);
     vx_gpu_release(g, &bb);
@@ -170,6 +174,23 @@ static void test_coopmat(vx_gpu *g) {
                 CHECK(e <= tol, "coopmat %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", dt_name(dts[d]),
                       (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
             }
+        /* the tiles filled by 16-byte loads (cols % 8 == 0) or one value at a time: the same bits */
+        for (int s = 0; s < 6; s++) {
+            if (shapes[s][1] % 8) continue;
+            const uint64_t seed = rng_state;
+            int parts = 0;
+            linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], 70, 1, &parts, 1);
+            float *wide = last_out;
+            last_out = NULL;
+            rng_state = seed;
+            setenv("VOX_VK_CM_LOADS", "scalar", 1);
+            linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], 70, 1, &parts, 1);
+            unsetenv("VOX_VK_CM_LOADS");
+            CHECK(wide && last_out && !memcmp(wide, last_out, sizeof(float) * (size_t)(70 * shapes[s][0])),
+                  "coopmat %s %lldx%lld: 16-byte tile loads change the bits", dt_name(dts[d]), (long long)shapes[s][0],
+                  (long long)shapes[s][1]);
+            free(wide);
+        }
         if (verbose) printf("coopmat    %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
         emit_row(row, "GEMM on cooperative matrices (x as float16 hi + lo) vs vx_linear, 33 to 70 x rows, shapes up "
                  "to 300x1024 and 130x2048, with and without bias and residual add",

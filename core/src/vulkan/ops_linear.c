@@ -222,6 +222,14 @@ static const int gemv_float_shaders[3][2][3] = {
      {VX_SH_GEMV_BF16V, VX_SH_GEMV_BF16V_NORM, VX_SH_GEMV_BF16V_SILU}},
 };
 
+/* The cooperative-matrix GEMM fills its tiles with 16-byte loads (flags bit 2: gemm_cm.glsl) where x and
+ * the weight rows line up on them; VOX_VK_CM_LOADS=scalar keeps the one-value loads, which put the same
+ * values in the tiles (the same bits: for measuring the difference). */
+static int cm_wide_loads(const vx_gmat *w, uint32_t x_base) {
+    const char *e = getenv("VOX_VK_CM_LOADS");
+    return !(e && !strcmp(e, "scalar")) && x_base % 4 == 0 && w->cols % 8 == 0;
+}
+
 /* One GEMV over the parts of w, output rows routed to up to 3 outputs (segments); pro: a prologue
  * (float weights on the GEMV only: vx_gop_linear_pro_ok). */
 static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
@@ -263,7 +271,7 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
     memset(&push, 0, sizeof push);
     push.cols = (uint32_t)w->cols;
     push.x_stride = (uint32_t)(q ? w->cols / 32 : w->cols);
-    push.flags = (bias != NULL ? 1u : 0u) | (accumulate ? 2u : 0u);
+    push.flags = (bias != NULL ? 1u : 0u) | (accumulate ? 2u : 0u) | (cm && cm_wide_loads(w, xb0) ? 4u : 0u);
     push.x_base = q ? 0 : xb0;   /* quantized: xq / xd are bound from their start */
     push.n = (uint32_t)n;
     const uint32_t gz = (uint32_t)((n + 3) / 4);   /* x rows in groups of NX = 4 (gemv_common.glsl) */
