@@ -501,6 +501,42 @@ static void test_attention(void) {
     }
 }
 
+/* Double-precision full attention of a strided q|k|v matrix (rows ld floats apart, q at 0, k at inner, v at
+ * 2 inner) into ref [B n][inner]. bf16: the keys and values rounded to bf16 and each score to float, as
+ * vx_nn_attention_bf16 computes them; rx: the queries and the probabilities rounded too (a kernel that
+ * rounds its inputs). *pmax gets the largest probability. */
+static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t n, int64_t H, int64_t d, float scale,
+                               int bf16, int rx, double *ref, double *pmax) {
+    const int64_t inner = H * d;
+    double *s = malloc(sizeof(double) * (size_t)n);
+    *pmax = 0;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t i = 0; i < n; i++) {
+                const float *qi = qkv + (b * n + i) * ld + h * d;
+                double m = -INFINITY, sum = 0;
+                for (int64_t j = 0; j < n; j++) {
+                    const float *kj = qkv + (b * n + j) * ld + inner + h * d;
+                    double a = 0;
+                    for (int64_t t = 0; t < d; t++)
+                        a += (double)(rx ? bf16_round(qi[t]) : qi[t]) * (bf16 ? bf16_round(kj[t]) : kj[t]);
+                    s[j] = bf16 ? (double)(float)((float)a * scale) : a * scale;
+                    m = fmax(m, s[j]);
+                }
+                for (int64_t j = 0; j < n; j++) sum += (s[j] = exp(s[j] - m));
+                for (int64_t j = 0; j < n; j++) *pmax = fmax(*pmax, s[j] /= sum);
+                for (int64_t t = 0; t < d; t++) {
+                    double a = 0;
+                    for (int64_t j = 0; j < n; j++) {
+                        const float v = qkv[(b * n + j) * ld + 2 * inner + h * d + t];
+                        a += (rx ? bf16_round((float)s[j]) : s[j]) * (bf16 ? bf16_round(v) : v);
+                    }
+                    ref[(b * n + i) * inner + h * d + t] = a;
+                }
+            }
+    free(s);
+}
+
 /* vx_nn_attention (nn/attention.c): full attention over whole sequences, rows with a stride (q, k, v
  * slices of one q|k|v matrix, as F5's DiT passes them), against a double-precision softmax; the same
  * bits for 1, 2 and 3 threads. Lengths straddle the 64-query blocks; d 64 is the DiT's head. */
@@ -517,26 +553,9 @@ static void test_nn_attention(void) {
         }
         CHECK(same_bits(o[1], o[2], B * n * inner) && same_bits(o[1], o[3], B * n * inner),
               "%s nn attention cfg %zu: threads change bits", path_name(cur_path), c);
-        double worst = 0, *s = malloc(sizeof(double) * (size_t)n);
-        for (int64_t b = 0; b < B; b++)
-            for (int64_t h = 0; h < H; h++)
-                for (int64_t i = 0; i < n; i++) {
-                    const float *qi = qkv + (b * n + i) * ld + h * d;
-                    double m = -INFINITY, sum = 0;
-                    for (int64_t j = 0; j < n; j++) {
-                        const float *kj = qkv + (b * n + j) * ld + inner + h * d;
-                        double a = 0;
-                        for (int64_t t = 0; t < d; t++) a += (double)qi[t] * kj[t];
-                        s[j] = a * scale;
-                        m = fmax(m, s[j]);
-                    }
-                    for (int64_t j = 0; j < n; j++) sum += (s[j] = exp(s[j] - m));
-                    for (int64_t t = 0; t < d; t++) {
-                        double a = 0;
-                        for (int64_t j = 0; j < n; j++) a += s[j] * qkv[(b * n + j) * ld + 2 * inner + h * d + t];
-                        worst = fmax(worst, fabs(o[1][(b * n + i) * inner + h * d + t] - a / sum));
-                    }
-                }
+        double worst = 0, pmax, *ref = malloc(sizeof(double) * (size_t)(B * n * inner));
+        ref_full_attention(qkv, ld, B, n, H, d, scale, 0, 0, ref, &pmax);
+        for (int64_t e = 0; e < B * n * inner; e++) worst = fmax(worst, fabs(o[1][e] - ref[e]));
         /* values in [-2, 2]: as test_attention's bound, doubled for |v| <= 2 */
         const double tol = 2 * (2e-7 * (2 + sqrt((double)d) / 2) + 2e-8 * log2((double)n + 1));
         if (verbose) printf("  %-10s nn attention cfg %zu max err %.3g (tol %.3g)\n", path_name(cur_path), c, worst, tol);
@@ -557,30 +576,12 @@ static void test_nn_attention(void) {
             CHECK(same_bits(ob[1], ob[2], B * n * inner) && same_bits(ob[1], ob[3], B * n * inner),
                   "%s nn attention bf16 cfg %zu: threads change bits", path_name(cur_path), c);
             const int rx = dots.bf16_rounds_x;
-            double err = 0, vs_f32 = 0, pmax = 0;
-            for (int64_t b = 0; b < B; b++)
-                for (int64_t h = 0; h < H; h++)
-                    for (int64_t i = 0; i < n; i++) {
-                        const float *qi = qkv + (b * n + i) * ld + h * d;
-                        double m = -INFINITY, sum = 0;
-                        for (int64_t j = 0; j < n; j++) {
-                            const float *kj = qkv + (b * n + j) * ld + inner + h * d;
-                            double a = 0;
-                            for (int64_t t = 0; t < d; t++) a += (double)(rx ? bf16_round(qi[t]) : qi[t]) * bf16_round(kj[t]);
-                            s[j] = (double)(float)((float)a * scale);
-                            m = fmax(m, s[j]);
-                        }
-                        for (int64_t j = 0; j < n; j++) sum += (s[j] = exp(s[j] - m));
-                        for (int64_t j = 0; j < n; j++) pmax = fmax(pmax, s[j] /= sum);
-                        for (int64_t t = 0; t < d; t++) {
-                            double a = 0;
-                            for (int64_t j = 0; j < n; j++)
-                                a += (rx ? bf16_round((float)s[j]) : s[j]) * bf16_round(qkv[(b * n + j) * ld + 2 * inner + h * d + t]);
-                            const int64_t e = (b * n + i) * inner + h * d + t;
-                            err = fmax(err, fabs(ob[1][e] - a));
-                            vs_f32 = fmax(vs_f32, fabs(ob[1][e] - o[1][e]));
-                        }
-                    }
+            ref_full_attention(qkv, ld, B, n, H, d, scale, 1, rx, ref, &pmax);
+            double err = 0, vs_f32 = 0;
+            for (int64_t e = 0; e < B * n * inner; e++) {
+                err = fmax(err, fabs(ob[1][e] - ref[e]));
+                vs_f32 = fmax(vs_f32, fabs(ob[1][e] - o[1][e]));
+            }
             const double tolb = tol + (rx ? 0x1p-8 * pmax * 2 : 0);
             if (verbose)
                 printf("  %-10s nn attention bf16 cfg %zu max err %.3g (tol %.3g; vs f32 %.3g; %s)\n", path_name(cur_path), c,
@@ -592,7 +593,7 @@ static void test_nn_attention(void) {
                                        inner) == VOX_ERR_UNSUPPORTED,
                   "%s nn attention bf16 cfg %zu: not refused without a bf16 kernel", path_name(cur_path), c);
         }
-        free(s);
+        free(ref);
         for (int t = 1; t <= 3; t++) free(o[t]);
         free(qkv);
     }

@@ -90,8 +90,7 @@ typedef struct f5_model {
     struct f5_front *front;
     float **owned;             /* f32 copies of weights stored in another dtype */
     size_t n_owned;
-    int dit_bf16;              /* the DiT blocks' linears run as bf16 dot products (f5_block.p*) */
-    int dit_attn_bf16;         /* and the attention's two products too (vx_nn_attention_bf16) */
+    int dit_bf16;              /* the DiT blocks' linears (f5_block.p*) and attention run as bf16 dot products */
     const char *dit_math;      /* what they run as, and why (engine info) */
     void *gpu;                 /* a GPU implementation's state (NULL: CPU) */
 } f5_model;

@@ -320,7 +320,6 @@ static vox_status choose_dit_math(f5_model *m) {
         if (st != VOX_OK) return st;
     }
     m->dit_bf16 = 1;
-    m->dit_attn_bf16 = 1;
     m->dit_math = "bf16 dot products in the linear layers and the attention (AVX512-BF16: inputs rounded to bf16; "
                   "VOX_F5_DIT=f32 for f32 products)";
     return VOX_OK;
