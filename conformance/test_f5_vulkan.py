@@ -163,6 +163,8 @@ def test_f5_vulkan_startup_line(f5vk):
     line = [x for x in r.stderr.splitlines() if x.startswith("vox: device vulkan:")]
     assert len(line) == 1, r.stderr
     assert "the DiT, its ODE loop and Vocos on the GPU" in line[0] and " on the CPU (" in line[0], line[0]
+    # f32 weights: float32 arithmetic, and the line says why (f16 / bf16 ones take float16 on tensor cores)
+    assert "(DiT arithmetic: float32 (" in line[0], line[0]
 
 
 def test_f5_vulkan_memory_limit(f5vk):

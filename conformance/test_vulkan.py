@@ -59,6 +59,9 @@ def c_test_rows(exe_name: str, checks: tuple[str, ...]) -> list[Row]:
         if line.startswith("row\t"):
             _, check, subject, value = line.split("\t")
             rows.append(Row(check, subject, float(value), backend="vulkan"))
+        elif line.startswith("unsupported\t"):   # a check this device cannot run (no cooperative matrices)
+            _, check, subject, why = line.split("\t")
+            rows.append(Row.not_supported(check, subject, why, backend="vulkan"))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     got = {row.check for row in rows}
     for c in checks:
@@ -69,7 +72,7 @@ def c_test_rows(exe_name: str, checks: tuple[str, ...]) -> list[Row]:
 def test_vulkan_ops(record):
     record(c_test_rows("test_vulkan_ops", tuple(f"vulkan.{op}" for op in (
         "linear_f32", "linear_f16", "linear_bf16", "linear_q8", "linear_q4", "rms_norm", "rope", "silu_mul",
-        "attention"))))
+        "attention", "linear_cmh", "attention_f16"))))
 
 
 def test_devices_listing():

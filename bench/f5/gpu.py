@@ -139,8 +139,9 @@ def child(a) -> None:
 
 
 def check(a) -> None:
-    """One DiT evaluation (both branches) of the full-size model on the GPU vs the CPU engine: tensor-core
-    tiles 64 x 64 (the default), 64 x 32 (VOX_VK_F5_NARROW=1) and without cooperative matrices."""
+    """One DiT evaluation (both branches) of the full-size model on the GPU vs the CPU engine with float32
+    products (VOX_F5_DIT=f32): float16 arithmetic on tensor cores (the default), float32 activations on
+    tensor cores (VOX_VK_F5_MATH=f32) and without cooperative matrices."""
     import numpy as np
 
     import vox
@@ -151,11 +152,13 @@ def check(a) -> None:
                ids=rng.randint(0, 2000, 120).astype(np.int32), t=np.float32(0.4))
     inp["cond"][n // 3:] = 0
     t0 = time.perf_counter()
+    os.environ["VOX_F5_DIT"] = "f32"
     with vox.Engine(a.tmod, device="cpu") as cpu:
         ref = cpu.run("dit", inputs=inp)
+    os.environ.pop("VOX_F5_DIT")
     res = {"frames": n, "cpu_s": round(time.perf_counter() - t0, 2)}
-    for name, env in (("wide", {}), ("narrow", {"VOX_VK_F5_NARROW": "1"}), ("no_coopmat", {"VOX_VK_COOPMAT": "0"})):
-        for k in ("VOX_VK_F5_NARROW", "VOX_VK_COOPMAT"):
+    for name, env in (("f16", {}), ("f32", {"VOX_VK_F5_MATH": "f32"}), ("no_coopmat", {"VOX_VK_COOPMAT": "0"})):
+        for k in ("VOX_VK_F5_MATH", "VOX_VK_COOPMAT"):
             os.environ.pop(k, None)
         os.environ.update(env)
         with vox.Engine(a.tmod, device=a.device) as gpu:

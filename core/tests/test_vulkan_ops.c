@@ -13,6 +13,8 @@
 #include "vk_testlib.h"
 #include "qwen3/lm_internal.h"
 #include "vulkan/ops.h"
+#include "vulkan/ops_dit.h"
+#include "nn/nn.h"
 
 static int verbose, rows_out;
 static vx_pool *pool;
@@ -24,6 +26,20 @@ static void emit_row(const char *check, const char *subject, double value) {
 
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 static int last_coopmat;   /* the matrix of the last linear_case ran on cooperative matrices */
+static int half_x;         /* linear_case: the matrix takes x as float16 (vx_gmat.cm_half); the CPU gets x so rounded */
+
+static float round_f16(float f) {
+    uint16_t h = f32_to_f16(f);
+    float r;
+    vx_to_f32(VOX_DTYPE_F16, &h, 1, &r);
+    return r;
+}
+
+static void report(const char *row, const char *what, double err);
+
+static void emit_unsupported(const char *check, const char *subject, const char *why) {
+    if (rows_out) printf("unsupported\t%s\t%s on %s\t%s\n", check, subject, device_name, why);
+}
 static float *last_out;    /* and its output (n x rows floats), kept for a bitwise comparison */
 
 /* One linear layer on the GPU and the CPU; returns max_abs_rel (GPU vs CPU). With acc, y starts with
@@ -33,6 +49,8 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     wmat w = make_w(dt, rows, cols);
     float *x = fvec(n * cols, -1, 1), *bias = with_bias ? fvec(rows, -1, 1) : NULL;
     float *ref = malloc(sizeof(float) * (size_t)(n * rows)), *got = malloc(sizeof(float) * (size_t)(n * rows));
+    if (half_x)
+        for (int64_t i = 0; i < n * cols; i++) x[i] = round_f16(x[i]);
     vx_linear(pool, &w.m, bias, x, n, ref);
     float *y0 = fvec(n * rows, -1, 1);
     if (acc) vx_add(y0, ref, n * rows, ref);
@@ -44,6 +62,7 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     if (st != VOX_OK) goto done;
     *parts = gm.n_parts;
     last_coopmat = gm.coopmat;
+    gm.cm_half = half_x;
     vx_gpu_alloc(g, (uint64_t)(n * cols) * 4, 0, &bx);
     vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
     vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
@@ -204,6 +223,114 @@ static void test_coopmat(vx_gpu *g) {
     CHECK(!gm.coopmat, "a bf16 matrix with 65536 in it was given to the cooperative-matrix GEMM");
     vx_gmat_free(g, &gm);
     free_w(&w);
+}
+
+/* The one-product cooperative-matrix GEMM (gemm_cmh.glsl: x as float16, 128 x 128 tiles, two shared
+ * buffers) against vx_linear of the same x rounded to float16: the same products, so only float32
+ * rounding remains (the vulkan.linear_cmh row). Shapes cross the 128-row and 128-column tile edges and
+ * the 32-column K steps (712 = 22 x 32 + 8), with and without bias and residual add. */
+static void test_coopmat_half(vx_gpu *g) {
+    const char *row = "vulkan.linear_cmh";
+    const char *subject = "GEMM on cooperative matrices with x rounded to float16 (one product) vs vx_linear of the "
+                          "rounded x, f16 and bf16 weights, 33 to 257 x rows, shapes up to 300x1024, 130x2048, 256x712";
+    if (!vx_gpu_coopmat(g)) {
+        printf("coopmat (x as float16): not tested on this device (no cooperative matrices)\n");
+        emit_unsupported(row, subject, "no VK_KHR_cooperative_matrix with 16x16x16 f16 x f16 -> f32");
+        return;
+    }
+    static const vox_dtype dts[] = {VOX_DTYPE_F16, VOX_DTYPE_BF16};
+    static const int64_t shapes[][2] = {{300, 1024}, {130, 2048}, {256, 712}, {64, 64}, {200, 96}, {33, 96}};
+    static const int64_t ns[] = {33, 130, 257};
+    double tol = tolerance_row(row, "max"), worst = 0;
+    half_x = 1;
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < 6; s++)
+            for (int k = 0; k < 3; k++) {
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts, k == 1);
+                CHECK(last_coopmat, "coopmat %s %lldx%lld: the matrix did not take the cooperative-matrix GEMM",
+                      dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1]);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "coopmat (x as float16) %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g",
+                      dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
+            }
+    half_x = 0;
+    if (verbose) printf("coopmat    %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
+    emit_row(row, subject, worst);
+}
+
+/* Attention of q, k, v rows as F5's DiT lays them out (vx_gop_attention_full, heads of 64 at rows ld floats
+ * apart, both sequences of a batch): the float32 shader against vx_nn_attention (vulkan.attention), and
+ * where the device has cooperative matrices the float16 flash attention (attention_cm.comp) against a
+ * double-precision attention of the same q, k, v rounded to float16 (vulkan.attention_f16: what remains
+ * is the rounding of the softmax weights to float16). */
+static void test_attention_full(vx_gpu *g) {
+    static const int64_t cfg[][4] = {{1, 1, 1, 0}, {2, 70, 3, 4}, {2, 130, 2, 0}, {1, 300, 4, 8}, {2, 65, 1, 0}};
+    const int cm = vx_gop_attention_cm_ok(g, 64, 64);
+    double worst16 = 0;
+    for (int c = 0; c < (int)(sizeof cfg / sizeof cfg[0]); c++) {
+        const int64_t batch = cfg[c][0], n = cfg[c][1], heads = cfg[c][2], d = 64, ld = heads * d + cfg[c][3];
+        const int64_t total = batch * n * ld;
+        const float scale = 0.125f;
+        float *q = fvec(total, -2, 2), *k = fvec(total, -2, 2), *v = fvec(total, -1, 1);
+        float *ref = calloc((size_t)total, sizeof(float)), *got = calloc((size_t)total, sizeof(float));
+        vx_nn_attention(pool, batch, n, heads, d, q, ld, k, ld, v, ld, scale, ref, ld);
+        char what[96];
+        snprintf(what, sizeof what, "full, batch %lld n=%lld heads %lld d=64 ld=%lld", (long long)batch, (long long)n,
+                 (long long)heads, (long long)ld);
+        for (int f16 = 0; f16 <= cm; f16++) {
+            if (f16) {   /* the inputs rounded as the shader rounds them; the reference in double */
+                for (int64_t i = 0; i < total; i++) q[i] = round_f16(q[i]), k[i] = round_f16(k[i]), v[i] = round_f16(v[i]);
+                for (int64_t b = 0; b < batch; b++)
+                    for (int64_t i = 0; i < n; i++)
+                        for (int64_t h = 0; h < heads; h++) {
+                            const float *qi = q + (b * n + i) * ld + h * d;
+                            double s[300], mx = -1e300, sum = 0, acc[64] = {0};
+                            for (int64_t j = 0; j < n; j++) {
+                                const float *kj = k + (b * n + j) * ld + h * d;
+                                double dot = 0;
+                                for (int64_t e = 0; e < d; e++) dot += (double)qi[e] * kj[e];
+                                s[j] = dot * scale;
+                                if (s[j] > mx) mx = s[j];
+                            }
+                            for (int64_t j = 0; j < n; j++) {
+                                double pj = exp(s[j] - mx);
+                                const float *vj = v + (b * n + j) * ld + h * d;
+                                sum += pj;
+                                for (int64_t e = 0; e < d; e++) acc[e] += pj * vj[e];
+                            }
+                            for (int64_t e = 0; e < d; e++) ref[(b * n + i) * ld + h * d + e] = (float)(acc[e] / sum);
+                        }
+            }
+            gt gq = put(g, NULL, total + 1), gk = put(g, NULL, total + 1), gv = put(g, NULL, total + 1),
+               go = put(g, NULL, total + 1);   /* bound from float 4 (PAD + 1): 16-byte aligned */
+            vx_gpu_upload(g, &gq.buf, (PAD + 1) * 4, q, (uint64_t)total * 4);
+            vx_gpu_upload(g, &gk.buf, (PAD + 1) * 4, k, (uint64_t)total * 4);
+            vx_gpu_upload(g, &gv.buf, (PAD + 1) * 4, v, (uint64_t)total * 4);
+            vx_gpu_upload(g, &go.buf, (PAD + 1) * 4, ref, (uint64_t)total * 4);   /* the gaps between heads: as ref */
+            vx_gpu_begin(g);
+            vox_status st = vx_gop_attention_full(g, TO(&gq, 1), TO(&gk, 1), TO(&gv, 1), batch, n, heads, d, ld, scale, f16,
+                                                  TO(&go, 1), NULL);
+            CHECK(vx_gpu_submit(g) == VOX_OK && st == VOX_OK, "attention_full: %s", vox_last_error());
+            CHECK(vx_gpu_download(g, &go.buf, (PAD + 1) * 4, got, (uint64_t)total * 4) == VOX_OK, "download");
+            double e = max_abs_rel(got, ref, total);
+            if (!f16) report("vulkan.attention", what, e);
+            else {
+                if (e > worst16) worst16 = e;
+                CHECK(e <= tolerance_row("vulkan.attention_f16", "max"), "attention_f16 %s: max_abs_rel %.3g", what, e);
+                if (verbose) printf("ops        %-22s %-34s max_abs_rel %.3g\n", "vulkan.attention_f16", what, e);
+            }
+            drop(g, &gq), drop(g, &gk), drop(g, &gv), drop(g, &go);
+        }
+        free(q), free(k), free(v), free(ref), free(got);
+    }
+    const char *subject = "float16 flash attention on cooperative matrices vs a double attention of the rounded q, k, v; "
+                          "batch 1-2, 1 to 300 rows, 1-4 heads of 64, row gaps";
+    if (cm) emit_row("vulkan.attention_f16", subject, worst16);
+    else {
+        printf("attention (float16, cooperative matrices): not tested on this device\n");
+        emit_unsupported("vulkan.attention_f16", subject, "no cooperative matrices or subgroups of 32 / 64");
+    }
 }
 
 /* ------------------------------------------------------------------------------ other ops */
@@ -1037,6 +1164,7 @@ int main(void) {
     test_linear(g, "linear");
     test_gemm(g, "gemm");
     test_coopmat(g);
+    test_coopmat_half(g);
     test_norm_elementwise(g);
     test_rope(g);
     test_fused_linear(g);
@@ -1044,6 +1172,7 @@ int main(void) {
     test_fused_norm_rope(g);
     test_attention_nr(g);
     test_attention(g);
+    test_attention_full(g);
     test_stack(g, VX_GEMV_MAX_ROWS + 8);
     test_batch_invariance(g);
     test_quantize(g);

@@ -124,7 +124,7 @@ static vox_status rec_blocks(f5_gpu *G, const f5_model *m, int64_t batch, int64_
             (st = vx_gop_linear_stack(g, &b->qkv, a, NONE, NONE, rows, qkv, "f5/qkv")) ||
             (st = vx_gop_rope_pairs(g, qkv[0], qkv[1], rows, n, inner, c->pe_attn_head, dh, f5_bind(&G->CS, 0),
                                     f5_bind(&G->CS, (uint64_t)(n * dh)), "f5/block")) ||
-            (st = vx_gop_attention_full(g, qkv[0], qkv[1], qkv[2], batch, n, c->heads, dh, inner, scale,
+            (st = vx_gop_attention_full(g, qkv[0], qkv[1], qkv[2], batch, n, c->heads, dh, inner, scale, G->f16,
                                         f5_bind(&G->O, 0), "f5/attention")) ||
             (st = vx_gop_linear(g, &b->o, &b->o_b, f5_bind(&G->O, 0), NONE, NONE, rows, y, 0, 0, "f5/attn_out")) ||
             (st = vx_gop_gated_add(g, h, y, gate1, rows, d, "f5/block")) ||

@@ -29,6 +29,9 @@ typedef struct f5_gpu {
     vx_gpu *g;
     pthread_mutex_t lock;
     int dit, vocos;                    /* which parts run here */
+    int f16;                           /* the DiT's products and attention in float16 arithmetic on tensor
+                                          cores (gpu_load.c: choose_math), else float32 activations */
+    const char *math;                  /* what the DiT computes in, and why (the placement line) */
     vx_gbuf vec;                       /* every small vector (biases, norms, depthwise kernels, window) */
     /* DiT */
     vx_gmat in_proj, t1, t2, norm_out, proj_out;

@@ -212,6 +212,34 @@ static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
     return VOX_OK;
 }
 
+/* The DiT in float16 arithmetic on tensor cores, as an fp16 model runs on a GPU (the official F5-TTS puts
+ * its DiT in fp16 on CUDA): x of the large products and q, k, v and the softmax weights of the attention
+ * rounded to float16, float32 sums (gemm_cmh.glsl, attention_cm.comp), where the device has cooperative
+ * matrices, the blocks' weights are f16 / bf16 that float16 holds (vx_gmat.coopmat) and heads are 64 wide.
+ * VOX_VK_F5_MATH=f32 keeps float32 activations (x as hi + lo on tensor cores, the float32 attention). */
+static void choose_math(f5_gpu *G, const f5_model *m) {
+    const f5_config *c = &m->c;
+    const char *want = getenv("VOX_VK_F5_MATH");
+    int ok = vx_gop_attention_cm_ok(G->g, c->dim_head, c->heads * c->dim_head);
+    for (int64_t i = 0; i < c->depth && ok; i++) {
+        const f5_gblock *b = &G->blocks[i];
+        ok = b->qkv.coopmat && b->o.coopmat && b->ff1.coopmat && b->ff2.coopmat;
+    }
+    G->f16 = 0;
+    if (!vx_gpu_coopmat(G->g)) G->math = "float32 (no cooperative matrices on this device)";
+    else if (!ok) G->math = "float32 (the blocks' weights are not all f16 / bf16 within float16's range, or heads are not 64 wide)";
+    else if (want && !strcmp(want, "f32")) G->math = "float32 activations (VOX_VK_F5_MATH=f32)";
+    else {
+        G->f16 = 1;
+        G->math = "float16 on tensor cores, float32 sums (VOX_VK_F5_MATH=f32: float32 activations)";
+        G->in_proj.cm_half = G->in_proj.coopmat;
+        for (int64_t i = 0; i < c->depth; i++) {
+            f5_gblock *b = &G->blocks[i];
+            b->qkv.cm_half = b->o.cm_half = b->ff1.cm_half = b->ff2.cm_half = 1;
+        }
+    }
+}
+
 static vox_status load_vocos(f5_gpu *G, const f5_model *m, vecs *vs) {
     vx_gpu *g = G->g;
     const f5_config *c = &m->c;
@@ -294,7 +322,7 @@ vox_status f5_gpu_place(vox_engine *e, f5_model *m) {
     pthread_mutex_init(&G->lock, NULL);
     vecs vs = {.buf = &G->vec};
     vox_status st = VOX_OK;
-    if (dit) st = load_dit(G, m, &vs);
+    if (dit && (st = load_dit(G, m, &vs)) == VOX_OK) choose_math(G, m);
     if (st == VOX_OK && voc) st = load_vocos(G, m, &vs);
     if (st == VOX_OK && vs.failed) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     if (st == VOX_OK && (st = vx_gpu_alloc(G->g, vs.n * 4, 0, &G->vec)) == VOX_OK)
@@ -311,9 +339,11 @@ vox_status f5_gpu_place(vox_engine *e, f5_model *m) {
     e->matrices_cpu = n_text + (dit ? 0 : n_dit) + (voc ? 0 : n_voc);
     e->bytes_gpu = (dit ? need_dit : 0) + (voc ? need_voc : 0);
     if (dit && voc)
-        vx_placement_reason(e, "the text encoder runs on the CPU, once a piece; the DiT, its ODE loop and Vocos on the GPU");
+        vx_placement_reason(e, "the text encoder runs on the CPU, once a piece; the DiT, its ODE loop and Vocos on the GPU "
+                            "(DiT arithmetic: %s)", G->math);
     else if (dit)
-        vx_placement_reason(e, "the text encoder and Vocos run on the CPU (%s); the DiT and its ODE loop on the GPU", why_voc);
+        vx_placement_reason(e, "the text encoder and Vocos run on the CPU (%s); the DiT and its ODE loop on the GPU "
+                            "(DiT arithmetic: %s)", why_voc, G->math);
     else
         vx_placement_reason(e, "the text encoder and the DiT run on the CPU (%s); Vocos on the GPU", why_dit);
     return VOX_OK;

@@ -34,6 +34,9 @@ typedef struct vx_gmat {
     int cm_wide;   /* set by the caller for matrices of large products (thousands of rows, e.g. a DiT's): the
                       cooperative-matrix GEMM in 64 x 64 tiles (gemm_cm_wide_*.comp), hi and lo joined in the
                       accumulators; a per-matrix choice, so an output's bits still do not depend on n */
+    int cm_half;   /* set by the caller: the cooperative-matrix GEMM takes x rounded to float16, one product in
+                      128 x 128 tiles (gemm_cmh.glsl: an fp16 model's arithmetic), where x and the rows lie on
+                      16 bytes (else the x-exact kernels above) */
 } vx_gmat;
 
 /* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
@@ -66,6 +69,8 @@ vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n
 #define VX_GEMM_CM_TM 64
 #define VX_GEMM_CM_TN 32
 #define VX_GEMM_CM_WIDE_TN 64
+#define VX_GEMM_CMH_TM 128
+#define VX_GEMM_CMH_TN 128
 #define VX_GEMM_TM 64
 #define VX_GEMM_TN 32
 

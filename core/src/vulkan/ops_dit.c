@@ -49,8 +49,14 @@ vox_status vx_gop_rope_pairs(vx_gpu *g, vx_gbind q, vx_gbind k, int64_t rows, in
     return vx_gpu_dispatch(g, VX_SH_ROPE_PAIRS, b, 3, &push, sizeof push, gx, gy, 1, label);
 }
 
+int vx_gop_attention_cm_ok(const vx_gpu *g, int64_t d, int64_t ld) {
+    const uint32_t sg = vx_gpu_info(g)->subgroup_size;
+    return vx_gpu_coopmat(g) && d == 64 && ld % 4 == 0 && (sg == 32 || sg == 64);
+}
+
 vox_status vx_gop_attention_full(vx_gpu *g, vx_gbind q, vx_gbind k, vx_gbind v, int64_t batch, int64_t n,
-                                 int64_t heads, int64_t d, int64_t ld, float scale, vx_gbind out, const char *label) {
+                                 int64_t heads, int64_t d, int64_t ld, float scale, int f16, vx_gbind out,
+                                 const char *label) {
     if (d <= 0 || d > 64 || d % 4 || heads * d > ld || (n + 63) / 64 > 65535 || heads > 65535 || batch > 65535)
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention_full: bad shape (n %lld heads %lld d %lld)",
                              (long long)n, (long long)heads, (long long)d);
@@ -58,8 +64,11 @@ vox_status vx_gop_attention_full(vx_gpu *g, vx_gbind q, vx_gbind k, vx_gbind v, 
         (uint32_t)n, (uint32_t)heads, (uint32_t)d, (uint32_t)ld, 0, 0, 0, 0, scale};
     vx_gbind b[4] = {vx_gop_whole(g, q, &push.q_base), vx_gop_whole(g, k, &push.k_base),
                      vx_gop_whole(g, v, &push.v_base), vx_gop_whole(g, out, &push.o_base)};
-    return vx_gpu_dispatch(g, VX_SH_ATTENTION_FULL, b, 4, &push, sizeof push, (uint32_t)((n + 63) / 64),
-                           (uint32_t)heads, (uint32_t)batch, label);
+    if (f16 && (!vx_gop_attention_cm_ok(g, d, ld) || (push.q_base | push.k_base | push.v_base | push.o_base) % 4))
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention_full: the float16 attention does not run here "
+                             "(d %lld, ld %lld, or a tensor not on 16 bytes)", (long long)d, (long long)ld);
+    return vx_gpu_dispatch(g, f16 ? VX_SH_ATTENTION_CM : VX_SH_ATTENTION_FULL, b, 4, &push, sizeof push,
+                           (uint32_t)((n + 63) / 64), (uint32_t)heads, (uint32_t)batch, label);
 }
 
 vox_status vx_gop_gconv(vx_gpu *g, vx_gbind x, vx_gbind wt, vx_gbind bias, int64_t batch, int64_t n, int64_t c,

@@ -25,9 +25,16 @@ vox_status vx_gop_act(vx_gpu *g, int mode, vx_gbind x, int64_t n, vx_gbind y, co
 vox_status vx_gop_rope_pairs(vx_gpu *g, vx_gbind q, vx_gbind k, int64_t rows, int64_t n, int64_t inner, int64_t heads,
                              int64_t d, vx_gbind cos, vx_gbind sin, const char *label);
 /* vx_nn_attention: full attention of `batch` sequences of n rows; q, k, v, out rows of [heads][d], ld
- * floats apart (the same ld for all four); d <= 64, d % 4 == 0. */
+ * floats apart (the same ld for all four); d <= 64, d % 4 == 0. f16 = 0: float32 arithmetic
+ * (attention_full.comp); f16 = 1: flash attention on cooperative matrices (attention_cm.comp: q, k, v and
+ * the softmax weights rounded to float16, float32 sums), where vx_gop_attention_cm_ok says it runs and q,
+ * k, v, out start on 16 bytes. */
 vox_status vx_gop_attention_full(vx_gpu *g, vx_gbind q, vx_gbind k, vx_gbind v, int64_t batch, int64_t n,
-                                 int64_t heads, int64_t d, int64_t ld, float scale, vx_gbind out, const char *label);
+                                 int64_t heads, int64_t d, int64_t ld, float scale, int f16, vx_gbind out,
+                                 const char *label);
+/* Whether attention_cm.comp runs here for heads of d with rows ld floats apart: cooperative matrices,
+ * d == 64, ld % 4 == 0 and subgroups of 32 or 64 invocations. */
+int vx_gop_attention_cm_ok(const vx_gpu *g, int64_t d, int64_t ld);
 /* vx_nn_conv1d with kernel 31, padding pad on both sides, c channels in and out in groups of cg (a
  * divisor of 64; c % 64 == 0), over `batch` sequences of n rows of x [batch n][c], each padded on its
  * own; wt: the f32 weight transposed, [cg * 31][c] (wt[(ci 31 + j) c + co] = w[co][ci 31 + j]);

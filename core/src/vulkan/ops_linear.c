@@ -262,6 +262,12 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
             shader = w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_CM_WIDE_F16 : VX_SH_GEMM_CM_WIDE_BF16;
             tn = VX_GEMM_CM_WIDE_TN;
         }
+        /* x as float16: one product, 128 x 128 tiles (at least 128 invocations: subgroups of 32 or more) */
+        if (w->cm_half && xb0 % 4 == 0 && w->cols % 8 == 0 && vx_gpu_info(g)->subgroup_size >= 32) {
+            shader = w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_CMH_F16 : VX_SH_GEMM_CMH_BF16;
+            tm = VX_GEMM_CMH_TM;
+            tn = VX_GEMM_CMH_TN;
+        }
     }
     struct {
         uint32_t rows, cols, x_stride, y_offset, flags, x_base, b_base, seg1, seg2, y_base[3], y_stride[3], n;

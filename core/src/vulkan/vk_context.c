@@ -96,10 +96,11 @@ int vx_gpu_coopmat(const vx_gpu *g) { return g->coopmat; }
 int vx_gpu_gemv_max_rows(const vx_gpu *g) { return g->gemv_max_rows; }
 
 /* The cooperative-matrix shaders: built only on devices created with them; their workgroup is 4
- * subgroups (specialization constant 0, gemm_cm.glsl, codec_gemm_cm.glsl). */
+ * subgroups (specialization constant 0, gemm_cm.glsl, gemm_cmh.glsl, codec_gemm_cm.glsl, attention_cm.comp). */
 static int coopmat_shader(int shader) {
     return shader == VX_SH_GEMM_CM_F16 || shader == VX_SH_GEMM_CM_BF16 || shader == VX_SH_GEMM_CM_WIDE_F16 ||
-           shader == VX_SH_GEMM_CM_WIDE_BF16 || shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
+           shader == VX_SH_GEMM_CM_WIDE_BF16 || shader == VX_SH_GEMM_CMH_F16 || shader == VX_SH_GEMM_CMH_BF16 ||
+           shader == VX_SH_ATTENTION_CM || shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
 }
 
 static int codec_coopmat_shader(int shader) {
