@@ -31,7 +31,8 @@ def run(a) -> int:
     if c.get("error"):
         print(f"        refused: {c['error']}")
     dots = c["dots"]
-    print(f"        int8 convolutions: {dots['int8'] or 'none (f32)'}; bf16 convolutions: {dots['bf16'] or 'none (f32)'}")
+    print(f"        int8 convolutions: {dots['int8'] or 'none (f32)'}; bf16 convolutions: {dots['bf16'] or 'none (f32)'}; "
+          f"q8 GEMM tiles: {dots.get('q8') or 'none (the q8 GEMV kernels)'}")
     paths = c["paths"]
     have = [p["name"] for p in paths if p["supported"]]
     lack = [f"{p['name']} (needs {p['needs']})" for p in paths if not p["supported"]]

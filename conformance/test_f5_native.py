@@ -366,7 +366,9 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     """A reduced-precision .tmod end to end: vs the reference on the same rounded weights (what the
     native kernels add), and vs the native f32 audio (what the format costs). bf16 weights run the DiT
     as bf16 dot products where the path has them (AVX512-BF16, inputs rounded to bf16: its own row),
-    and with VOX_F5_DIT=f32 as f32 products of the bf16 weights (the row of every other path)."""
+    and with VOX_F5_DIT=f32 as f32 products of the bf16 weights (the row of every other path). q8 weights
+    run on the int8 GEMM tiles where the path has them (vx_linear_q8w: vx_linear's q8 arithmetic in one
+    float order), checked against the reference and against vx_linear's q8 kernels (VOX_F5_DIT=f32)."""
     from vox.families.f5 import convert as f5
 
     wav, text, audio, sr, _ = ref_clip
@@ -392,6 +394,18 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
                 assert e2.info["dit_math"].startswith("f32 products")
                 other = e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
             rows.append(measure("f5.native.bf16_vs_reference", other, ref, f"v1 bf16, audio ({path}, VOX_F5_DIT=f32)",
+                                backend=CPU))
+    elif quant == "q8":
+        tiles = math.startswith("q8 products on int8 GEMM tiles")
+        assert tiles == bool(dots.get("q8")), (math, dots)
+        rows.append(measure("f5.native.q8_vs_reference", ours, ref, f"v1 q8, audio ({path}: {math.split(' (')[0]})",
+                            backend=CPU))
+        if tiles:   # vx_linear's q8 kernels, as every path without the tiles computes them
+            monkeypatch.setenv("VOX_F5_DIT", "f32")
+            with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
+                assert e2.info["dit_math"].startswith("q8 products of vx_linear")
+                other = e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+            rows.append(measure("f5.native.q8_vs_reference", other, ref, f"v1 q8, audio ({path}, VOX_F5_DIT=f32)",
                                 backend=CPU))
     else:
         assert math.startswith("f32 products")

@@ -108,6 +108,7 @@ typedef struct vx_dot_caps {
     const char *int8;  /* "AVX512-VNNI", "AVX-VNNI", "AVX2 vpmaddwd", "NEON I8MM usdot", "NEON sdot", "NEON smlal" */
     const char *bf16;  /* "AVX512-BF16" / "NEON BF16 bfdot" (x rounded to bf16 too), "bf16 weights widened, f32 FMA" */
     int bf16_rounds_x; /* the bf16 kernel rounds its input rows to bf16 (vdpbf16ps, bfdot) */
+    const char *q8;    /* vx_linear_q8w's kernel: "AVX512-VNNI"; NULL: the scalar definition (slow) */
 } vx_dot_caps;
 vx_dot_caps vx_cpu_dots(void);
 
@@ -168,6 +169,25 @@ vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, 
  * of vx_linear's result (bf16 weights; on avx512-vnni-bf16 bf16 inputs too: relative error up to
  * 2^-9 each), so use it only where that was measured to be harmless. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y);
+
+/* A q8 weight matrix packed for int8 GEMMs of many rows (cpu/q8w.c has the layout, the same on every
+ * path): groups of 16 weight rows, per 32-block their codes interleaved 4 bytes a row, the block's code
+ * sums and scales beside them. Owned (data). */
+typedef struct vx_q8w {
+    int64_t rows, cols, nb;   /* nb = cols / 32 blocks */
+    unsigned char *data;
+} vx_q8w;
+/* VOX_ERR_UNSUPPORTED unless w is q8 with rows % 16 == 0 (cols % 32 == 0 as every q8 matrix);
+ * VOX_ERR_OUT_OF_MEMORY. Packing works on every path; vx_linear_q8w runs on every path too (the
+ * scalar one slowly), vx_cpu_dots().q8 names the fast kernel where there is one. */
+vox_status vx_q8w_pack(const vx_mat *w, vx_q8w *out);
+void vx_q8w_free(vx_q8w *w);
+/* y[n][rows] = x . W^T (+ bias): the arithmetic of vx_linear with q8 weights (each 32-block of x
+ * quantized to int8 exactly as there, exact int32 block products isum_b), summed per output in one
+ * order: acc = 0; for each block b in order acc = fma(float(isum_b), sw_b * d_b, acc); then acc + bias.
+ * The same bits on every path, for any n and thread count (not vx_linear's bits: its float order is
+ * the path's). VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_linear_q8w(vx_pool *pool, const vx_q8w *w, const float *bias, const float *x, int64_t n, float *y);
 
 /* A convolution weight packed for int8 dot products (cpu/i8w.c has the layout, the same on every path
  * that has the kernel): each output channel r quantized symmetrically, w ~ scale[r] * q with

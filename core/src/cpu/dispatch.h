@@ -39,6 +39,25 @@ typedef struct vx_gemv_part {
     int64_t r0, r1;
 } vx_gemv_part;
 
+/* One register tile of vx_linear_q8w (cpu/q8w.c): x rows [0, mr) (their codes + 128 as bytes, xrow
+ * bytes apart; block scales d at dx, dxrow floats apart) times packed groups [0, ng) of 16 weight rows
+ * (p: the first group at block b0; gstride bytes from a group to the next), blocks b0 .. b0 + kb - 1,
+ * into y [mr][16 ng] (ldy floats apart): the chain starts at 0 (first) or at y, + bias after the last
+ * block (last). mr <= 4, ng <= 3. */
+typedef struct vx_q8w_tile {
+    int mr, ng, first, last;
+    const unsigned char *xq;
+    size_t xrow;
+    const float *dx;
+    size_t dxrow;
+    const unsigned char *p;
+    size_t gstride;
+    int64_t b0, kb;
+    float *y;
+    int64_t ldy;
+    const float *bias;
+} vx_q8w_tile;
+
 typedef struct vx_kernels {
     const char *name;
     vx_cpu_path path;
@@ -106,6 +125,11 @@ typedef struct vx_kernels {
     /* conv_bf16: vx_conv1d_bf16w; a matrix is taps 1 (dil unused). */
     vox_status (*conv_bf16)(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
                             int64_t dil, float *y);
+    /* linear_q8w: vx_linear_q8w's tiles (cpu/q8w.c: the job, the layout and the order of operations);
+     * NULL: q8w.c's scalar tile. */
+    void (*q8w_tile)(const struct vx_q8w_tile *t);
+    /* One 32-block of x to int8 codes, bit-identical to vx_quantize_block_q8 (NULL: that function). */
+    float (*quant_block_q8)(const float *x, int8_t *q);
     vx_dot_caps dots;
 } vx_kernels;
 
@@ -131,6 +155,9 @@ void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o);
 void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */
 void vx_linear_q_init_avx2_vnni(vx_kernels *t); /* the same function with AVX-VNNI */
 void vx_linear_q_init_avx512(vx_kernels *t);    /* needs AVX512-VNNI */
+void vx_q8w_init_avx512(vx_kernels *t);         /* vx_linear_q8w with AVX512-VNNI (q8w_avx512.c) */
+/* One 32-block of x to int8 codes, bit-identical to vx_quantize_block_q8 (linear_q_avx512.c). */
+float vx_quant_block_q8_avx512(const float *x, int8_t *q);
 void vx_conv_i8_init_avx2(vx_kernels *t);       /* vpmaddwd */
 void vx_conv_i8_init_avx2_vnni(vx_kernels *t);  /* AVX-VNNI */
 void vx_conv_i8_init_avx512(vx_kernels *t);     /* AVX512-VNNI */

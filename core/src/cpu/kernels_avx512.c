@@ -18,6 +18,7 @@ void vx_kernels_init_avx512(vx_kernels *t) {
 void vx_kernels_init_avx512_vnni(vx_kernels *t) {
     vx_linear_q_init_avx512(t);
     vx_conv_i8_init_avx512(t);
+    vx_q8w_init_avx512(t);
 }
 
 void vx_kernels_init_avx512_bf16(vx_kernels *t) { vx_conv_bf16_init_avx512(t); }

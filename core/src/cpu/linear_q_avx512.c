@@ -45,7 +45,7 @@ _Static_assert(STREAM_NR == 4, "the streaming tile shapes (Q_SHAPES) are compile
 
 /* ------------------------------------------------------------------------------ quantization */
 /* One 32-block: the dispatch.h definition (bit-identical to vx_quantize_block_q8); q gets 32 bytes. */
-static float quant_block(const float *x, int8_t *q) {
+float vx_quant_block_q8_avx512(const float *x, int8_t *q) {
     const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
     __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
     __m512i a = _mm512_max_epu32(_mm512_and_si512(_mm512_castps_si512(v0), absmask),
@@ -88,7 +88,7 @@ static void qact_quantize(const float *x, int64_t cols, vox_dtype wtype, void *r
         float *dxe = (float *)(base + 2 * p);
         memset(q + cols, 0, p - (size_t)cols);
         for (int64_t b = 0; b < nb; b++) {
-            float d = quant_block(x + 32 * b, q + 32 * b);
+            float d = vx_quant_block_q8_avx512(x + 32 * b, q + 32 * b);
             for (int l = 0; l < 8; l++) dxe[8 * b + l] = d;
         }
         memset(dxe + 8 * nb, 0, (p - (size_t)cols));
@@ -106,7 +106,7 @@ static void qact_quantize(const float *x, int64_t cols, vox_dtype wtype, void *r
     memset(dxe, 0, g * 64);
     for (int64_t b = 0; b < nb; b++) {
         int8_t q[32];
-        float d = quant_block(x + 32 * b, q);
+        float d = vx_quant_block_q8_avx512(x + 32 * b, q);
         int8_t *grp = xs + (b / 4) * 128;
         memcpy(grp + 16 * (b % 4), q, 16);
         memcpy(grp + 64 + 16 * (b % 4), q + 16, 16);

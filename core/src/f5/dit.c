@@ -110,10 +110,12 @@ vox_status f5_dit_modulations(const f5_model *m, vx_pool *pool, const float *tem
     return VOX_OK;
 }
 
-/* A block's linear layer: its packed bf16 form where the model chose bf16 dot products. */
-static vox_status lin(vx_pool *pool, const f5_model *m, const vx_mat *w, const vx_bf16w *p, const float *bias,
-                      const float *x, int64_t n, float *y) {
+/* A block's linear layer: its packed bf16 or q8 form where the model chose bf16 dot products or the
+ * int8 GEMM tiles. */
+static vox_status lin(vx_pool *pool, const f5_model *m, const vx_mat *w, const vx_bf16w *p, const vx_q8w *pq,
+                      const float *bias, const float *x, int64_t n, float *y) {
     if (m->dit_bf16) return vx_linear_bf16w(pool, p, bias, x, n, y);
+    if (m->dit_q8) return vx_linear_q8w(pool, pq, bias, x, n, y);
     vx_linear(pool, w, bias, x, n, y);
     return VOX_OK;
 }
@@ -179,9 +181,9 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
         for (int64_t j = 0; j < d; j++) sc[j] = 1.0f + scale1[j], sc[d + j] = 1.0f + scale2[j];
         vx_nn_layer_norm(pool, h, sc, shift1, rows, d, 1e-6f, a);
         mark(prof, F5_DP_NORM, &tm);
-        st = lin(pool, m, &blk->q, &blk->pq, blk->q_b, a, rows, q);
-        if (st == VOX_OK) st = lin(pool, m, &blk->k, &blk->pk, blk->k_b, a, rows, k);
-        if (st == VOX_OK) st = lin(pool, m, &blk->v, &blk->pv, blk->v_b, a, rows, v);
+        st = lin(pool, m, &blk->q, &blk->pq, &blk->qq, blk->q_b, a, rows, q);
+        if (st == VOX_OK) st = lin(pool, m, &blk->k, &blk->pk, &blk->qk, blk->k_b, a, rows, k);
+        if (st == VOX_OK) st = lin(pool, m, &blk->v, &blk->pv, &blk->qv, blk->v_b, a, rows, v);
         if (st != VOX_OK) break;
         mark(prof, F5_DP_QKV, &tm);
         rope_job rq = {q, cosv, sinv, n, inner, dh, c->pe_attn_head}, rk = rq;
@@ -193,16 +195,16 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
                          : vx_nn_attention(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner);
         if (st != VOX_OK) break;
         mark(prof, F5_DP_ATTN, &tm);
-        if ((st = lin(pool, m, &blk->o, &blk->po, blk->o_b, o, rows, y)) != VOX_OK) break;
+        if ((st = lin(pool, m, &blk->o, &blk->po, &blk->qo, blk->o_b, o, rows, y)) != VOX_OK) break;
         mark(prof, F5_DP_OUT, &tm);
         add_gated(pool, h, y, gate1, rows, d);
         vx_nn_layer_norm(pool, h, sc + d, shift2, rows, d, 1e-6f, a);
         mark(prof, F5_DP_GATE, &tm);
-        if ((st = lin(pool, m, &blk->ff1, &blk->pff1, blk->ff1_b, a, rows, u)) != VOX_OK) break;
+        if ((st = lin(pool, m, &blk->ff1, &blk->pff1, &blk->qff1, blk->ff1_b, a, rows, u)) != VOX_OK) break;
         mark(prof, F5_DP_FF1, &tm);
         vx_nn_gelu_tanh_pool(pool, u, rows, ff);
         mark(prof, F5_DP_GELU, &tm);
-        if ((st = lin(pool, m, &blk->ff2, &blk->pff2, blk->ff2_b, u, rows, y)) != VOX_OK) break;
+        if ((st = lin(pool, m, &blk->ff2, &blk->pff2, &blk->qff2, blk->ff2_b, u, rows, y)) != VOX_OK) break;
         mark(prof, F5_DP_FF2, &tm);
         add_gated(pool, h, y, gate2, rows, d);
         mark(prof, F5_DP_GATE, &tm);

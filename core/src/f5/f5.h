@@ -54,6 +54,9 @@ typedef struct f5_block {       /* DiTBlock */
     /* bf16 weights on a path with bf16 dot products (f5_model.dit_bf16): the six matrices packed for
      * vx_linear_bf16w (inputs rounded to bf16, products exact, f32 sums: twice the f32 rate) */
     vx_bf16w pq, pk, pv, po, pff1, pff2;
+    /* q8 weights on a path with an int8 GEMM kernel (f5_model.dit_q8): the six matrices packed for
+     * vx_linear_q8w (the q8 arithmetic of vx_linear, on tiles of many rows) */
+    vx_q8w qq, qk, qv, qo, qff1, qff2;
 } f5_block;
 
 typedef struct f5_vocos {
@@ -91,6 +94,7 @@ typedef struct f5_model {
     float **owned;             /* f32 copies of weights stored in another dtype */
     size_t n_owned;
     int dit_bf16;              /* the DiT blocks' linears (f5_block.p*) and attention run as bf16 dot products */
+    int dit_q8;                /* the DiT blocks' linears run as vx_linear_q8w (f5_block.q*) */
     const char *dit_math;      /* what they run as, and why (engine info) */
     void *gpu;                 /* a GPU implementation's state (NULL: CPU) */
 } f5_model;

@@ -286,20 +286,50 @@ static void load_tensors(loader *L) {
     v->head_b = vec(L, "vocos.head.out.bias", c->voc_n_fft + 2);
 }
 
+/* q8 weights: the same arithmetic as vx_linear's q8 kernels (x quantized per 32-block, exact int32 block
+ * sums), on tiles of many rows where the path has an int8 GEMM kernel (vx_cpu_dots().q8). */
+static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *want) {
+    if (want && !strcmp(want, "f32")) {
+        m->dit_math = "q8 products of vx_linear (VOX_F5_DIT=f32)";
+        return VOX_OK;
+    }
+    if (!dots->q8) {
+        m->dit_math = "q8 products of vx_linear (this kernel path has no int8 GEMM kernel)";
+        return VOX_OK;
+    }
+    for (int64_t i = 0; i < m->c.depth; i++) {
+        f5_block *b = &m->blocks[i];
+        vox_status st = vx_q8w_pack(&b->q, &b->qq);
+        if (st == VOX_OK) st = vx_q8w_pack(&b->k, &b->qk);
+        if (st == VOX_OK) st = vx_q8w_pack(&b->v, &b->qv);
+        if (st == VOX_OK) st = vx_q8w_pack(&b->o, &b->qo);
+        if (st == VOX_OK) st = vx_q8w_pack(&b->ff1, &b->qff1);
+        if (st == VOX_OK) st = vx_q8w_pack(&b->ff2, &b->qff2);
+        if (st != VOX_OK) return st;
+    }
+    m->dit_q8 = 1;
+    m->dit_math = "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one float "
+                  "order; VOX_F5_DIT=f32 for vx_linear)";
+    return VOX_OK;
+}
+
 /* The DiT blocks' linear layers (all but a few percent of a step) as bf16 dot products where the weights
  * are bf16 and the kernel path multiplies bf16 pairs natively (AVX512-BF16: twice the f32 rate; the
- * input rows are rounded to bf16, which the bf16 rows of verify/tolerances.toml measure); everywhere
- * else, and with VOX_F5_DIT=f32, vx_linear (exact f32 products of the stored weights). */
+ * input rows are rounded to bf16, which the bf16 rows of verify/tolerances.toml measure); q8 weights on
+ * the int8 GEMM tiles (choose_q8); everywhere else, and with VOX_F5_DIT=f32, vx_linear (exact f32
+ * products of the stored weights). */
 static vox_status choose_dit_math(f5_model *m) {
     const vx_dot_caps dots = vx_cpu_dots();
     const char *want = getenv("VOX_F5_DIT");
-    int bf16 = m->c.depth > 0;
+    int bf16 = m->c.depth > 0, q8 = m->c.depth > 0;
     for (int64_t i = 0; i < m->c.depth; i++) {
         const f5_block *b = &m->blocks[i];
         const vx_mat *w[6] = {&b->q, &b->k, &b->v, &b->o, &b->ff1, &b->ff2};
         for (int j = 0; j < 6; j++) bf16 &= w[j]->dtype == VOX_DTYPE_BF16 && w[j]->rows % 64 == 0;
+        for (int j = 0; j < 6; j++) q8 &= w[j]->dtype == VOX_DTYPE_Q8 && w[j]->rows % 16 == 0;
     }
     m->dit_math = "f32 products of the stored weights (vx_linear)";
+    if (q8) return choose_q8(m, &dots, want);
     if (!bf16) return VOX_OK;
     if (want && !strcmp(want, "f32")) {
         m->dit_math = "f32 products of the bf16 weights (VOX_F5_DIT=f32)";
@@ -369,6 +399,8 @@ void f5_model_free(f5_model *m) {
         f5_block *b = &m->blocks[i];
         vx_bf16w_free(&b->pq), vx_bf16w_free(&b->pk), vx_bf16w_free(&b->pv);
         vx_bf16w_free(&b->po), vx_bf16w_free(&b->pff1), vx_bf16w_free(&b->pff2);
+        vx_q8w_free(&b->qq), vx_q8w_free(&b->qk), vx_q8w_free(&b->qv);
+        vx_q8w_free(&b->qo), vx_q8w_free(&b->qff1), vx_q8w_free(&b->qff2);
     }
     free(m->blocks);
     free(m->voc.blocks);

@@ -1,0 +1,170 @@
+/* q8 weights packed for int8 GEMMs of many rows (vx_linear_q8w): the packing, the job (quantizing x,
+ * splitting the work over the pool) and the scalar tile, which is the definition the SIMD tiles match
+ * bit for bit (q8w_avx512.c).
+ *
+ * Packed layout (the same on every path): groups of 16 weight rows, gstride = nb * 640 bytes each; per
+ * block b of 32 columns, 640 bytes:
+ *   [8 steps s][16 rows r][4 bytes]  signed codes w[r][32 b + 4 s .. + 3]   (512 bytes: one 64-byte
+ *                                    vector a step, lane r holding row r's 4 codes)
+ *   int32 corr[16]                   -128 * sum of row r's 32 codes of the block
+ *   float sw[16]                     row r's block scale
+ * x rows are quantized per 32-block exactly as vx_linear's q8 path (vx_quantize_block_q8: d = max|x| /
+ * 127, codes rounded half away from zero) and stored as unsigned bytes u = q + 128, so that a product
+ * of unsigned by signed bytes (vpdpbusd) started from corr gives the exact block sum
+ *   isum_b = sum (q + 128) w - 128 sum w = sum q w.
+ * Order of operations per output (every path, any n, any thread count): acc = 0; for b in order:
+ * acc = fma(float(isum_b), sw_b * d_b, acc) (the scale product rounded to float first); y = acc + bias.
+ * Partial sums go through y between K blocks of Q8W_KB blocks, which is exact. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "cpu/dispatch.h"
+
+#define Q8W_NR 16   /* weight rows per group */
+#define Q8W_BLOCK 640
+#define Q8W_MR 4    /* x rows per register tile */
+#define Q8W_NG 3    /* groups per register tile */
+#define Q8W_KB 8    /* blocks per K block: 3 groups x 8 blocks = 15 KB of weights, in L1 */
+#define Q8W_TASK 96 /* x rows per pool task */
+
+vox_status vx_q8w_pack(const vx_mat *w, vx_q8w *out) {
+    memset(out, 0, sizeof *out);
+    if (w->dtype != VOX_DTYPE_Q8 || w->rows % Q8W_NR || w->cols % 32 || w->cols <= 0)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 packing: %lldx%lld matrix of dtype %d (needs q8, rows %% %d == 0)",
+                             (long long)w->rows, (long long)w->cols, (int)w->dtype, Q8W_NR);
+    const int64_t nb = w->cols / 32, groups = w->rows / Q8W_NR;
+    unsigned char *d = aligned_alloc(64, (size_t)(groups * nb) * Q8W_BLOCK);
+    if (!d) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    const int8_t *codes = w->data;
+    for (int64_t g = 0; g < groups; g++)
+        for (int64_t b = 0; b < nb; b++) {
+            unsigned char *blk = d + (g * nb + b) * Q8W_BLOCK;
+            int32_t corr[Q8W_NR];
+            float sw[Q8W_NR];
+            for (int r = 0; r < Q8W_NR; r++) {
+                const int64_t row = g * Q8W_NR + r;
+                const int8_t *src = codes + row * w->cols + 32 * b;
+                int32_t sum = 0;
+                for (int k = 0; k < 32; k++) {
+                    blk[(k / 4) * 64 + r * 4 + k % 4] = (unsigned char)src[k];
+                    sum += src[k];
+                }
+                corr[r] = -128 * sum;
+                sw[r] = w->scales[row * nb + b];
+            }
+            memcpy(blk + 512, corr, sizeof corr);
+            memcpy(blk + 576, sw, sizeof sw);
+        }
+    out->rows = w->rows, out->cols = w->cols, out->nb = nb, out->data = d;
+    return VOX_OK;
+}
+
+void vx_q8w_free(vx_q8w *w) {
+    free(w->data);
+    memset(w, 0, sizeof *w);
+}
+
+/* The definition: one output at a time, in the order above. */
+static void tile_scalar(const vx_q8w_tile *t) {
+    for (int i = 0; i < t->mr; i++)
+        for (int g = 0; g < t->ng; g++)
+            for (int r = 0; r < Q8W_NR; r++) {
+                float *yo = t->y + i * t->ldy + g * Q8W_NR + r;
+                float acc = t->first ? 0.0f : *yo;
+                for (int64_t b = 0; b < t->kb; b++) {
+                    const unsigned char *blk = t->p + g * t->gstride + (size_t)b * Q8W_BLOCK;
+                    const unsigned char *xq = t->xq + i * t->xrow + 32 * (t->b0 + b);
+                    int32_t isum;
+                    memcpy(&isum, blk + 512 + 4 * r, 4);
+                    for (int k = 0; k < 32; k++) isum += (int32_t)xq[k] * (int8_t)blk[(k / 4) * 64 + r * 4 + k % 4];
+                    float sw;
+                    memcpy(&sw, blk + 576 + 4 * r, 4);
+                    acc = fmaf((float)isum, sw * t->dx[i * t->dxrow + t->b0 + b], acc);
+                }
+                *yo = t->last && t->bias ? acc + t->bias[g * Q8W_NR + r] : acc;
+            }
+}
+
+typedef struct q8w_job {
+    const vx_q8w *w;
+    const float *bias, *x;
+    float *y;
+    unsigned char *xq; /* [n][cols]: codes + 128 */
+    float *dx;         /* [n][nb] */
+    int64_t n, gsplit;
+    void (*tile)(const vx_q8w_tile *t);
+} q8w_job;
+
+static void quantize_rows(void *ctx, int64_t begin, int64_t end) {
+    const q8w_job *j = ctx;
+    const int64_t cols = j->w->cols, nb = j->w->nb;
+    const vx_kernels *kt = vx_kernels_active();
+    for (int64_t i = begin; i < end; i++)
+        for (int64_t b = 0; b < nb; b++) {
+            int8_t q[32];
+            float d = kt->quant_block_q8 ? kt->quant_block_q8(j->x + i * cols + 32 * b, q)
+                                         : vx_quantize_block_q8(j->x + i * cols + 32 * b, q);
+            j->dx[i * nb + b] = d;
+            unsigned char *u = j->xq + i * cols + 32 * b;
+            for (int k = 0; k < 32; k++) u[k] = (unsigned char)(q[k] + 128);
+        }
+}
+
+/* Output rows of one task (Q8W_TASK x rows by a range of groups): per NG groups, K blocks in order. */
+static void tasks(void *ctx, int64_t t0, int64_t t1) {
+    const q8w_job *j = ctx;
+    const int64_t nb = j->w->nb, groups = j->w->rows / Q8W_NR, rows = j->w->rows;
+    const size_t gstride = (size_t)nb * Q8W_BLOCK;
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t rt = t / j->gsplit, gs = t % j->gsplit;
+        const int64_t i0 = rt * Q8W_TASK, i1 = i0 + Q8W_TASK < j->n ? i0 + Q8W_TASK : j->n;
+        const int64_t g0 = groups * gs / j->gsplit, g1 = groups * (gs + 1) / j->gsplit;
+        for (int64_t g = g0; g < g1; g += Q8W_NG)
+            for (int64_t b0 = 0; b0 < nb; b0 += Q8W_KB)
+                for (int64_t i = i0; i < i1; i += Q8W_MR) {
+                    vx_q8w_tile tl = {.mr = (int)(i1 - i < Q8W_MR ? i1 - i : Q8W_MR),
+                                      .ng = (int)(g1 - g < Q8W_NG ? g1 - g : Q8W_NG),
+                                      .first = b0 == 0,
+                                      .last = b0 + Q8W_KB >= nb,
+                                      .xq = j->xq + i * j->w->cols,
+                                      .xrow = (size_t)j->w->cols,
+                                      .dx = j->dx + i * nb,
+                                      .dxrow = (size_t)nb,
+                                      .p = j->w->data + (size_t)g * gstride + (size_t)b0 * Q8W_BLOCK,
+                                      .gstride = gstride,
+                                      .b0 = b0,
+                                      .kb = nb - b0 < Q8W_KB ? nb - b0 : Q8W_KB,
+                                      .y = j->y + i * rows + g * Q8W_NR,
+                                      .ldy = rows,
+                                      .bias = j->bias ? j->bias + g * Q8W_NR : NULL};
+                    j->tile(&tl);
+                }
+    }
+}
+
+vox_status vx_linear_q8w(vx_pool *pool, const vx_q8w *w, const float *bias, const float *x, int64_t n, float *y) {
+    if (!w->data) return vox_set_error(VOX_ERR_INVALID_ARGUMENT, "vx_linear_q8w: the weight is not packed");
+    if (n <= 0) return VOX_OK;
+    const vx_kernels *kt = vx_kernels_active();
+    unsigned char *xq = aligned_alloc(64, (size_t)((n * w->cols + 63) / 64 * 64));
+    float *dx = malloc((size_t)(n * w->nb) * sizeof *dx);
+    if (!xq || !dx) {
+        free(xq), free(dx);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    /* few rows would leave threads idle: then the groups are split too (never a bit of difference) */
+    const int64_t row_tasks = (n + Q8W_TASK - 1) / Q8W_TASK, groups = w->rows / Q8W_NR;
+    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
+    if (gsplit > groups) gsplit = groups;
+    q8w_job j = {.w = w, .bias = bias, .x = x, .y = y, .xq = xq, .dx = dx, .n = n, .gsplit = gsplit,
+                 .tile = kt->q8w_tile ? kt->q8w_tile : tile_scalar};
+    uint32_t fp = vx_fp_fast();
+    vx_pool_for(pool, n, 16, quantize_rows, &j);
+    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, tasks, &j);
+    vx_fp_restore(fp);
+    free(xq), free(dx);
+    return VOX_OK;
+}
