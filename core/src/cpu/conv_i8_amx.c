@@ -13,9 +13,9 @@
  * The sums are exact and the same as vpdpbusd's (no saturation in either), and the epilogue is
  * conv_i8.h's on 16-lane vectors: the same bits as the avx512-vnni path (test_kernels checks it).
  *
- * Tiles are per-thread state: a thread loads the configuration it needs before its first tile and
- * again only when the remainder changes (a thread-local record of what it loaded; vx_amx_configure
- * serves linear_bf16_amx.c too, whose pairs of bf16 take the same tile shapes as quads of int8). */
+ * Tiles are per-thread state: every tile kernel loads the configuration it needs before its first
+ * tile (vx_amx_configure serves linear_bf16_amx.c too, whose pairs of bf16 take the same tile shapes
+ * as quads of int8). */
 #define VX_SIMD_WIDTH 16
 #include "cpu/simd.h"
 #include "cpu/simd_math.h"
@@ -33,11 +33,10 @@ typedef struct __attribute__((packed, aligned(64))) amx_cfg {
     uint8_t rows[16];
 } amx_cfg;
 
-/* the remainder of the configuration this thread loaded; -1: none yet */
-static _Thread_local int loaded_rem = -1;
-
+/* Loaded at every tile kernel's start, never cached: the tile state belongs to the thread, and other
+ * code on it (a BLAS or oneDNN in the same process) may release or reconfigure the tiles between our
+ * calls; ldtilecfg costs tens of cycles against a tile kernel's thousands. */
 void vx_amx_configure(int rem) {
-    if (loaded_rem == rem) return;
     amx_cfg c;
     memset(&c, 0, sizeof c);
     c.palette = 1;
@@ -46,8 +45,11 @@ void vx_amx_configure(int rem) {
         c.rows[6] = 16, c.colsb[6] = (uint16_t)(rem * 4); /* the last quads' codes */
         c.rows[7] = (uint8_t)rem, c.colsb[7] = 64;        /* and their weights */
     }
+    /* GCC 12 does not count the 64 bytes ldtilecfg reads as a use of c: without this barrier it kept
+     * the palette byte and dropped the rows and widths (an all-empty configuration, and the next tile
+     * instruction faults with SIGILL). The asm makes every store to c visible first. */
+    __asm__ volatile("" : : "r"(&c) : "memory");
     _tile_loadconfig(&c);
-    loaded_rem = rem;
 }
 
 static void ci_sums(const ci_tile_args *t) {
@@ -89,6 +91,7 @@ static void ci_sums(const ci_tile_args *t) {
     _tile_stored(1, c[1], 64);
     _tile_stored(2, c[2], 64);
     _tile_stored(3, c[3], 64);
+    __asm__ volatile("" : : : "memory");   /* the sums are in c now (GCC 12: see vx_amx_configure) */
     vf zs[4], sw[4], bv[4];
     for (int v = 0; v < 4; v++) {
         zs[v] = v_load(t->wsum + v * 16);

@@ -148,7 +148,7 @@ void vx_conv_i8_init_amx(vx_kernels *t);        /* AMX-INT8 (conv_i8_amx.c) */
 void vx_conv_bf16_init_amx(vx_kernels *t);      /* AMX-BF16 (linear_bf16_amx.c) */
 /* The calling thread's tile configuration (conv_i8_amx.c): tmm0-3 16 x 16 sums, tmm4 / tmm5 the
  * 16 x 64-byte operands, tmm6 / tmm7 the last, narrower ones (rem 4-byte groups: quads of int8 or
- * pairs of bf16; rem 0: none). Loaded only when it differs from what the thread has. */
+ * pairs of bf16; rem 0: none), loaded at each call (other code on the thread may change the tiles). */
 void vx_amx_configure(int rem);
 /* An x row rounded to bf16 pairs as the AVX512-BF16 and AMX-BF16 kernels read it (linear_bf16_avx512.c). */
 void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o);

@@ -83,6 +83,7 @@ static void ba_tile(const ba_job *j, int64_t g, int64_t i, int64_t mr) {
     _tile_stored(1, c[1], 64);
     _tile_stored(2, c[2], 64);
     _tile_stored(3, c[3], 64);
+    __asm__ volatile("" : : : "memory");   /* the sums are in c now (GCC 12: see vx_amx_configure) */
     const float *b = j->bias ? j->bias + g * BA_NR : NULL;
     for (int64_t r = 0; r < mr; r++) {
         float *y = j->y + (i + r) * rows + g * BA_NR;

@@ -95,6 +95,7 @@ typedef struct f5_model {
     size_t n_owned;
     int dit_bf16;              /* the DiT blocks' linears (f5_block.p*) and attention run as bf16 dot products */
     int dit_q8;                /* the DiT blocks' linears run as vx_linear_q8w (f5_block.q*) */
+    int att_bf16;              /* the attention runs as bf16 dot products (vx_nn_attention_bf16) */
     const char *dit_math;      /* what they run as, and why (engine info) */
     void *gpu;                 /* a GPU implementation's state (NULL: CPU) */
 } f5_model;

@@ -212,11 +212,13 @@ static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
     return VOX_OK;
 }
 
-/* The DiT in float16 arithmetic on tensor cores, as an fp16 model runs on a GPU (the official F5-TTS puts
- * its DiT in fp16 on CUDA): x of the large products and q, k, v and the softmax weights of the attention
- * rounded to float16, float32 sums (gemm_cmh.glsl, attention_cm.comp), where the device has cooperative
- * matrices, the blocks' weights are f16 / bf16 that float16 holds (vx_gmat.coopmat) and heads are 64 wide.
- * VOX_VK_F5_MATH=f32 keeps float32 activations (x as hi + lo on tensor cores, the float32 attention). */
+/* The DiT's attention in float16 arithmetic on tensor cores, as an fp16 model runs on a GPU (the official
+ * F5-TTS puts its DiT in fp16 on CUDA): q, k, v and the softmax weights rounded to float16, float32 sums
+ * (attention_cm.comp), where the device has cooperative matrices, the blocks' weights are f16 / bf16 that
+ * float16 holds (vx_gmat.coopmat) and heads are 64 wide. The products keep x's float32 precision (hi + lo
+ * on tensor cores, gemm_cm.glsl): on an H100 the one-product GEMM with x in float16 (gemm_cmh.glsl,
+ * VOX_VK_F5_GEMM=cmh) measured slower than it (docs/benchmarks.md). VOX_VK_F5_MATH=f32 keeps the float32
+ * attention too. */
 static void choose_math(f5_gpu *G, const f5_model *m) {
     const f5_config *c = &m->c;
     const char *want = getenv("VOX_VK_F5_MATH");
@@ -230,12 +232,16 @@ static void choose_math(f5_gpu *G, const f5_model *m) {
     else if (!ok) G->math = "float32 (the blocks' weights are not all f16 / bf16 within float16's range, or heads are not 64 wide)";
     else if (want && !strcmp(want, "f32")) G->math = "float32 activations (VOX_VK_F5_MATH=f32)";
     else {
+        const char *gemm = getenv("VOX_VK_F5_GEMM");
+        const int half = gemm && !strcmp(gemm, "cmh");
         G->f16 = 1;
-        G->math = "float16 on tensor cores, float32 sums (VOX_VK_F5_MATH=f32: float32 activations)";
-        G->in_proj.cm_half = G->in_proj.coopmat;
+        G->math = half ? "float16 on tensor cores, float32 sums (VOX_VK_F5_GEMM=cmh: x in float16 in the products too)"
+                       : "the attention in float16 on tensor cores, the products with float32 activations "
+                         "(VOX_VK_F5_MATH=f32: the float32 attention)";
+        G->in_proj.cm_half = half && G->in_proj.coopmat;
         for (int64_t i = 0; i < c->depth; i++) {
             f5_gblock *b = &G->blocks[i];
-            b->qkv.cm_half = b->o.cm_half = b->ff1.cm_half = b->ff2.cm_half = 1;
+            b->qkv.cm_half = b->o.cm_half = b->ff1.cm_half = b->ff2.cm_half = half;
         }
     }
 }

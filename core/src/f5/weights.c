@@ -308,8 +308,12 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
         if (st != VOX_OK) return st;
     }
     m->dit_q8 = 1;
-    m->dit_math = "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one float "
-                  "order; VOX_F5_DIT=f32 for vx_linear)";
+    m->att_bf16 = dots->bf16 && dots->bf16_rounds_x;   /* reduced weights: the attention on bf16 dots too */
+    m->dit_math = m->att_bf16 ? "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, "
+                                "one float order) and the attention as bf16 dot products (AVX512-BF16); VOX_F5_DIT=f32 "
+                                "for vx_linear and the f32 attention"
+                              : "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one "
+                                "float order; VOX_F5_DIT=f32 for vx_linear)";
     return VOX_OK;
 }
 
@@ -349,7 +353,7 @@ static vox_status choose_dit_math(f5_model *m) {
         if (st == VOX_OK) st = vx_bf16w_pack(&b->ff2, &b->pff2);
         if (st != VOX_OK) return st;
     }
-    m->dit_bf16 = 1;
+    m->dit_bf16 = m->att_bf16 = 1;
     m->dit_math = "bf16 dot products in the linear layers and the attention (AVX512-BF16: inputs rounded to bf16; "
                   "VOX_F5_DIT=f32 for f32 products)";
     return VOX_OK;
