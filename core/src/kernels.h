@@ -289,6 +289,10 @@ void vx_channel_moments(const float *x, int64_t t, int64_t c, int64_t c0, int64_
 void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y);
 /* In-place softmax of each row (max subtracted; sum in index order). */
 void vx_softmax_rows(float *x, int64_t rows, int64_t d);
+/* The unnormalized softmax of scaled scores: p[i][c] = exp(scale (s[i][c] - m_i)), m_i = max_c s[i][c],
+ * for c < n (s rows lds floats apart, p rows n apart), and sum[i] = the row's sum of p (per path: lanes,
+ * then a fixed tree). One pass after the max; the caller divides whatever it makes of p by sum. */
+void vx_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum);
 
 /* ------------------------------------------------------------------------------ attention */
 /* Rotary embedding, rotate-half form (HF): for each row r (0..n-1) and head h, with half = d/2:

@@ -524,14 +524,18 @@ static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t 
                     m = fmax(m, s[j]);
                 }
                 for (int64_t j = 0; j < n; j++) sum += (s[j] = exp(s[j] - m));
-                for (int64_t j = 0; j < n; j++) *pmax = fmax(*pmax, s[j] /= sum);
+                for (int64_t j = 0; j < n; j++) *pmax = fmax(*pmax, s[j] / sum);
+                /* f32: the probabilities into the product; bf16: the unnormalized exponentials (rounded to
+                 * bf16 where the kernel rounds its inputs), the sum divided out after the product */
+                if (!bf16)
+                    for (int64_t j = 0; j < n; j++) s[j] /= sum;
                 for (int64_t t = 0; t < d; t++) {
                     double a = 0;
                     for (int64_t j = 0; j < n; j++) {
                         const float v = qkv[(b * n + j) * ld + 2 * inner + h * d + t];
                         a += (rx ? bf16_round((float)s[j]) : s[j]) * (bf16 ? bf16_round(v) : v);
                     }
-                    ref[(b * n + i) * inner + h * d + t] = a;
+                    ref[(b * n + i) * inner + h * d + t] = bf16 ? a / sum : a;
                 }
             }
     free(s);

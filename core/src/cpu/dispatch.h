@@ -96,6 +96,7 @@ typedef struct vx_kernels {
     void (*rms_norm)(const float *x, const float *w, int64_t rows, int64_t d, float eps, float *y);
     void (*layer_norm)(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y);
     void (*softmax_rows)(float *x, int64_t rows, int64_t d);
+    void (*exp_rows)(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum);
     void (*add)(const float *a, const float *b, int64_t n, float *y);
     void (*mul)(const float *a, const float *b, int64_t n, float *y);
     void (*scale_channels)(const float *x, const float *s, int64_t rows, int64_t d, float *y);

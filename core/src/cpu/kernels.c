@@ -497,6 +497,10 @@ void vx_channel_moments(const float *x, int64_t t, int64_t c, int64_t c0, int64_
 void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y) {
     if (n > 0) vx_kernels_active()->clamp(x, n, lo, hi, y);
 }
+void vx_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum) {
+    if (rows > 0 && n > 0) vx_kernels_active()->exp_rows(s, lds, rows, n, scale, p, sum);
+}
+
 void vx_softmax_rows(float *x, int64_t rows, int64_t d) {
     if (rows > 0 && d > 0) vx_kernels_active()->softmax_rows(x, rows, d);
 }

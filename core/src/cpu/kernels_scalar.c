@@ -260,6 +260,17 @@ static void softmax_rows(float *x, int64_t rows, int64_t d) {
     }
 }
 
+static void exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *sr = s + r * lds;
+        float m = -INFINITY, acc = 0.0f;
+        for (int64_t i = 0; i < n; i++) m = sr[i] > m ? sr[i] : m;
+        if (!isfinite(m)) m = 0.0f;
+        for (int64_t i = 0; i < n; i++) acc += (p[r * n + i] = expf((sr[i] - m) * scale));
+        sum[r] = acc;
+    }
+}
+
 /* ------------------------------------------------------------------------------ elementwise */
 static void add(const float *a, const float *b, int64_t n, float *y) {
     for (int64_t i = 0; i < n; i++) y[i] = a[i] + b[i];
@@ -449,6 +460,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->rms_norm = rms_norm;
     t->layer_norm = layer_norm;
     t->softmax_rows = softmax_rows;
+    t->exp_rows = exp_rows;
     t->add = add;
     t->mul = mul;
     t->scale_channels = scale_channels;

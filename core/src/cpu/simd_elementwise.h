@@ -251,6 +251,35 @@ static void e_softmax_rows(float *x, int64_t rows, int64_t d) {
     }
 }
 
+/* vx_exp_rows: per row the max by vectors, then exp((s - m) scale) by vectors, stored, and summed lane
+ * by lane (element c in lane c % VL) then v_hsum's tree: one pass over the row after the max, no
+ * division (the bf16 attention normalizes its 64 outputs instead of the row). */
+static void e_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum) {
+    const vf vsc = v_set1(scale);
+    for (int64_t r = 0; r < rows; r++) {
+        const float *sr = s + r * lds;
+        float *pr = p + r * n;
+        vf acc = v_set1(-INFINITY);
+        int64_t i = 0;
+        for (; i + VL <= n; i += VL) acc = v_max(v_load(sr + i), acc);
+        float m = v_hmax(acc);
+        for (; i < n; i++) m = sr[i] > m ? sr[i] : m;
+        if (!isfinite(m)) m = 0.0f;
+        const vf vmx = v_set1(m);
+        vf vs = v_zero();
+        for (i = 0; i + VL <= n; i += VL) {
+            vf e = v_exp(v_mul(v_sub(v_load(sr + i), vmx), vsc));
+            v_store(pr + i, e);
+            vs = v_add(vs, e);
+        }
+        if (i < n) {
+            v_store_part(pr + i, v_exp(v_mul(v_sub(v_load_part(sr + i, n - i), vmx), vsc)), n - i);
+            vs = v_add(vs, v_load_part(pr + i, n - i));
+        }
+        sum[r] = v_hsum(vs);
+    }
+}
+
 /* ------------------------------------------------------------------------------ rope */
 static void e_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin) {
     int64_t half = d / 2;
@@ -517,6 +546,7 @@ static void fill_elementwise(vx_kernels *t) {
     t->rms_norm = e_rms_norm;
     t->layer_norm = e_layer_norm;
     t->softmax_rows = e_softmax_rows;
+    t->exp_rows = e_exp_rows;
     t->add = e_add;
     t->mul = e_mul;
     t->scale_channels = e_scale_channels;

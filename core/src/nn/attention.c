@@ -10,8 +10,12 @@
  *
  * bf16 dot products (vx_nn_attention_bf16): the same steps with K [n][d] and V^T [d][n] packed as
  * vx_bf16w matrices (keys, and the value channels of V^T, padded with zero rows to a multiple of 64:
- * their scores are dropped before the softmax, their outputs after the product) and both products through vx_linear_bf16w: on AVX512-BF16 the queries and the
- * probabilities are rounded to bf16 as well, twice the f32 rate (AMX tiles on the amx path).
+ * their scores are dropped before the softmax, their outputs after the product) and both products
+ * through vx_linear_bf16w: on AVX512-BF16 the queries and the probabilities are rounded to bf16 as
+ * well, twice the f32 rate (AMX tiles on the amx path). Between the products one pass, vx_exp_rows
+ * (unnormalized exp(scale (s - max)) and its sum, read straight from the scores), and the division by
+ * the sum on the d outputs after the second product instead of on the n probabilities: the scale, the
+ * softmax's three passes and the division had cost as much as the two products.
  *
  * The tasks (sequence, head, query block) are independent and write disjoint outputs; the products'
  * values never depend on how many rows they are given, so the result is the same for any blocking and
@@ -71,7 +75,7 @@ static void pack_kv_bf16(void *ctx, int64_t p0, int64_t p1) {
 static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
     att_job *j = ctx;
     const int64_t n = j->n, d = j->d, sw = j->kw ? j->npad : n; /* a score row's stride */
-    float *s = malloc((size_t)(QB * sw) * sizeof *s), *qb = malloc((size_t)(QB * d) * sizeof *qb);
+    float *s = malloc((size_t)(QB * sw) * sizeof *s), *qb = malloc((size_t)(QB * d) * sizeof *qb), sums[QB];
     const int64_t ow = j->kw ? j->dpad : d; /* an output row's stride */
     float *ob = malloc((size_t)(QB * ow) * sizeof *ob), *pc = j->kw ? malloc((size_t)(QB * n) * sizeof *pc) : NULL;
     if (!s || !qb || !ob || (j->kw && !pc)) {
@@ -89,12 +93,14 @@ static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
                 atomic_store(&j->failed, 1);
                 break;
             }
-            for (int64_t i = 0; i < m; i++)
-                for (int64_t c = 0; c < n; c++) pc[i * n + c] = s[i * sw + c] * j->scale;
-            vx_softmax_rows(pc, m, n);
+            vx_exp_rows(s, sw, m, n, j->scale, pc, sums);
             if (vx_linear_bf16w(NULL, &j->vw[p], NULL, pc, m, ob) != VOX_OK) {
                 atomic_store(&j->failed, 1);
                 break;
+            }
+            for (int64_t i = 0; i < m; i++) {
+                const float inv = 1.0f / sums[i];
+                for (int64_t c = 0; c < d; c++) ob[i * ow + c] *= inv;
             }
         } else {
             vx_matmul_nn_f32(NULL, j->kt + p * n * d, d, n, qb, m, s);
