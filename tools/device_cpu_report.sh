@@ -21,7 +21,7 @@ log "ctest (Vulkan programs excluded: no loader is assumed)"
 tail -5 "$OUT/ctest.log" | tee -a "$OUT/summary.txt"
 for path in ${VOX_REPORT_PATHS:-amx avx512-vnni-bf16}; do
   log "bench_kernels --path $path (conv, nn)"
-  build/report/bench_kernels --path "$path" --threads 1,"$(nproc)" --only conv,nn > "$OUT/bench_$path.md" 2>&1
+  build/report/bench_kernels --path "$path" --threads 1,"$(nproc)" --only conv,nn,q8 > "$OUT/bench_$path.md" 2>&1
   echo "rc $?" | tee -a "$OUT/summary.txt"
 done
 tar czf "$OUT/cpu-report.tgz" -C "$OUT" --exclude cpu-report.tgz . 2>/dev/null

@@ -1,6 +1,6 @@
 /* Kernel benchmarks on the real Qwen3-TTS shapes (not a test: built, never run by CTest).
  *
- *   bench_kernels [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,misc,acc,peak] [--quick]
+ *   bench_kernels [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,q8,misc,acc,peak] [--quick]
  *
  * --path: a kernel path of kernels.h (scalar, avx2, avx2-vnni, avx512, avx512-vnni, avx512-vnni-bf16, amx);
  * the default is the one VOX_CPU or the CPU gives. conv: the Kokoro generator's and decoder's
@@ -310,18 +310,28 @@ static void fa_run(void *c_, int iter) {
     vx_nn_attention(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner, 3 * inner, c->qkv + 2 * inner,
                     3 * inner, 0.125f, c->o, inner);
 }
+static void fa_run_bf16(void *c_, int iter) {
+    fa_ctx *c = c_;
+    (void)iter;
+    const int64_t inner = c->h * c->d;
+    vx_nn_attention_bf16(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner, 3 * inner, c->qkv + 2 * inner,
+                         3 * inner, 0.125f, c->o, inner);
+}
 
 /* vx_nn_attention: F5's DiT attention (2 branches x 1335 frames, 16 heads of 64); FLOPs 4 n^2 d per head */
 static void bench_full_attention(void) {
     const int64_t b = 2, n = 1335, h = 16, d = 64;
     float *qkv = malloc(sizeof(float) * (size_t)(b * n * 3 * h * d)), *o = malloc(sizeof(float) * (size_t)(b * n * h * d));
     for (int64_t i = 0; i < b * n * 3 * h * d; i++) qkv[i] = frand();
-    printf("\n## Full attention (vx_nn_attention: F5 DiT, 2 x 1335 frames, 16 heads of 64)\n\n| thr | ms | GFLOP/s |\n|---|---|---|\n");
-    for (int t = 0; t < n_threads; t++) {
-        fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d};
-        double tm = time_it(fa_run, &ctx);
-        printf("| %d | %.3f | %.1f |\n", thread_list[t], tm * 1e3, 4.0 * (double)(n * n) * (double)(d * h * b) / tm / 1e9);
-    }
+    const vx_dot_caps dots = vx_cpu_dots();
+    printf("\n## Full attention (F5 DiT, 2 x 1335 frames, 16 heads of 64)\n\n| kernel | thr | ms | GFLOP/s |\n|---|---|---|---|\n");
+    for (int bf = 0; bf <= (dots.bf16 != NULL); bf++)
+        for (int t = 0; t < n_threads; t++) {
+            fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d};
+            double tm = time_it(bf ? fa_run_bf16 : fa_run, &ctx);
+            printf("| %s | %d | %.3f | %.1f |\n", bf ? "vx_nn_attention_bf16" : "vx_nn_attention (f32)", thread_list[t],
+                   tm * 1e3, 4.0 * (double)(n * n) * (double)(d * h * b) / tm / 1e9);
+        }
     free(qkv), free(o);
 }
 
@@ -418,6 +428,56 @@ static void bench_conv(void) {
         vx_i8w_free(&iw), vx_bf16w_free(&bw);
         free_mat(&w);
         free(x), free(y), free(col), free(bias);
+    }
+}
+
+/* ------------------------------------------------------------------------------ q8 GEMMs of many rows */
+typedef struct q8_ctx {
+    vx_pool *pool;
+    const vx_mat *w;
+    const vx_q8w *pw;
+    const float *x;
+    float *y;
+    int64_t n;
+} q8_ctx;
+static void q8_run(void *c_, int iter) {
+    q8_ctx *c = c_;
+    (void)iter;
+    if (c->pw) vx_linear_q8w(c->pool, c->pw, NULL, c->x, c->n, c->y);
+    else vx_linear(c->pool, c->w, NULL, c->x, c->n, c->y);
+}
+
+/* F5's DiT layers with q8 weights: vx_linear's q8 kernels (built for GEMVs) against vx_linear_q8w's
+ * tiles (where the path has them: vx_cpu_dots().q8); GOP/s = 2 rows cols n / time. */
+static void bench_q8(void) {
+    static const struct { int64_t rows, cols, n; const char *what; } cases[] = {
+        {3072, 1024, 2670, "F5 DiT q|k|v"}, {1024, 1024, 2670, "F5 DiT attention out"},
+        {2048, 1024, 2670, "F5 DiT ff1"}, {1024, 2048, 2670, "F5 DiT ff2"},
+    };
+    const vx_dot_caps dots = vx_cpu_dots();
+    printf("\n## q8 GEMMs of many rows (F5's DiT layers; GOP/s = 2 rows cols n / time)\n\n");
+    printf("| shape | what | kernel | thr | ms | GOP/s |\n|---|---|---|---|---|---|\n");
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const int64_t rows = cases[ci].rows, cols = cases[ci].cols, n = cases[ci].n;
+        vx_mat w = make_mat(VOX_DTYPE_Q8, rows, cols);
+        float *x = malloc(sizeof(float) * (size_t)(n * cols)), *y = malloc(sizeof(float) * (size_t)(n * rows));
+        for (int64_t i = 0; i < n * cols; i++) x[i] = frand();
+        vx_q8w pw = {0};
+        const int has_tiles = dots.q8 && vx_q8w_pack(&w, &pw) == VOX_OK;
+        for (int kind = 0; kind <= has_tiles; kind++)
+            for (int t = 0; t < n_threads; t++) {
+                q8_ctx ctx = {pools[thread_list[t]], &w, kind ? &pw : NULL, x, y, n};
+                double tm = time_it(q8_run, &ctx);
+                char name[64];
+                if (kind) snprintf(name, sizeof name, "vx_linear_q8w (%s)", dots.q8);
+                else snprintf(name, sizeof name, "vx_linear q8");
+                printf("| %lldx%lld n=%lld | %s | %s | %d | %.3f | %.1f |\n", (long long)rows, (long long)cols, (long long)n,
+                       cases[ci].what, name, thread_list[t], tm * 1e3, 2.0 * (double)(rows * cols) * (double)n / tm / 1e9);
+                fflush(stdout);
+            }
+        vx_q8w_free(&pw);
+        free_mat(&w);
+        free(x), free(y);
     }
 }
 
@@ -658,7 +718,7 @@ int main(int argc, char **argv) {
             quick = 1;
             min_time = 0.05;
         } else {
-            fprintf(stderr, "usage: %s [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,misc,acc,peak] [--quick]\n"
+            fprintf(stderr, "usage: %s [--path NAME] [--threads 1,2] [--only gemv,gemm,nn,conv,q8,misc,acc,peak] [--quick]\n"
                     "          [--case DTYPE:ROWSxCOLS:N ...] [--hot-only]   (e.g. q8:1024x1024:1; only those cases)\n",
                     argv[0]);
             return 2;
@@ -704,6 +764,7 @@ int main(int argc, char **argv) {
     RUN("gemm", bench_gemm);
     RUN("nn", bench_nn);
     RUN("conv", bench_conv);
+    RUN("q8", bench_q8);
     RUN("misc", bench_misc);
     RUN("acc", bench_accuracy);
     for (int i = 0; i <= BK_MAX_THREADS; i++) vx_pool_free(pools[i]);
