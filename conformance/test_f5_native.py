@@ -382,6 +382,14 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     dots = vox.devices()["cpu"]["dots"]
     math = eng.info["dit_math"]
     ours = eng.synthesize(gen, voices(eng), seed=3, **kw)
+
+    def with_dit_f32(math_prefix):
+        """The same .tmod with VOX_F5_DIT=f32 (vx_linear and the f32 attention): its audio."""
+        monkeypatch.setenv("VOX_F5_DIT", "f32")
+        with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
+            assert e2.info["dit_math"].startswith(math_prefix)
+            return e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+
     rows = [measure(f"f5.native.{tag}_vs_f32", ours, f32, f"v1 {tag} vs native f32, audio ({path})", backend=CPU)]
     if dtype == "bf16":
         dot = math.startswith("bf16 dot")
@@ -389,10 +397,7 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
         rows.append(measure("f5.native.bf16dot_vs_reference" if dot else "f5.native.bf16_vs_reference", ours, ref,
                             f"v1 bf16, audio ({path}: {math.split(' (')[0]})", backend=CPU))
         if dot:   # the same weights as f32 products, as every other path computes them
-            monkeypatch.setenv("VOX_F5_DIT", "f32")
-            with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
-                assert e2.info["dit_math"].startswith("f32 products")
-                other = e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+            other = with_dit_f32("f32 products")
             rows.append(measure("f5.native.bf16_vs_reference", other, ref, f"v1 bf16, audio ({path}, VOX_F5_DIT=f32)",
                                 backend=CPU))
     elif quant == "q8":
@@ -401,10 +406,7 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
         rows.append(measure("f5.native.q8_vs_reference", ours, ref, f"v1 q8, audio ({path}: {math.split(' (')[0]})",
                             backend=CPU))
         if tiles:   # vx_linear's q8 kernels, as every path without the tiles computes them
-            monkeypatch.setenv("VOX_F5_DIT", "f32")
-            with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
-                assert e2.info["dit_math"].startswith("q8 products of vx_linear")
-                other = e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+            other = with_dit_f32("q8 products of vx_linear")
             rows.append(measure("f5.native.q8_vs_reference", other, ref, f"v1 q8, audio ({path}, VOX_F5_DIT=f32)",
                                 backend=CPU))
     else:

@@ -302,20 +302,14 @@ typedef struct fa_ctx {
     const float *qkv;
     float *o;
     int64_t b, n, h, d;
+    int bf16;   /* vx_nn_attention_bf16 */
 } fa_ctx;
 static void fa_run(void *c_, int iter) {
     fa_ctx *c = c_;
     (void)iter;
     const int64_t inner = c->h * c->d;
-    vx_nn_attention(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner, 3 * inner, c->qkv + 2 * inner,
-                    3 * inner, 0.125f, c->o, inner);
-}
-static void fa_run_bf16(void *c_, int iter) {
-    fa_ctx *c = c_;
-    (void)iter;
-    const int64_t inner = c->h * c->d;
-    vx_nn_attention_bf16(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner, 3 * inner, c->qkv + 2 * inner,
-                         3 * inner, 0.125f, c->o, inner);
+    (c->bf16 ? vx_nn_attention_bf16 : vx_nn_attention)(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner,
+                                                       3 * inner, c->qkv + 2 * inner, 3 * inner, 0.125f, c->o, inner);
 }
 
 /* vx_nn_attention: F5's DiT attention (2 branches x 1335 frames, 16 heads of 64); FLOPs 4 n^2 d per head */
@@ -327,8 +321,8 @@ static void bench_full_attention(void) {
     printf("\n## Full attention (F5 DiT, 2 x 1335 frames, 16 heads of 64)\n\n| kernel | thr | ms | GFLOP/s |\n|---|---|---|---|\n");
     for (int bf = 0; bf <= (dots.bf16 != NULL); bf++)
         for (int t = 0; t < n_threads; t++) {
-            fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d};
-            double tm = time_it(bf ? fa_run_bf16 : fa_run, &ctx);
+            fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d, bf};
+            double tm = time_it(fa_run, &ctx);
             printf("| %s | %d | %.3f | %.1f |\n", bf ? "vx_nn_attention_bf16" : "vx_nn_attention (f32)", thread_list[t],
                    tm * 1e3, 4.0 * (double)(n * n) * (double)(d * h * b) / tm / 1e9);
         }

@@ -129,7 +129,7 @@ typedef struct vx_kernels {
     /* linear_q8w: vx_linear_q8w's tiles (cpu/q8w.c: the job, the layout and the order of operations);
      * NULL: q8w.c's scalar tile. */
     void (*q8w_tile)(const struct vx_q8w_tile *t);
-    /* One 32-block of x to int8 codes, bit-identical to vx_quantize_block_q8 (NULL: that function). */
+    /* One 32-block of x to int8 codes: vx_quantize_block_q8 (the scalar table) or a SIMD copy of its bits. */
     float (*quant_block_q8)(const float *x, int8_t *q);
     vx_dot_caps dots;
 } vx_kernels;

@@ -461,6 +461,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->layer_norm = layer_norm;
     t->softmax_rows = softmax_rows;
     t->exp_rows = exp_rows;
+    t->quant_block_q8 = vx_quantize_block_q8;
     t->add = add;
     t->mul = mul;
     t->scale_channels = scale_channels;

@@ -104,8 +104,7 @@ static void quantize_rows(void *ctx, int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; i++)
         for (int64_t b = 0; b < nb; b++) {
             int8_t q[32];
-            float d = kt->quant_block_q8 ? kt->quant_block_q8(j->x + i * cols + 32 * b, q)
-                                         : vx_quantize_block_q8(j->x + i * cols + 32 * b, q);
+            float d = kt->quant_block_q8(j->x + i * cols + 32 * b, q);
             j->dx[i * nb + b] = d;
             unsigned char *u = j->xq + i * cols + 32 * b;
             for (int k = 0; k < 32; k++) u[k] = (unsigned char)(q[k] + 128);

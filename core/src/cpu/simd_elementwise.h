@@ -216,7 +216,18 @@ static void e_layer_norm(const float *x, const float *w, const float *b, int64_t
     }
 }
 
-/* The max by vectors (exact in any order; a NaN element is skipped, as the scalar comparison does),
+/* A row's max by vectors (exact in any order; a NaN element is skipped, as the scalar comparison does),
+ * 0 for a row without a finite one (all -inf: 0/0, as the reference). */
+static inline float row_max(const float *x, int64_t d) {
+    vf acc = v_set1(-INFINITY);
+    int64_t i = 0;
+    for (; i + VL <= d; i += VL) acc = v_max(v_load(x + i), acc);
+    float m = v_hmax(acc);
+    for (; i < d; i++) m = x[i] > m ? x[i] : m;
+    return isfinite(m) ? m : 0.0f;
+}
+
+/* The max by vectors (row_max),
  * the exponentials by vectors, and each row's sum in index order, as the scalar definition; the sum
  * is one dependent chain per row, so the chains of up to 8 rows are interleaved (an attention's score
  * block: rows of ~1000 keys, where one chain alone left the core waiting on each add). */
@@ -226,13 +237,7 @@ static void e_softmax_rows(float *x, int64_t rows, int64_t d) {
         float sum[8] = {0};
         for (int j = 0; j < nr; j++) {
             float *xr = x + (r0 + j) * d;
-            vf acc = v_set1(-INFINITY);
-            int64_t i = 0;
-            for (; i + VL <= d; i += VL) acc = v_max(v_load(xr + i), acc);
-            float m = v_hmax(acc);
-            for (; i < d; i++) m = xr[i] > m ? xr[i] : m;
-            if (!isfinite(m)) m = 0.0f;
-            vf vmx = v_set1(m);
+            vf vmx = v_set1(row_max(xr, d));
             VX_MAP1(xr, d, xr, v_exp(v_sub(v, vmx)));
         }
         float *x0 = x + r0 * d;
@@ -259,15 +264,10 @@ static void e_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, flo
     for (int64_t r = 0; r < rows; r++) {
         const float *sr = s + r * lds;
         float *pr = p + r * n;
-        vf acc = v_set1(-INFINITY);
-        int64_t i = 0;
-        for (; i + VL <= n; i += VL) acc = v_max(v_load(sr + i), acc);
-        float m = v_hmax(acc);
-        for (; i < n; i++) m = sr[i] > m ? sr[i] : m;
-        if (!isfinite(m)) m = 0.0f;
-        const vf vmx = v_set1(m);
+        const vf vmx = v_set1(row_max(sr, n));
         vf vs = v_zero();
-        for (i = 0; i + VL <= n; i += VL) {
+        int64_t i = 0;
+        for (; i + VL <= n; i += VL) {
             vf e = v_exp(v_mul(v_sub(v_load(sr + i), vmx), vsc));
             v_store(pr + i, e);
             vs = v_add(vs, e);

@@ -286,6 +286,18 @@ static void load_tensors(loader *L) {
     v->head_b = vec(L, "vocos.head.out.bias", c->voc_n_fft + 2);
 }
 
+/* A block's six linear layers (q, k, v, o, ff1, ff2) and their packed forms, in one order. */
+typedef struct block_linears {
+    vx_mat *w[6];
+    vx_bf16w *bf16[6];
+    vx_q8w *q8[6];
+} block_linears;
+static block_linears linears_of(f5_block *b) {
+    return (block_linears){{&b->q, &b->k, &b->v, &b->o, &b->ff1, &b->ff2},
+                           {&b->pq, &b->pk, &b->pv, &b->po, &b->pff1, &b->pff2},
+                           {&b->qq, &b->qk, &b->qv, &b->qo, &b->qff1, &b->qff2}};
+}
+
 /* q8 weights: the same arithmetic as vx_linear's q8 kernels (x quantized per 32-block, exact int32 block
  * sums), on tiles of many rows where the path has an int8 GEMM kernel (vx_cpu_dots().q8). */
 static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *want) {
@@ -298,14 +310,11 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
         return VOX_OK;
     }
     for (int64_t i = 0; i < m->c.depth; i++) {
-        f5_block *b = &m->blocks[i];
-        vox_status st = vx_q8w_pack(&b->q, &b->qq);
-        if (st == VOX_OK) st = vx_q8w_pack(&b->k, &b->qk);
-        if (st == VOX_OK) st = vx_q8w_pack(&b->v, &b->qv);
-        if (st == VOX_OK) st = vx_q8w_pack(&b->o, &b->qo);
-        if (st == VOX_OK) st = vx_q8w_pack(&b->ff1, &b->qff1);
-        if (st == VOX_OK) st = vx_q8w_pack(&b->ff2, &b->qff2);
-        if (st != VOX_OK) return st;
+        const block_linears l = linears_of(&m->blocks[i]);
+        for (int j = 0; j < 6; j++) {
+            vox_status st = vx_q8w_pack(l.w[j], l.q8[j]);
+            if (st != VOX_OK) return st;
+        }
     }
     m->dit_q8 = 1;
     m->att_bf16 = dots->bf16 && dots->bf16_rounds_x;   /* reduced weights: the attention on bf16 dots too */
@@ -327,10 +336,11 @@ static vox_status choose_dit_math(f5_model *m) {
     const char *want = getenv("VOX_F5_DIT");
     int bf16 = m->c.depth > 0, q8 = m->c.depth > 0;
     for (int64_t i = 0; i < m->c.depth; i++) {
-        const f5_block *b = &m->blocks[i];
-        const vx_mat *w[6] = {&b->q, &b->k, &b->v, &b->o, &b->ff1, &b->ff2};
-        for (int j = 0; j < 6; j++) bf16 &= w[j]->dtype == VOX_DTYPE_BF16 && w[j]->rows % 64 == 0;
-        for (int j = 0; j < 6; j++) q8 &= w[j]->dtype == VOX_DTYPE_Q8 && w[j]->rows % 16 == 0;
+        const block_linears l = linears_of(&m->blocks[i]);
+        for (int j = 0; j < 6; j++) {
+            bf16 &= l.w[j]->dtype == VOX_DTYPE_BF16 && l.w[j]->rows % 64 == 0;
+            q8 &= l.w[j]->dtype == VOX_DTYPE_Q8 && l.w[j]->rows % 16 == 0;
+        }
     }
     m->dit_math = "f32 products of the stored weights (vx_linear)";
     if (q8) return choose_q8(m, &dots, want);
@@ -344,14 +354,11 @@ static vox_status choose_dit_math(f5_model *m) {
         return VOX_OK;
     }
     for (int64_t i = 0; i < m->c.depth; i++) {
-        f5_block *b = &m->blocks[i];
-        vox_status st = vx_bf16w_pack(&b->q, &b->pq);
-        if (st == VOX_OK) st = vx_bf16w_pack(&b->k, &b->pk);
-        if (st == VOX_OK) st = vx_bf16w_pack(&b->v, &b->pv);
-        if (st == VOX_OK) st = vx_bf16w_pack(&b->o, &b->po);
-        if (st == VOX_OK) st = vx_bf16w_pack(&b->ff1, &b->pff1);
-        if (st == VOX_OK) st = vx_bf16w_pack(&b->ff2, &b->pff2);
-        if (st != VOX_OK) return st;
+        const block_linears l = linears_of(&m->blocks[i]);
+        for (int j = 0; j < 6; j++) {
+            vox_status st = vx_bf16w_pack(l.w[j], l.bf16[j]);
+            if (st != VOX_OK) return st;
+        }
     }
     m->dit_bf16 = m->att_bf16 = 1;
     m->dit_math = "bf16 dot products in the linear layers and the attention (AVX512-BF16: inputs rounded to bf16; "
@@ -400,11 +407,8 @@ void f5_model_free(f5_model *m) {
     free(m->owned);
     free(m->text_blocks);
     for (int64_t i = 0; m->blocks && i < m->c.depth; i++) {
-        f5_block *b = &m->blocks[i];
-        vx_bf16w_free(&b->pq), vx_bf16w_free(&b->pk), vx_bf16w_free(&b->pv);
-        vx_bf16w_free(&b->po), vx_bf16w_free(&b->pff1), vx_bf16w_free(&b->pff2);
-        vx_q8w_free(&b->qq), vx_q8w_free(&b->qk), vx_q8w_free(&b->qv);
-        vx_q8w_free(&b->qo), vx_q8w_free(&b->qff1), vx_q8w_free(&b->qff2);
+        const block_linears l = linears_of(&m->blocks[i]);
+        for (int j = 0; j < 6; j++) vx_bf16w_free(l.bf16[j]), vx_q8w_free(l.q8[j]);
     }
     free(m->blocks);
     free(m->voc.blocks);
