@@ -368,7 +368,9 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     as bf16 dot products where the path has them (AVX512-BF16, inputs rounded to bf16: its own row),
     and with VOX_F5_DIT=f32 as f32 products of the bf16 weights (the row of every other path). q8 weights
     run on the int8 GEMM tiles where the path has them (vx_linear_q8w: vx_linear's q8 arithmetic in one
-    float order), checked against the reference and against vx_linear's q8 kernels (VOX_F5_DIT=f32)."""
+    float order), checked against the reference and against vx_linear's q8 kernels (VOX_F5_DIT=f32); where
+    the attention runs on bf16 dot products its scores are q8 products too, and VOX_F5_ATT=bf16 keeps them
+    bf16 (both measured)."""
     from vox.families.f5 import convert as f5
 
     wav, text, audio, sr, _ = ref_clip
@@ -383,12 +385,17 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     math = eng.info["dit_math"]
     ours = eng.synthesize(gen, voices(eng), seed=3, **kw)
 
+    def with_env(name, value, math_prefix):
+        """The same .tmod with an environment switch (VOX_F5_DIT=f32: vx_linear and the f32 attention;
+        VOX_F5_ATT=bf16: bf16 scores): its audio."""
+        with monkeypatch.context() as mp:
+            mp.setenv(name, value)
+            with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
+                assert e2.info["dit_math"].startswith(math_prefix), e2.info["dit_math"]
+                return e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+
     def with_dit_f32(math_prefix):
-        """The same .tmod with VOX_F5_DIT=f32 (vx_linear and the f32 attention): its audio."""
-        monkeypatch.setenv("VOX_F5_DIT", "f32")
-        with vox.Engine(tmods("v1", dtype, quant), threads=2) as e2:
-            assert e2.info["dit_math"].startswith(math_prefix)
-            return e2.synthesize(gen, e2.clone_voice(ref_clip[4], REF_TEXT), seed=3, **kw)
+        return with_env("VOX_F5_DIT", "f32", math_prefix)
 
     rows = [measure(f"f5.native.{tag}_vs_f32", ours, f32, f"v1 {tag} vs native f32, audio ({path})", backend=CPU)]
     if dtype == "bf16":
@@ -403,8 +410,14 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     elif quant == "q8":
         tiles = math.startswith("q8 products on int8 GEMM tiles")
         assert tiles == bool(dots.get("q8")), (math, dots)
-        rows.append(measure("f5.native.q8_vs_reference", ours, ref, f"v1 q8, audio ({path}: {math.split(' (')[0]})",
-                            backend=CPU))
+        q8_scores = "the attention's scores as q8 products" in math
+        assert q8_scores == bool(tiles and dots.get("bf16_rounds_x")), (math, dots)
+        what = math.split(' (')[0] + (", q8 attention scores" if q8_scores else "")
+        rows.append(measure("f5.native.q8_vs_reference", ours, ref, f"v1 q8, audio ({path}: {what})", backend=CPU))
+        if q8_scores:   # the attention's scores as bf16 dot products (VOX_F5_ATT=bf16)
+            other = with_env("VOX_F5_ATT", "bf16", "q8 products on int8 GEMM tiles")
+            rows.append(measure("f5.native.q8_vs_reference", other, ref, f"v1 q8, audio ({path}, VOX_F5_ATT=bf16)",
+                                backend=CPU))
         if tiles:   # vx_linear's q8 kernels, as every path without the tiles computes them
             other = with_dit_f32("q8 products of vx_linear")
             rows.append(measure("f5.native.q8_vs_reference", other, ref, f"v1 q8, audio ({path}, VOX_F5_DIT=f32)",

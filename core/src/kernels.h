@@ -153,6 +153,15 @@ typedef struct vx_bf16w {
 vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out);
 /* A Conv1d weight [c_out][c_in * k] (torch order) packed tap-major for vx_conv1d_bf16w; c_in even. */
 vox_status vx_bf16w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_bf16w *out);
+/* A workspace for an nn/ layer on the calling thread, 64-byte aligned, kept from call to call (large
+ * buffers allocated afresh cost their page faults every time): valid until the thread's next call;
+ * NULL when out of memory. One user at a time: layers that call each other do not both use it. */
+void *vx_nn_scratch(size_t bytes);
+/* Packs rows x cols of strided f32 (element (r, c) at src[r ld + c], or src[c ld + r] when transposed),
+ * zero rows up to rows_pad (a multiple of 64), into caller storage of rows_pad * ((cols + 1) / 2) words
+ * (out->data points there: never vx_bf16w_free it). The same words as vx_bf16w_pack; any path. */
+void vx_bf16w_pack_f32(const float *src, int64_t ld, int64_t rows, int64_t cols, int64_t rows_pad, int transposed,
+                       uint32_t *data, vx_bf16w *out);
 void vx_bf16w_free(vx_bf16w *w);
 /* The convolution of a tap-major packed weight without im2col: y[t][rows] = bias + sum over taps j of
  * x[t + j dil] . W_j^T for t < n_out; x time-major [n_out + dil (k - 1)][c_in] f32, padded by the
@@ -188,6 +197,13 @@ void vx_q8w_free(vx_q8w *w);
  * The same bits on every path, for any n and thread count (not vx_linear's bits: its float order is
  * the path's). VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_linear_q8w(vx_pool *pool, const vx_q8w *w, const float *bias, const float *x, int64_t n, float *y);
+/* Bytes of a packed q8 matrix (rows % 16 == 0, cols % 32 == 0). */
+size_t vx_q8w_bytes(int64_t rows, int64_t cols);
+/* rows x cols of strided f32 (element (r, c) at src[r ld + c], cols % 32 == 0) quantized per 32-block
+ * exactly as vx_linear_q8w quantizes its x, zero rows up to rows_pad (% 16 == 0), packed into caller
+ * storage of vx_q8w_bytes(rows_pad, cols) (out->data points there: never vx_q8w_free it); any path. */
+void vx_q8w_pack_f32(const float *src, int64_t ld, int64_t rows, int64_t cols, int64_t rows_pad, unsigned char *data,
+                     vx_q8w *out);
 
 /* A convolution weight packed for int8 dot products (cpu/i8w.c has the layout, the same on every path
  * that has the kernel): each output channel r quantized symmetrically, w ~ scale[r] * q with

@@ -302,13 +302,13 @@ typedef struct fa_ctx {
     const float *qkv;
     float *o;
     int64_t b, n, h, d;
-    int bf16;   /* vx_nn_attention_bf16 */
+    int kind;   /* 0: vx_nn_attention, 1: vx_nn_attention_bf16, 2: vx_nn_attention_q8 */
 } fa_ctx;
 static void fa_run(void *c_, int iter) {
     fa_ctx *c = c_;
     (void)iter;
     const int64_t inner = c->h * c->d;
-    (c->bf16 ? vx_nn_attention_bf16 : vx_nn_attention)(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner,
+    (c->kind == 2 ? vx_nn_attention_q8 : c->kind ? vx_nn_attention_bf16 : vx_nn_attention)(c->pool, c->b, c->n, c->h, c->d, c->qkv, 3 * inner, c->qkv + inner,
                                                        3 * inner, c->qkv + 2 * inner, 3 * inner, 0.125f, c->o, inner);
 }
 
@@ -319,11 +319,12 @@ static void bench_full_attention(void) {
     for (int64_t i = 0; i < b * n * 3 * h * d; i++) qkv[i] = frand();
     const vx_dot_caps dots = vx_cpu_dots();
     printf("\n## Full attention (F5 DiT, 2 x 1335 frames, 16 heads of 64)\n\n| kernel | thr | ms | GFLOP/s |\n|---|---|---|---|\n");
-    for (int bf = 0; bf <= (dots.bf16 != NULL); bf++)
+    static const char *const names[] = {"vx_nn_attention (f32)", "vx_nn_attention_bf16", "vx_nn_attention_q8"};
+    for (int kind = 0; kind <= (dots.bf16 != NULL ? 2 : 0); kind++)
         for (int t = 0; t < n_threads; t++) {
-            fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d, bf};
+            fa_ctx ctx = {pools[thread_list[t]], qkv, o, b, n, h, d, kind};
             double tm = time_it(fa_run, &ctx);
-            printf("| %s | %d | %.3f | %.1f |\n", bf ? "vx_nn_attention_bf16" : "vx_nn_attention (f32)", thread_list[t],
+            printf("| %s | %d | %.3f | %.1f |\n", names[kind], thread_list[t],
                    tm * 1e3, 4.0 * (double)(n * n) * (double)(d * h * b) / tm / 1e9);
         }
     free(qkv), free(o);

@@ -504,9 +504,23 @@ static void test_attention(void) {
 /* Double-precision full attention of a strided q|k|v matrix (rows ld floats apart, q at 0, k at inner, v at
  * 2 inner) into ref [B n][inner]. bf16: the keys and values rounded to bf16 and each score to float, as
  * vx_nn_attention_bf16 computes them; rx: the queries and the probabilities rounded too (a kernel that
- * rounds its inputs). *pmax gets the largest probability. */
+ * rounds its inputs); q8 (with bf16 and rx): each score from the int8 codes of the query's and the key's
+ * 32-blocks (vx_quantize_block_q8), sum over blocks of isum_b (dq_b dk_b rounded to float), as
+ * vx_linear_q8w defines it. *pmax gets the largest probability. */
+static double q8_score(const float *a, const float *b, int64_t d) {
+    double s = 0;
+    for (int64_t k0 = 0; k0 < d; k0 += 32) {
+        int8_t qa[32], qb[32];
+        const float da = vx_quantize_block_q8(a + k0, qa), db = vx_quantize_block_q8(b + k0, qb);
+        int32_t isum = 0;
+        for (int t = 0; t < 32; t++) isum += qa[t] * qb[t];
+        s += (double)isum * (float)(db * da);
+    }
+    return s;
+}
+
 static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t n, int64_t H, int64_t d, float scale,
-                               int bf16, int rx, double *ref, double *pmax) {
+                               int bf16, int rx, int q8, double *ref, double *pmax) {
     const int64_t inner = H * d;
     double *s = malloc(sizeof(double) * (size_t)n);
     *pmax = 0;
@@ -518,8 +532,10 @@ static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t 
                 for (int64_t j = 0; j < n; j++) {
                     const float *kj = qkv + (b * n + j) * ld + inner + h * d;
                     double a = 0;
-                    for (int64_t t = 0; t < d; t++)
-                        a += (double)(rx ? bf16_round(qi[t]) : qi[t]) * (bf16 ? bf16_round(kj[t]) : kj[t]);
+                    if (q8) a = q8_score(qi, kj, d);
+                    else
+                        for (int64_t t = 0; t < d; t++)
+                            a += (double)(rx ? bf16_round(qi[t]) : qi[t]) * (bf16 ? bf16_round(kj[t]) : kj[t]);
                     s[j] = bf16 ? (double)(float)((float)a * scale) : a * scale;
                     m = fmax(m, s[j]);
                 }
@@ -545,7 +561,8 @@ static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t 
  * slices of one q|k|v matrix, as F5's DiT passes them), against a double-precision softmax; the same
  * bits for 1, 2 and 3 threads. Lengths straddle the 64-query blocks; d 64 is the DiT's head. */
 static void test_nn_attention(void) {
-    static const int64_t cfg[][4] = {/* batch, n, heads, d */ {1, 1, 1, 8}, {2, 70, 3, 33}, {2, 131, 2, 64}, {1, 64, 4, 16}};
+    static const int64_t cfg[][4] = {/* batch, n, heads, d */ {1, 1, 1, 8},  {2, 70, 3, 33}, {2, 131, 2, 64},
+                                     {1, 64, 4, 16}, {1, 97, 2, 32}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         const int64_t B = cfg[c][0], n = cfg[c][1], H = cfg[c][2], d = cfg[c][3], inner = H * d, ld = 3 * inner + 5;
         const float scale = 1.0f / sqrtf((float)d);
@@ -558,7 +575,7 @@ static void test_nn_attention(void) {
         CHECK(same_bits(o[1], o[2], B * n * inner) && same_bits(o[1], o[3], B * n * inner),
               "%s nn attention cfg %zu: threads change bits", path_name(cur_path), c);
         double worst = 0, pmax, *ref = malloc(sizeof(double) * (size_t)(B * n * inner));
-        ref_full_attention(qkv, ld, B, n, H, d, scale, 0, 0, ref, &pmax);
+        ref_full_attention(qkv, ld, B, n, H, d, scale, 0, 0, 0, ref, &pmax);
         for (int64_t e = 0; e < B * n * inner; e++) worst = fmax(worst, fabs(o[1][e] - ref[e]));
         /* values in [-2, 2]: as test_attention's bound, doubled for |v| <= 2 */
         const double tol = 2 * (2e-7 * (2 + sqrt((double)d) / 2) + 2e-8 * log2((double)n + 1));
@@ -580,7 +597,7 @@ static void test_nn_attention(void) {
             CHECK(same_bits(ob[1], ob[2], B * n * inner) && same_bits(ob[1], ob[3], B * n * inner),
                   "%s nn attention bf16 cfg %zu: threads change bits", path_name(cur_path), c);
             const int rx = dots.bf16_rounds_x;
-            ref_full_attention(qkv, ld, B, n, H, d, scale, 1, rx, ref, &pmax);
+            ref_full_attention(qkv, ld, B, n, H, d, scale, 1, rx, 0, ref, &pmax);
             double err = 0, vs_f32 = 0;
             for (int64_t e = 0; e < B * n * inner; e++) {
                 err = fmax(err, fabs(ob[1][e] - ref[e]));
@@ -591,11 +608,38 @@ static void test_nn_attention(void) {
                 printf("  %-10s nn attention bf16 cfg %zu max err %.3g (tol %.3g; vs f32 %.3g; %s)\n", path_name(cur_path), c,
                        err, tolb, vs_f32, dots.bf16);
             CHECK(err <= tolb, "%s nn attention bf16 cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, err, tolb);
+            /* q8 scores (vx_nn_attention_q8, heads a multiple of 32): against the same attention with each
+             * score from the int8 codes as vx_linear_q8w defines it; the same allowance as above */
+            if (d % 32 == 0) {
+                for (int t = 1; t <= 3; t++)
+                    CHECK(vx_nn_attention_q8(pools[t], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[t],
+                                             inner) == VOX_OK, "nn attention q8 cfg %zu: failed", c);
+                CHECK(same_bits(ob[1], ob[2], B * n * inner) && same_bits(ob[1], ob[3], B * n * inner),
+                      "%s nn attention q8 cfg %zu: threads change bits", path_name(cur_path), c);
+                ref_full_attention(qkv, ld, B, n, H, d, scale, 1, rx, 1, ref, &pmax);
+                double eq = 0, vq_f32 = 0;
+                for (int64_t e = 0; e < B * n * inner; e++) {
+                    eq = fmax(eq, fabs(ob[1][e] - ref[e]));
+                    vq_f32 = fmax(vq_f32, fabs(ob[1][e] - o[1][e]));
+                }
+                const double tolq = tol + (rx ? 0x1p-8 * pmax * 2 : 0);
+                if (verbose)
+                    printf("  %-10s nn attention q8 cfg %zu max err %.3g (tol %.3g; vs f32 %.3g)\n", path_name(cur_path), c, eq,
+                           tolq, vq_f32);
+                CHECK(eq <= tolq, "%s nn attention q8 cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, eq, tolq);
+            } else {
+                CHECK(vx_nn_attention_q8(pools[1], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[1],
+                                         inner) == VOX_ERR_UNSUPPORTED,
+                      "%s nn attention q8 cfg %zu: heads of %lld not refused", path_name(cur_path), c, (long long)d);
+            }
             for (int t = 1; t <= 3; t++) free(ob[t]);
         } else {
             CHECK(vx_nn_attention_bf16(pools[1], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, o[2],
                                        inner) == VOX_ERR_UNSUPPORTED,
                   "%s nn attention bf16 cfg %zu: not refused without a bf16 kernel", path_name(cur_path), c);
+            CHECK(vx_nn_attention_q8(pools[1], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, o[2],
+                                     inner) == VOX_ERR_UNSUPPORTED,
+                  "%s nn attention q8 cfg %zu: not refused without a bf16 kernel", path_name(cur_path), c);
         }
         free(ref);
         for (int t = 1; t <= 3; t++) free(o[t]);
@@ -1468,6 +1512,34 @@ static void test_linear_bf16w(void) {
         vx_bf16w_free(&pk);
         free(w), free(x), free(bias);
     }
+    /* vx_bf16w_pack_f32 (the attention's keys and values): from a strided matrix, as is and transposed, the
+     * words of vx_bf16w_pack of the zero-padded contiguous copy; signed zeros, denormals, infinities and
+     * NaN among the values */
+    static const int64_t strided[][2] = {{70, 33}, {64, 64}, {1, 8}, {131, 64}};
+    for (size_t si = 0; si < sizeof strided / sizeof strided[0]; si++) {
+        const int64_t rows = strided[si][0], cols = strided[si][1], ld = (rows > cols ? rows : cols) + 3;
+        const int64_t rpad = (rows + 63) / 64 * 64, cpad = (cols + 63) / 64 * 64;
+        float *src = fvec(ld * ld, -2.0f, 2.0f);
+        static const float special[] = {-0.0f, 1e-40f, -3e-39f, INFINITY, -INFINITY, NAN, 0x1.00ffp0f, 0x1.0180p0f};
+        for (int e = 0; e < 8; e++) src[(e * 7 % rows) * ld + e * 5 % cols] = special[e];
+        for (int tr = 0; tr <= 1; tr++) {
+            const int64_t pr = tr ? cols : rows, pc = tr ? rows : cols, prp = tr ? cpad : rpad; /* the packed matrix */
+            float *dense = calloc((size_t)(prp * pc), sizeof *dense);
+            for (int64_t r = 0; r < pr; r++)
+                for (int64_t c = 0; c < pc; c++) dense[r * pc + c] = tr ? src[c * ld + r] : src[r * ld + c];
+            vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = prp, .cols = pc, .data = dense};
+            vx_bf16w want, got;
+            CHECK(vx_bf16w_pack(&m, &want) == VOX_OK, "bf16w pack %lldx%lld", (long long)prp, (long long)pc);
+            uint32_t *buf = aligned_alloc(64, (size_t)(prp * ((pc + 1) / 2) * 4 + 64));
+            vx_bf16w_pack_f32(src, ld, pr, pc, prp, tr, buf, &got);
+            CHECK(got.rows == want.rows && got.cols == want.cols && got.pairs == want.pairs && got.taps == 1 &&
+                      !memcmp(got.data, want.data, (size_t)(prp * want.pairs) * 4),
+                  "bf16w_pack_f32 %lldx%lld%s: not vx_bf16w_pack's words", (long long)pr, (long long)pc, tr ? " transposed" : "");
+            vx_bf16w_free(&want);
+            free(buf), free(dense);
+        }
+        free(src);
+    }
 }
 
 /* ------------------------------------------------------------------------------ q8 GEMM of packed weights */
@@ -1483,6 +1555,26 @@ static void test_linear_q8w(void) {
     wmat odd = make_w(VOX_DTYPE_Q8, 24, 64);
     CHECK(vx_q8w_pack(&odd.m, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "q8w: a 24-row matrix accepted");
     free_w(&odd);
+    /* vx_q8w_pack_f32 (the attention's keys): strided rows quantized as vx_linear_q8w quantizes x, the
+     * bytes of vx_q8w_pack of those codes and scales, zero rows to the padding */
+    {
+        const int64_t rows = 37, cols = 64, ld = 75, rpad = 48, nb = cols / 32;
+        float *src = fvec(rows * ld, -3.0f, 3.0f);
+        int8_t *codes = calloc((size_t)(rpad * cols), 1);
+        float *scales = calloc((size_t)(rpad * nb), sizeof *scales);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t b = 0; b < nb; b++) scales[r * nb + b] = vx_quantize_block_q8(src + r * ld + 32 * b, codes + r * cols + 32 * b);
+        vx_mat m = {.dtype = VOX_DTYPE_Q8, .rows = rpad, .cols = cols, .data = codes, .scales = scales};
+        vx_q8w want, got;
+        CHECK(vx_q8w_pack(&m, &want) == VOX_OK, "q8w pack: %s", vox_last_error());
+        unsigned char *buf = aligned_alloc(64, vx_q8w_bytes(rpad, cols));
+        memset(buf, 0xa5, vx_q8w_bytes(rpad, cols));
+        vx_q8w_pack_f32(src, ld, rows, cols, rpad, buf, &got);
+        CHECK(got.rows == rpad && got.cols == cols && got.nb == nb && !memcmp(buf, want.data, vx_q8w_bytes(rpad, cols)),
+              "q8w_pack_f32: not vx_q8w_pack's bytes");
+        vx_q8w_free(&want);
+        free(buf), free(codes), free(scales), free(src);
+    }
     static const int64_t shapes[][3] = {{16, 32, 1}, {64, 1024, 37}, {48, 288, 5}, {128, 64, 200}, {32, 320, 97}, {96, 2048, 9}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const int64_t rows = shapes[si][0], cols = shapes[si][1], n = shapes[si][2], nb = cols / 32;

@@ -63,6 +63,49 @@ static vox_status pack(const vx_mat *w, int64_t taps, int64_t c_in, vx_bf16w *ou
 
 vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out) { return pack(w, 1, w->cols, out); }
 
+void vx_bf16_round(const float *x, int64_t n, uint16_t *h) {
+    for (int64_t i = 0; i < n; i++) h[i] = vx_bf16_rne(x[i]);
+}
+
+/* Straight from a strided f32 matrix, without a contiguous copy: the attention packs its keys and its
+ * values' transpose this way for every (sequence, head), where vx_bf16w_pack's one-element-at-a-time
+ * gather had cost a tenth of the attention. Packed row r, column c is src[r ld + c], or src[c ld + r]
+ * transposed; the words come out as vx_bf16w_pack makes them (the path's bf16_round: the same bits).
+ *   row-major: each source row's 64-column block rounded along the row into a 64 x 32-word tile, then
+ *   the tile transposed into the group's 32 pair columns;
+ *   transposed: a pair's two source rows rounded along the packed rows, then interleaved. */
+void vx_bf16w_pack_f32(const float *src, int64_t ld, int64_t rows, int64_t cols, int64_t rows_pad, int transposed,
+                       uint32_t *data, vx_bf16w *out) {
+    void (*round)(const float *, int64_t, uint16_t *) = vx_kernels_active()->bf16_round;
+    const int64_t pairs = (cols + 1) / 2;
+    memset(out, 0, sizeof *out);
+    _Alignas(64) uint32_t tile[BW_NR][32];
+    _Alignas(64) uint16_t lo[BW_NR], hi[BW_NR];
+    for (int64_t g = 0; g < rows_pad / BW_NR; g++) {
+        uint32_t *dg = data + g * pairs * BW_NR;
+        const int64_t r0 = g * BW_NR, nr = rows - r0 < BW_NR ? (rows - r0 > 0 ? rows - r0 : 0) : BW_NR;
+        if (transposed) {
+            for (int64_t p = 0; p < pairs; p++) {
+                uint32_t *d = dg + p * BW_NR;
+                round(src + 2 * p * ld + r0, nr, lo);
+                if (2 * p + 1 < cols) round(src + (2 * p + 1) * ld + r0, nr, hi);
+                else memset(hi, 0, sizeof hi);
+                for (int64_t r = 0; r < nr; r++) d[r] = (uint32_t)lo[r] | (uint32_t)hi[r] << 16;
+                for (int64_t r = nr; r < BW_NR; r++) d[r] = 0;
+            }
+            continue;
+        }
+        for (int64_t p0 = 0; p0 < pairs; p0 += 32) {
+            const int64_t np = pairs - p0 < 32 ? pairs - p0 : 32, c0 = 2 * p0, nc = cols - c0 < 64 ? cols - c0 : 64;
+            memset(tile, 0, sizeof tile);
+            for (int64_t r = 0; r < nr; r++) round(src + (r0 + r) * ld + c0, nc, (uint16_t *)tile[r]);
+            for (int64_t p = 0; p < np; p++)
+                for (int64_t r = 0; r < BW_NR; r++) dg[(p0 + p) * BW_NR + r] = tile[r][p];
+        }
+    }
+    out->rows = rows_pad, out->cols = cols, out->pairs = pairs, out->taps = 1, out->tap_pairs = pairs, out->data = data;
+}
+
 vox_status vx_bf16w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_bf16w *out) { return pack(w, k, c_in, out); }
 
 void vx_bf16w_free(vx_bf16w *w) {

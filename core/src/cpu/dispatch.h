@@ -131,6 +131,8 @@ typedef struct vx_kernels {
     void (*q8w_tile)(const struct vx_q8w_tile *t);
     /* One 32-block of x to int8 codes: vx_quantize_block_q8 (the scalar table) or a SIMD copy of its bits. */
     float (*quant_block_q8)(const float *x, int8_t *q);
+    /* n floats to bf16 bits, vx_bf16_rne's (the scalar table) or the hardware's, the same bits. */
+    void (*bf16_round)(const float *x, int64_t n, uint16_t *h);
     vx_dot_caps dots;
 } vx_kernels;
 
@@ -151,6 +153,8 @@ void vx_conv_bf16_init_amx(vx_kernels *t);      /* AMX-BF16 (linear_bf16_amx.c) 
  * 16 x 64-byte operands, tmm6 / tmm7 the last, narrower ones (rem 4-byte groups: quads of int8 or
  * pairs of bf16; rem 0: none), loaded at each call (other code on the thread may change the tiles). */
 void vx_amx_configure(int rem);
+/* n floats to bf16 by vx_bf16_rne (bf16w.c): the scalar table's bf16_round. */
+void vx_bf16_round(const float *x, int64_t n, uint16_t *h);
 /* An x row rounded to bf16 pairs as the AVX512-BF16 and AMX-BF16 kernels read it (linear_bf16_avx512.c). */
 void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o);
 void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */

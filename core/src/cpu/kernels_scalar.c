@@ -462,6 +462,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->softmax_rows = softmax_rows;
     t->exp_rows = exp_rows;
     t->quant_block_q8 = vx_quantize_block_q8;
+    t->bf16_round = vx_bf16_round;
     t->add = add;
     t->mul = mul;
     t->scale_channels = scale_channels;

@@ -24,12 +24,17 @@
 
 uint16_t vx_bf16_rne(float f);
 
+/* n floats -> bf16 (vcvtneps2bf16: round-to-nearest-even, denormals to zero under DAZ: vx_bf16_rne's bits) */
+static void round_bf16(const float *x, int64_t n, uint16_t *h) {
+    int64_t k = 0;
+    for (; k + 16 <= n; k += 16) _mm256_storeu_si256((__m256i *)(h + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
+    for (; k < n; k++) h[k] = vx_bf16_rne(x[k]);
+}
+
 /* x row (cols floats) -> pairs words of bf16 (a zero pads an odd count); the AMX kernel's too. */
 void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o) {
     uint16_t *h = (uint16_t *)o;
-    int64_t k = 0;
-    for (; k + 16 <= cols; k += 16) _mm256_storeu_si256((__m256i *)(h + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
-    for (; k < cols; k++) h[k] = vx_bf16_rne(x[k]);
+    round_bf16(x, cols, h);
     if (cols & 1) h[cols] = 0;
 }
 
@@ -134,6 +139,7 @@ static vox_status conv_bf16(vx_pool *pool, const vx_bf16w *w, const float *bias,
 
 void vx_conv_bf16_init_avx512(vx_kernels *t) {
     t->conv_bf16 = conv_bf16;
+    t->bf16_round = round_bf16;
     t->dots.bf16 = "AVX512-BF16";
     t->dots.bf16_rounds_x = 1;
 }

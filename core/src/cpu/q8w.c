@@ -61,6 +61,34 @@ vox_status vx_q8w_pack(const vx_mat *w, vx_q8w *out) {
     return VOX_OK;
 }
 
+size_t vx_q8w_bytes(int64_t rows, int64_t cols) { return (size_t)(rows / Q8W_NR) * (size_t)(cols / 32) * Q8W_BLOCK; }
+
+/* Rows of f32 quantized per 32-block as vx_linear_q8w quantizes its x (the path's quant_block_q8, the
+ * bits of vx_quantize_block_q8), packed as stored q8 weights are: the attention's keys, so that its
+ * scores are vx_linear_q8w products. Rows from `rows` to rows_pad are zero codes with scale 0. */
+void vx_q8w_pack_f32(const float *src, int64_t ld, int64_t rows, int64_t cols, int64_t rows_pad, unsigned char *data,
+                     vx_q8w *out) {
+    float (*quant)(const float *, int8_t *) = vx_kernels_active()->quant_block_q8;
+    const int64_t nb = cols / 32;
+    memset(data, 0, vx_q8w_bytes(rows_pad, cols));
+    for (int64_t row = 0; row < rows; row++)
+        for (int64_t b = 0; b < nb; b++) {
+            unsigned char *blk = data + ((row / Q8W_NR) * nb + b) * Q8W_BLOCK;
+            const int r = (int)(row % Q8W_NR);
+            int8_t q[32];
+            const float d = quant(src + row * ld + 32 * b, q);
+            int32_t sum = 0;
+            for (int s = 0; s < 8; s++) {
+                memcpy(blk + s * 64 + r * 4, q + 4 * s, 4);
+                sum += q[4 * s] + q[4 * s + 1] + q[4 * s + 2] + q[4 * s + 3];
+            }
+            const int32_t corr = -128 * sum;
+            memcpy(blk + 512 + 4 * r, &corr, 4);
+            memcpy(blk + 576 + 4 * r, &d, 4);
+        }
+    out->rows = rows_pad, out->cols = cols, out->nb = nb, out->data = data;
+}
+
 void vx_q8w_free(vx_q8w *w) {
     free(w->data);
     memset(w, 0, sizeof *w);

@@ -46,3 +46,5 @@ void *vx_scratch(int slot, size_t bytes) {
     }
     return s->buf[slot];
 }
+
+void *vx_nn_scratch(size_t bytes) { return vx_scratch(VX_SLOT_NN, bytes); }

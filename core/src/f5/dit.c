@@ -191,8 +191,9 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
         vx_pool_for(pool, rows, 16, rope_rows, &rq);
         vx_pool_for(pool, rows, 16, rope_rows, &rk);
         mark(prof, F5_DP_ROPE, &tm);
-        st = m->att_bf16 ? vx_nn_attention_bf16(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner)
-                         : vx_nn_attention(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner);
+        st = m->att_q8     ? vx_nn_attention_q8(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner)
+             : m->att_bf16 ? vx_nn_attention_bf16(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner)
+                           : vx_nn_attention(pool, batch, n, c->heads, dh, q, inner, k, inner, v, inner, scale, o, inner);
         if (st != VOX_OK) break;
         mark(prof, F5_DP_ATTN, &tm);
         if ((st = lin(pool, m, &blk->o, &blk->po, &blk->qo, blk->o_b, o, rows, y)) != VOX_OK) break;

@@ -318,11 +318,19 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
     }
     m->dit_q8 = 1;
     m->att_bf16 = dots->bf16 && dots->bf16_rounds_x;   /* reduced weights: the attention on bf16 dots too */
-    m->dit_math = m->att_bf16 ? "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, "
-                                "one float order) and the attention as bf16 dot products (AVX512-BF16); VOX_F5_DIT=f32 "
-                                "for vx_linear and the f32 attention"
-                              : "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one "
-                                "float order; VOX_F5_DIT=f32 for vx_linear)";
+    /* and its scores in the linears' q8 arithmetic (queries and keys as int8 codes per 32-block), twice
+     * the bf16 rate: VOX_F5_ATT=bf16 keeps them bf16 dot products */
+    const char *att = getenv("VOX_F5_ATT");
+    m->att_q8 = m->att_bf16 && m->c.dim_head % 32 == 0 && !(att && !strcmp(att, "bf16"));
+    m->dit_math = m->att_q8 ? "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one "
+                              "float order), the attention's scores as q8 products too and its weighted values as bf16 dot "
+                              "products (AVX512-BF16); VOX_F5_ATT=bf16 for bf16 scores, VOX_F5_DIT=f32 for vx_linear and "
+                              "the f32 attention"
+                  : m->att_bf16 ? "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, "
+                                  "one float order) and the attention as bf16 dot products (AVX512-BF16; VOX_F5_ATT=bf16); "
+                                  "VOX_F5_DIT=f32 for vx_linear and the f32 attention"
+                                : "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one "
+                                  "float order; VOX_F5_DIT=f32 for vx_linear)";
     return VOX_OK;
 }
 

@@ -17,6 +17,10 @@
  * the sum on the d outputs after the second product instead of on the n probabilities: the scale, the
  * softmax's three passes and the division had cost as much as the two products.
  *
+ * q8 scores (vx_nn_attention_q8): the keys quantized per 32-block as vx_linear_q8w quantizes its x and
+ * packed as its weights, so the scores are vx_linear_q8w products of the queries (int8 codes, exact
+ * integer block sums, twice the bf16 rate on AVX512-VNNI); the rest as with bf16 dot products.
+ *
  * The tasks (sequence, head, query block) are independent and write disjoint outputs; the products'
  * values never depend on how many rows they are given, so the result is the same for any blocking and
  * any thread count. The score block of one task (QB x n floats) stays in the core's cache. */
@@ -34,6 +38,8 @@ typedef struct att_job {
     const float *q, *k, *v;
     float *kt, *vc, *out;   /* f32: kt [batch][heads][d][n], vc [batch][heads][n][d] */
     vx_bf16w *kw, *vw;      /* bf16: per (sequence, head) K [npad][d] and V^T [dpad][n], packed */
+    vx_q8w *kq;             /* q8 scores: K [npad][d] quantized and packed (kw unused) */
+    uint32_t *kbuf, *vbuf;  /* their words, all heads in one allocation each */
     float scale;
     atomic_int failed;
 } att_job;
@@ -54,22 +60,17 @@ static void pack_kv(void *ctx, int64_t p0, int64_t p1) {
 
 static void pack_kv_bf16(void *ctx, int64_t p0, int64_t p1) {
     att_job *j = ctx;
-    const int64_t n = j->n, d = j->d, np = j->npad, dp = j->dpad;
-    float *kf = calloc((size_t)(np * d), sizeof *kf), *vt = calloc((size_t)(dp * n), sizeof *vt);
-    int ok = kf && vt;
-    for (int64_t p = p0; p < p1 && ok; p++) {
+    const int64_t n = j->n, d = j->d;
+    for (int64_t p = p0; p < p1; p++) { /* p = b * heads + h */
         int64_t b = p / j->heads, h = p % j->heads;
-        for (int64_t r = 0; r < n; r++) {
-            memcpy(kf + r * d, j->k + (b * n + r) * j->ldk + h * d, (size_t)d * sizeof *kf);
-            const float *vr = j->v + (b * n + r) * j->ldv + h * d;
-            for (int64_t c = 0; c < d; c++) vt[c * n + r] = vr[c];
-        }
-        const vx_mat km = {.dtype = VOX_DTYPE_F32, .rows = np, .cols = d, .data = kf};
-        const vx_mat vm = {.dtype = VOX_DTYPE_F32, .rows = dp, .cols = n, .data = vt};
-        ok = vx_bf16w_pack(&km, &j->kw[p]) == VOX_OK && vx_bf16w_pack(&vm, &j->vw[p]) == VOX_OK;
+        if (j->kq)
+            vx_q8w_pack_f32(j->k + b * n * j->ldk + h * d, j->ldk, n, d, j->npad,
+                            (unsigned char *)j->kbuf + p * vx_q8w_bytes(j->npad, d), &j->kq[p]);
+        else
+            vx_bf16w_pack_f32(j->k + b * n * j->ldk + h * d, j->ldk, n, d, j->npad, 0, j->kbuf + p * j->npad * ((d + 1) / 2),
+                              &j->kw[p]);
+        vx_bf16w_pack_f32(j->v + b * n * j->ldv + h * d, j->ldv, d, n, j->dpad, 1, j->vbuf + p * j->dpad * ((n + 1) / 2), &j->vw[p]);
     }
-    if (!ok) atomic_store(&j->failed, 1);
-    free(kf), free(vt);
 }
 
 static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
@@ -89,7 +90,8 @@ static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
         for (int64_t i = 0; i < m; i++) memcpy(qb + i * d, j->q + (b * n + r0 + i) * j->ldq + h * d, (size_t)d * sizeof *qb);
         if (j->kw) {
             /* scores against the padded keys, then each row's first n (scaled, softmax) packed together */
-            if (vx_linear_bf16w(NULL, &j->kw[p], NULL, qb, m, s) != VOX_OK) {
+            if ((j->kq ? vx_linear_q8w(NULL, &j->kq[p], NULL, qb, m, s) : vx_linear_bf16w(NULL, &j->kw[p], NULL, qb, m, s)) !=
+                VOX_OK) {
                 atomic_store(&j->failed, 1);
                 break;
             }
@@ -113,7 +115,9 @@ static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
     free(s), free(qb), free(ob), free(pc);
 }
 
-static vox_status attention(vx_pool *pool, int bf16, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+enum { ATT_F32, ATT_BF16, ATT_Q8 };
+
+static vox_status attention(vx_pool *pool, int mode, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                             int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
                             int64_t ldo) {
     if (batch <= 0 || n <= 0 || heads <= 0) return VOX_OK;
@@ -123,15 +127,24 @@ static vox_status attention(vx_pool *pool, int bf16, int64_t batch, int64_t n, i
                  .nqb = (n + QB - 1) / QB, .npad = (n + 63) / 64 * 64, .dpad = (d + 63) / 64 * 64, .q = q, .k = k, .v = v, .out = out,
                  .scale = scale};
     atomic_init(&j.failed, 0);
+    const int bf16 = mode != ATT_F32;
     if (bf16) {
         j.kw = calloc((size_t)pairs, sizeof *j.kw);
         j.vw = calloc((size_t)pairs, sizeof *j.vw);
+        /* 64-byte aligned, as the kernels load the packed words (every head's share is a multiple of 64
+         * rows), in the thread's kept workspace: ~11 MB for F5's 2 x 1335 frames, whose page faults
+         * had cost as much as the packing when allocated afresh for each layer */
+        if (mode == ATT_Q8) j.kq = calloc((size_t)pairs, sizeof *j.kq);
+        const size_t kwords = mode == ATT_Q8 ? (size_t)pairs * vx_q8w_bytes(j.npad, d) / 4 : (size_t)(pairs * j.npad * ((d + 1) / 2));
+        const size_t vwords = (size_t)(pairs * j.dpad * ((n + 1) / 2));
+        j.kbuf = vx_nn_scratch((kwords + vwords) * sizeof *j.kbuf);
+        j.vbuf = j.kbuf ? j.kbuf + kwords : NULL;
     } else {
         j.kt = malloc(per * sizeof *j.kt);
         j.vc = malloc(per * sizeof *j.vc);
     }
     vox_status st = VOX_OK;
-    if (bf16 ? !j.kw || !j.vw : !j.kt || !j.vc) {
+    if (bf16 ? !j.kw || !j.vw || !j.kbuf || !j.vbuf || (mode == ATT_Q8 && !j.kq) : !j.kt || !j.vc) {
         st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention over %lld frames)", (long long)n);
     } else {
         uint32_t fp = vx_fp_fast();
@@ -140,19 +153,14 @@ static vox_status attention(vx_pool *pool, int bf16, int64_t batch, int64_t n, i
         vx_fp_restore(fp);
         if (atomic_load(&j.failed)) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention)");
     }
-    if (j.kw || j.vw)
-        for (int64_t p = 0; p < pairs; p++) {
-            if (j.kw) vx_bf16w_free(&j.kw[p]);
-            if (j.vw) vx_bf16w_free(&j.vw[p]);
-        }
-    free(j.kw), free(j.vw), free(j.kt), free(j.vc);
+    free(j.kw), free(j.vw), free(j.kq), free(j.kt), free(j.vc);
     return st;
 }
 
 vox_status vx_nn_attention(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                            int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
                            int64_t ldo) {
-    return attention(pool, 0, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+    return attention(pool, ATT_F32, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
 }
 
 vox_status vx_nn_attention_bf16(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
@@ -160,5 +168,15 @@ vox_status vx_nn_attention_bf16(vx_pool *pool, int64_t batch, int64_t n, int64_t
                                 float *out, int64_t ldo) {
     if (!vx_cpu_dots().bf16)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 attention: the CPU path %s has no bf16 kernel", vx_cpu()->name);
-    return attention(pool, 1, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+    return attention(pool, ATT_BF16, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+}
+
+vox_status vx_nn_attention_q8(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                              int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
+                              float *out, int64_t ldo) {
+    if (!vx_cpu_dots().bf16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 attention: the CPU path %s has no bf16 kernel", vx_cpu()->name);
+    if (d % 32)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 attention: heads of %lld (needs a multiple of 32)", (long long)d);
+    return attention(pool, ATT_Q8, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
 }

@@ -128,5 +128,12 @@ vox_status vx_nn_attention(vx_pool *pool, int64_t batch, int64_t n, int64_t head
 vox_status vx_nn_attention_bf16(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                                 int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
                                 float *out, int64_t ldo);
+/* The same with the scores as vx_linear_q8w products (queries and keys quantized per 32-block to int8
+ * codes exactly as vx_linear's q8 path quantizes activations, exact integer block sums) and the rest as
+ * vx_nn_attention_bf16: for a model whose linear layers already run on q8. VOX_ERR_UNSUPPORTED unless
+ * the path has a bf16 kernel and d % 32 == 0; VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_nn_attention_q8(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                              int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
+                              float *out, int64_t ldo);
 
 #endif
