@@ -370,7 +370,7 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     run on the int8 GEMM tiles where the path has them (vx_linear_q8w: vx_linear's q8 arithmetic in one
     float order), checked against the reference and against vx_linear's q8 kernels (VOX_F5_DIT=f32); where
     the attention runs on bf16 dot products its scores are q8 products too, and VOX_F5_ATT=bf16 keeps them
-    bf16 (both measured)."""
+    bf16 (both measured), and the input embedding's convolutions are bf16 dot products too."""
     from vox.families.f5 import convert as f5
 
     wav, text, audio, sr, _ = ref_clip
@@ -412,7 +412,9 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
         assert tiles == bool(dots.get("q8")), (math, dots)
         q8_scores = "the attention's scores as q8 products" in math
         assert q8_scores == bool(tiles and dots.get("bf16_rounds_x")), (math, dots)
-        what = math.split(' (')[0] + (", q8 attention scores" if q8_scores else "")
+        conv_bf16 = eng.info["conv_math"].startswith("bf16 dot products")
+        assert conv_bf16 == q8_scores, eng.info["conv_math"]
+        what = math.split(' (')[0] + (", q8 attention scores, bf16 input convolutions" if q8_scores else "")
         rows.append(measure("f5.native.q8_vs_reference", ours, ref, f"v1 q8, audio ({path}: {what})", backend=CPU))
         if q8_scores:   # the attention's scores as bf16 dot products (VOX_F5_ATT=bf16)
             other = with_env("VOX_F5_ATT", "bf16", "q8 products on int8 GEMM tiles")
@@ -425,6 +427,8 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     else:
         assert math.startswith("f32 products")
         rows.append(measure(f"f5.native.{tag}_vs_reference", ours, ref, f"v1 {tag}, audio ({path})", backend=CPU))
+    if quant != "q8":
+        assert eng.info["conv_math"] == "the stored weights' products", eng.info["conv_math"]
     record(rows)
 
 

@@ -178,6 +178,12 @@ vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, 
  * of vx_linear's result (bf16 weights; on avx512-vnni-bf16 bf16 inputs too: relative error up to
  * 2^-9 each), so use it only where that was measured to be harmless. VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y);
+/* The same product (no bias) of x rows already rounded to bf16 (vx_exp_rows_bf16 or vx_bf16_rne's bits;
+ * rows w->pairs words apart, a zero after an odd count): the bits vx_linear_bf16w gives for the floats
+ * those are the rounding of, without rounding them again. VOX_ERR_UNSUPPORTED unless
+ * vx_bf16w_takes_rounded() (AVX512-BF16). */
+int vx_bf16w_takes_rounded(void);
+vox_status vx_linear_bf16w_rounded(vx_pool *pool, const vx_bf16w *w, const uint16_t *xb, int64_t n, float *y);
 
 /* A q8 weight matrix packed for int8 GEMMs of many rows (cpu/q8w.c has the layout, the same on every
  * path): groups of 16 weight rows, per 32-block their codes interleaved 4 bytes a row, the block's code
@@ -309,6 +315,10 @@ void vx_softmax_rows(float *x, int64_t rows, int64_t d);
  * for c < n (s rows lds floats apart, p rows n apart), and sum[i] = the row's sum of p (per path: lanes,
  * then a fixed tree). One pass after the max; the caller divides whatever it makes of p by sum. */
 void vx_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum);
+/* The same values and sums with each p stored as its bf16 bits (vx_bf16_rne's rounding; rows ldp apart):
+ * the input of vx_linear_bf16w_rounded, as the bf16 kernels would round the floats of vx_exp_rows. */
+void vx_exp_rows_bf16(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p, int64_t ldp,
+                      float *sum);
 
 /* ------------------------------------------------------------------------------ attention */
 /* Rotary embedding, rotate-half form (HF): for each row r (0..n-1) and head h, with half = d/2:

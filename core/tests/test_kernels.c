@@ -557,6 +557,59 @@ static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t 
     free(s);
 }
 
+/* vx_exp_rows against exp in double (relative error per value: the exponential's ~2e-7 plus the float
+ * argument's rounding, |x| ulps; the sum: the values' bound plus n ulps of the sum's order); vx_exp_rows_bf16
+ * gives the bf16 bits of exactly those values and the same sums; vx_linear_bf16w_rounded of those bits
+ * gives the bits vx_linear_bf16w gives for the floats (where the path has the kernel). */
+static void test_exp_rows(void) {
+    static const int64_t shapes[][3] = {/* rows, n, lds */ {3, 1, 1}, {5, 37, 40}, {9, 1335, 1344}, {2, 64, 64}};
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+        const int64_t rows = shapes[c][0], n = shapes[c][1], lds = shapes[c][2], ldp = 2 * ((n + 1) / 2);
+        const float scale = 0.125f;
+        float *s = fvec(rows * lds, -60, 60), *p = malloc(sizeof(float) * (size_t)(rows * n)), sum[16], sumb[16];
+        uint16_t *pb = calloc((size_t)(rows * ldp), sizeof *pb);
+        vx_exp_rows(s, lds, rows, n, scale, p, sum);
+        vx_exp_rows_bf16(s, lds, rows, n, scale, pb, ldp, sumb);
+        double worst = 0;
+        int bits_ok = 1;
+        for (int64_t r = 0; r < rows; r++) {
+            double m = -INFINITY, ref_sum = 0;
+            for (int64_t i = 0; i < n; i++) m = fmax(m, s[r * lds + i]);
+            for (int64_t i = 0; i < n; i++) {
+                const double x = ((double)s[r * lds + i] - m) * scale, ref = exp(x);
+                ref_sum += ref;
+                const double tol = ref * (4e-7 + 6e-8 * fabs(x)) + 1e-37;
+                worst = fmax(worst, fabs(p[r * n + i] - ref) / tol);
+                uint32_t u;
+                memcpy(&u, &p[r * n + i], 4);
+                bits_ok &= pb[r * ldp + i] == (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+            }
+            worst = fmax(worst, fabs(sum[r] - ref_sum) / (ref_sum * (4e-7 + 6e-8 * (double)n)));
+            bits_ok &= memcmp(&sum[r], &sumb[r], sizeof(float)) == 0;
+        }
+        if (verbose) printf("  %-10s exp_rows %lldx%lld: worst err/bound %.3f\n", path_name(cur_path), (long long)rows, (long long)n, worst);
+        CHECK(worst <= 1, "%s exp_rows %lldx%lld: err/bound %.3g", path_name(cur_path), (long long)rows, (long long)n, worst);
+        CHECK(bits_ok, "%s exp_rows_bf16 %lldx%lld: not the bf16 bits and sums of exp_rows", path_name(cur_path),
+              (long long)rows, (long long)n);
+        if (vx_bf16w_takes_rounded()) { /* the product of the rounded rows: 64 values of v per key */
+            float *v = fvec(64 * n, -2, 2), *y1 = malloc(sizeof(float) * (size_t)(rows * 64)), *y2 = malloc(sizeof(float) * (size_t)(rows * 64));
+            vx_mat vm = {.dtype = VOX_DTYPE_F32, .rows = 64, .cols = n, .data = v};
+            vx_bf16w w;
+            CHECK(vx_bf16w_pack(&vm, &w) == VOX_OK, "bf16w pack");
+            CHECK(vx_linear_bf16w(pools[2], &w, NULL, p, rows, y1) == VOX_OK &&
+                      vx_linear_bf16w_rounded(pools[2], &w, pb, rows, y2) == VOX_OK && same_bits(y1, y2, rows * 64),
+                  "%s linear_bf16w_rounded %lldx%lld: not vx_linear_bf16w's bits", path_name(cur_path), (long long)rows,
+                  (long long)n);
+            vx_bf16w_free(&w);
+            free(v), free(y1), free(y2);
+        } else {
+            CHECK(vx_linear_bf16w_rounded(pools[1], &(vx_bf16w){0}, pb, rows, sum) == VOX_ERR_UNSUPPORTED,
+                  "%s linear_bf16w_rounded: not refused", path_name(cur_path));
+        }
+        free(s), free(p), free(pb);
+    }
+}
+
 /* vx_nn_attention (nn/attention.c): full attention over whole sequences, rows with a stride (q, k, v
  * slices of one q|k|v matrix, as F5's DiT passes them), against a double-precision softmax; the same
  * bits for 1, 2 and 3 threads. Lengths straddle the 64-query blocks; d 64 is the DiT's head. */
@@ -1540,6 +1593,44 @@ static void test_linear_bf16w(void) {
         }
         free(src);
     }
+    /* vx_nn_conv1d_bf16w (F5's grouped position convolutions): against a double-precision grouped
+     * convolution of the bf16-rounded weights (and inputs, where the kernel rounds them), zero-padded; the
+     * same bits for 1-3 threads. Output channels per group not a multiple of 64 (the packing pads them). */
+    static const int64_t gc[][5] = {/* c_in, groups, og, k, t */ {24, 4, 5, 7, 40}, {128, 2, 64, 31, 70}, {64, 16, 4, 31, 9}};
+    for (size_t ci = 0; ci < sizeof gc / sizeof gc[0]; ci++) {
+        const int64_t c_in = gc[ci][0], groups = gc[ci][1], og = gc[ci][2], k = gc[ci][3], t = gc[ci][4];
+        const int64_t cg = c_in / groups, c_out = og * groups, pl = k / 2, pr = k - 1 - k / 2;
+        float *w = fvec(c_out * cg * k, -1, 1), *x = fvec(t * c_in, -2, 2), *bias = fvec(c_out, -1, 1), *y[4];
+        vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = c_out, .cols = cg * k, .data = w};
+        vx_nn_gconv_bf16 gw;
+        CHECK(vx_nn_conv1d_bf16w_pack(&m, c_in, k, groups, &gw) == VOX_OK, "conv1d bf16 pack: %s", vox_last_error());
+        for (int th = 1; th <= 3; th++) {
+            y[th] = malloc(sizeof(float) * (size_t)(t * c_out));
+            CHECK(vx_nn_conv1d_bf16w(pools[th], &gw, bias, x, t, c_in, pl, pr, y[th]) == VOX_OK, "conv1d bf16: %s", vox_last_error());
+        }
+        CHECK(same_bits(y[1], y[2], t * c_out) && same_bits(y[1], y[3], t * c_out), "%s conv1d bf16 cfg %zu: threads change bits",
+              path_name(cur_path), ci);
+        double worst = 0;
+        for (int64_t i = 0; i < t; i++)
+            for (int64_t o = 0; o < c_out; o++) {
+                const int64_t g = o / og;
+                double ref = bias[o], mag = fabs(bias[o]);
+                for (int64_t c = 0; c < cg; c++)
+                    for (int64_t j = 0; j < k; j++) {
+                        const int64_t src = i + j - pl;
+                        if (src < 0 || src >= t) continue;
+                        const float xv = x[src * c_in + g * cg + c];
+                        const double p = (double)(rx ? bf16_round(xv) : xv) * bf16_round(w[(o * cg + c) * k + j]);
+                        ref += p, mag += fabs(p);
+                    }
+                worst = fmax(worst, fabs(y[1][i * c_out + o] - ref) / ((double)(cg * k + 2) * U32 * mag + 1e-30));
+            }
+        if (verbose) printf("  %-10s conv1d bf16 cfg %zu: worst err/bound %.3f\n", path_name(cur_path), ci, worst);
+        CHECK(worst <= 1, "%s conv1d bf16 cfg %zu: err/bound %.3g", path_name(cur_path), ci, worst);
+        vx_nn_conv1d_bf16w_free(&gw);
+        for (int th = 1; th <= 3; th++) free(y[th]);
+        free(w), free(x), free(bias);
+    }
 }
 
 /* ------------------------------------------------------------------------------ q8 GEMM of packed weights */
@@ -1887,11 +1978,11 @@ int main(int argc, char **argv) {
                dots.int8 ? dots.int8 : "none", dots.bf16 ? dots.bf16 : "none");
         fflush(stdout);
         static void (*const tests[])(void) = {test_qact_exact, test_linear, test_linear_multi, test_matmul_nn,
-                                              test_attention, test_nn_attention, test_norms, test_elementwise, test_rope_conv_gather,
+                                              test_attention, test_exp_rows, test_nn_attention, test_norms, test_elementwise, test_rope_conv_gather,
                                               test_channel_moments, test_harmonic_source, test_conv1d_f32,
                                               test_linear_bf16w, test_linear_q8w,
                                               test_conv1d_bf16w, test_conv1d_i8w, test_conv1d_i8w_ex};
-        static const char *names[] = {"qact", "linear", "linear_multi", "matmul_nn", "attention", "nn_attention", "norms",
+        static const char *names[] = {"qact", "linear", "linear_multi", "matmul_nn", "attention", "exp_rows", "nn_attention", "norms",
                                       "elementwise", "rope/conv/gather", "moments", "harmonic", "conv f32", "bf16w", "q8w",
                                       "bf16w conv", "i8w conv", "i8w fused"};
         _Static_assert(sizeof tests / sizeof tests[0] == sizeof names / sizeof names[0], "a name per test");

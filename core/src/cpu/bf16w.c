@@ -13,7 +13,6 @@
 #define BW_NR 64
 
 /* float -> bf16 bits, round-to-nearest-even, denormals to signed zero (as vcvtneps2bf16 under DAZ) */
-uint16_t vx_bf16_rne(float f);
 uint16_t vx_bf16_rne(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -120,6 +119,16 @@ vox_status vx_conv1d_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, 
         return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 products: %s", w->data ? "the CPU path has no bf16 kernel"
                                                                              : "the weight is not packed");
     return kt->conv_bf16(pool, w, bias, x, n_out, dil, y);
+}
+
+int vx_bf16w_takes_rounded(void) { return vx_kernels_active()->linear_bf16_rounded != NULL; }
+
+vox_status vx_linear_bf16w_rounded(vx_pool *pool, const vx_bf16w *w, const uint16_t *xb, int64_t n, float *y) {
+    const vx_kernels *kt = vx_kernels_active();
+    if (!w->data || w->taps != 1 || !kt->linear_bf16_rounded)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "vx_linear_bf16w_rounded: %s",
+                             !kt->linear_bf16_rounded ? "the CPU path has no kernel for rounded rows" : "not a packed matrix");
+    return kt->linear_bf16_rounded(pool, w, xb, n, y);
 }
 
 vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n, float *y) {

@@ -97,6 +97,8 @@ typedef struct vx_kernels {
     void (*layer_norm)(const float *x, const float *w, const float *b, int64_t rows, int64_t d, float eps, float *y);
     void (*softmax_rows)(float *x, int64_t rows, int64_t d);
     void (*exp_rows)(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum);
+    void (*exp_rows_bf16)(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p, int64_t ldp,
+                          float *sum);
     void (*add)(const float *a, const float *b, int64_t n, float *y);
     void (*mul)(const float *a, const float *b, int64_t n, float *y);
     void (*scale_channels)(const float *x, const float *s, int64_t rows, int64_t d, float *y);
@@ -126,6 +128,8 @@ typedef struct vx_kernels {
     /* conv_bf16: vx_conv1d_bf16w; a matrix is taps 1 (dil unused). */
     vox_status (*conv_bf16)(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
                             int64_t dil, float *y);
+    /* vx_linear_bf16w_rounded (a matrix, x rows already bf16, pairs words apart); NULL where the path has none. */
+    vox_status (*linear_bf16_rounded)(vx_pool *pool, const vx_bf16w *w, const uint16_t *xb, int64_t n, float *y);
     /* linear_q8w: vx_linear_q8w's tiles (cpu/q8w.c: the job, the layout and the order of operations);
      * NULL: q8w.c's scalar tile. */
     void (*q8w_tile)(const struct vx_q8w_tile *t);
@@ -153,6 +157,8 @@ void vx_conv_bf16_init_amx(vx_kernels *t);      /* AMX-BF16 (linear_bf16_amx.c) 
  * 16 x 64-byte operands, tmm6 / tmm7 the last, narrower ones (rem 4-byte groups: quads of int8 or
  * pairs of bf16; rem 0: none), loaded at each call (other code on the thread may change the tiles). */
 void vx_amx_configure(int rem);
+/* float -> bf16 bits, round to nearest even, denormals to signed zero, NaN kept quiet (bf16w.c) */
+uint16_t vx_bf16_rne(float f);
 /* n floats to bf16 by vx_bf16_rne (bf16w.c): the scalar table's bf16_round. */
 void vx_bf16_round(const float *x, int64_t n, uint16_t *h);
 /* An x row rounded to bf16 pairs as the AVX512-BF16 and AMX-BF16 kernels read it (linear_bf16_avx512.c). */

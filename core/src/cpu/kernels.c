@@ -500,6 +500,10 @@ void vx_clamp(const float *x, int64_t n, float lo, float hi, float *y) {
 void vx_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum) {
     if (rows > 0 && n > 0) vx_kernels_active()->exp_rows(s, lds, rows, n, scale, p, sum);
 }
+void vx_exp_rows_bf16(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p, int64_t ldp,
+                      float *sum) {
+    if (rows > 0 && n > 0) vx_kernels_active()->exp_rows_bf16(s, lds, rows, n, scale, p, ldp, sum);
+}
 
 void vx_softmax_rows(float *x, int64_t rows, int64_t d) {
     if (rows > 0 && d > 0) vx_kernels_active()->softmax_rows(x, rows, d);

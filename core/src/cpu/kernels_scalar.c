@@ -271,6 +271,22 @@ static void exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float
     }
 }
 
+static void exp_rows_bf16(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p, int64_t ldp,
+                          float *sum) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *sr = s + r * lds;
+        float m = -INFINITY, acc = 0.0f;
+        for (int64_t i = 0; i < n; i++) m = sr[i] > m ? sr[i] : m;
+        if (!isfinite(m)) m = 0.0f;
+        for (int64_t i = 0; i < n; i++) {
+            const float e = expf((sr[i] - m) * scale);
+            p[r * ldp + i] = vx_bf16_rne(e);
+            acc += e;
+        }
+        sum[r] = acc;
+    }
+}
+
 /* ------------------------------------------------------------------------------ elementwise */
 static void add(const float *a, const float *b, int64_t n, float *y) {
     for (int64_t i = 0; i < n; i++) y[i] = a[i] + b[i];
@@ -461,6 +477,7 @@ void vx_kernels_init_scalar(vx_kernels *t) {
     t->layer_norm = layer_norm;
     t->softmax_rows = softmax_rows;
     t->exp_rows = exp_rows;
+    t->exp_rows_bf16 = exp_rows_bf16;
     t->quant_block_q8 = vx_quantize_block_q8;
     t->bf16_round = vx_bf16_round;
     t->add = add;

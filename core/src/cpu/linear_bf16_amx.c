@@ -133,6 +133,7 @@ static vox_status conv_bf16_amx(vx_pool *pool, const vx_bf16w *w, const float *b
 
 void vx_conv_bf16_init_amx(vx_kernels *t) {
     t->conv_bf16 = conv_bf16_amx;
+    t->linear_bf16_rounded = NULL; /* not the AVX512-BF16 table's: the tiles read padding rows (conv_bf16_amx) */
     t->dots.bf16 = "AMX-BF16";
     t->dots.bf16_rounds_x = 1;
 }

@@ -22,7 +22,6 @@
 #define BW_KC 128 /* pairs per K block */
 #define BW_TASK 96 /* x rows per pool task (a multiple of BW_MR) */
 
-uint16_t vx_bf16_rne(float f);
 
 /* n floats -> bf16 (vcvtneps2bf16: round-to-nearest-even, denormals to zero under DAZ: vx_bf16_rne's bits) */
 static void round_bf16(const float *x, int64_t n, uint16_t *h) {
@@ -112,13 +111,10 @@ static void bw_tasks(void *ctx, int64_t t0, int64_t t1) {
     }
 }
 
-/* x: [n_out + dil (taps - 1)][cols / taps] f32 (a matrix: taps 1, dil unused). */
-static vox_status conv_bf16(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
-                                  int64_t dil, float *y) {
-    if (n_out <= 0) return VOX_OK;
+/* The products of xb's rows (already bf16: rounded here, or given) over the pool. */
+static void bw_run(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, uint32_t *xb, int64_t n_out,
+                   int64_t dil, float *y) {
     const int64_t n_in = n_out + dil * (w->taps - 1);
-    uint32_t *xb = aligned_alloc(64, (size_t)(((n_in * w->tap_pairs * 4) + 63) / 64 * 64));
-    if (!xb) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     /* few rows (a short span's decoder: one or two blocks of BW_TASK rows) would leave threads idle:
      * then the weight groups are split too. Every output is still one chain in the same order, so
      * the split never changes a bit. */
@@ -130,15 +126,32 @@ static vox_status conv_bf16(vx_pool *pool, const vx_bf16w *w, const float *bias,
     bw_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n_in = n_in, .n_out = n_out, .dil = dil,
                 .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols, .gsplit = gsplit};
     uint32_t fp = vx_fp_fast();
-    vx_pool_for(pool, n_in, 16, bw_round, &j);
+    if (x) vx_pool_for(pool, n_in, 16, bw_round, &j);
     vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, bw_tasks, &j);
     vx_fp_restore(fp);
+}
+
+/* x: [n_out + dil (taps - 1)][cols / taps] f32 (a matrix: taps 1, dil unused). */
+static vox_status conv_bf16(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
+                            int64_t dil, float *y) {
+    if (n_out <= 0) return VOX_OK;
+    const int64_t n_in = n_out + dil * (w->taps - 1);
+    uint32_t *xb = aligned_alloc(64, (size_t)(((n_in * w->tap_pairs * 4) + 63) / 64 * 64));
+    if (!xb) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    bw_run(pool, w, bias, x, xb, n_out, dil, y);
     free(xb);
+    return VOX_OK;
+}
+
+/* x rows already rounded (vx_linear_bf16w_rounded): the products alone, the same bits as conv_bf16's. */
+static vox_status linear_bf16_rounded(vx_pool *pool, const vx_bf16w *w, const uint16_t *xb, int64_t n, float *y) {
+    if (n > 0) bw_run(pool, w, NULL, NULL, (uint32_t *)(uintptr_t)xb, n, 0, y);
     return VOX_OK;
 }
 
 void vx_conv_bf16_init_avx512(vx_kernels *t) {
     t->conv_bf16 = conv_bf16;
+    t->linear_bf16_rounded = linear_bf16_rounded;
     t->bf16_round = round_bf16;
     t->dots.bf16 = "AVX512-BF16";
     t->dots.bf16_rounds_x = 1;

@@ -79,6 +79,8 @@ V_INLINE vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
 V_INLINE vi vi_srai1(vi a) { return _mm512_srai_epi32(a, 1); }
+V_INLINE vi vi_srai16(vi a) { return _mm512_srai_epi32(a, 16); }
+V_INLINE vi vi_or(vi a, vi b) { return _mm512_or_si512(a, b); }
 V_INLINE vi vi_sll16(vi a) { return _mm512_slli_epi32(a, 16); }
 V_INLINE vi vi_sll23(vi a) { return _mm512_slli_epi32(a, 23); }
 V_INLINE vi vi_sll30(vi a) { return _mm512_slli_epi32(a, 30); }
@@ -209,6 +211,8 @@ V_INLINE vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
 V_INLINE vi vi_srai1(vi a) { return _mm256_srai_epi32(a, 1); }
+V_INLINE vi vi_srai16(vi a) { return _mm256_srai_epi32(a, 16); }
+V_INLINE vi vi_or(vi a, vi b) { return _mm256_or_si256(a, b); }
 V_INLINE vi vi_sll16(vi a) { return _mm256_slli_epi32(a, 16); }
 V_INLINE vi vi_sll23(vi a) { return _mm256_slli_epi32(a, 23); }
 V_INLINE vi vi_sll30(vi a) { return _mm256_slli_epi32(a, 30); }
@@ -382,6 +386,8 @@ V_INLINE vi vi_add(vi a, vi b) { return vaddq_s32(a, b); }
 V_INLINE vi vi_sub(vi a, vi b) { return vsubq_s32(a, b); }
 V_INLINE vi vi_and(vi a, vi b) { return vandq_s32(a, b); }
 V_INLINE vi vi_srai1(vi a) { return vshrq_n_s32(a, 1); }
+V_INLINE vi vi_srai16(vi a) { return vshrq_n_s32(a, 16); }
+V_INLINE vi vi_or(vi a, vi b) { return vorrq_s32(a, b); }
 V_INLINE vi vi_sll16(vi a) { return vshlq_n_s32(a, 16); }
 V_INLINE vi vi_sll23(vi a) { return vshlq_n_s32(a, 23); }
 V_INLINE vi vi_sll30(vi a) { return vshlq_n_s32(a, 30); }

@@ -300,6 +300,51 @@ static void e_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, flo
     }
 }
 
+/* vx_exp_rows_bf16: the same values and sums, each value stored as its bf16 bits (round to nearest
+ * even on the float bits: vx_bf16_rne's for every normal value and NaN, here where the exponentials are
+ * never denormal) instead of as a float. */
+V_INLINE vi v_bf16_bits(vf e) {
+    const vi u = v_bits(e);
+    const vi r = vi_srai16(vi_add(vi_add(u, vi_set1(0x7fff)), vi_and(vi_srai16(u), vi_set1(1))));
+    return vi_sel(v_isnan(e), r, vi_or(vi_srai16(u), vi_set1(0x40)));
+}
+
+V_INLINE void v_store_bf16_bits(int16_t *p, vf e) { vi_store_i16(p, v_bf16_bits(e)); }
+
+/* The loop, with the store of VL values as bf16 a parameter (a path with a conversion instruction passes
+ * its own: the same bits). */
+V_INLINE void exp_rows_bf16_with(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p,
+                                 int64_t ldp, float *sum, void (*store)(int16_t *, vf)) {
+    const vf vsc = v_set1(scale);
+    for (int64_t r = 0; r < rows; r++) {
+        const float *sr = s + r * lds;
+        int16_t *pr = (int16_t *)(p + r * ldp);
+        const vf vms = v_set1(-(row_max(sr, n) * scale));
+        vf vs = v_zero();
+        int64_t i = 0;
+        for (; i + VL <= n; i += VL) {
+            vf e = v_exp_nonpos(v_fma(v_load(sr + i), vsc, vms));
+            store(pr + i, e);
+            vs = v_add(vs, e);
+        }
+        if (i < n) {
+            int16_t tail[VL];
+            vf e = v_exp_nonpos(v_fma(v_load_part(sr + i, n - i), vsc, vms));
+            store(tail, e);
+            memcpy(pr + i, tail, (size_t)(n - i) * sizeof *tail);
+            float ef[VL];
+            v_store(ef, e);
+            vs = v_add(vs, v_load_part(ef, n - i));
+        }
+        sum[r] = v_hsum(vs);
+    }
+}
+
+static void e_exp_rows_bf16(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p, int64_t ldp,
+                            float *sum) {
+    exp_rows_bf16_with(s, lds, rows, n, scale, p, ldp, sum, v_store_bf16_bits);
+}
+
 /* ------------------------------------------------------------------------------ rope */
 static void e_rope(float *x, int64_t n, int64_t heads, int64_t d, const float *cos, const float *sin) {
     int64_t half = d / 2;
@@ -567,6 +612,7 @@ static void fill_elementwise(vx_kernels *t) {
     t->layer_norm = e_layer_norm;
     t->softmax_rows = e_softmax_rows;
     t->exp_rows = e_exp_rows;
+    t->exp_rows_bf16 = e_exp_rows_bf16;
     t->add = e_add;
     t->mul = e_mul;
     t->scale_channels = e_scale_channels;

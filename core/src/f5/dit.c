@@ -149,9 +149,12 @@ vox_status f5_dit(const f5_model *m, vx_pool *pool, int64_t batch, int64_t n, co
     vx_linear(pool, &m->in_proj, m->in_proj_b, a, rows, h);
     for (int64_t b = 0; b < batch && st == VOX_OK; b++) {
         float *hb = h + b * n * d, *yb = y + b * n * d, *ab = a + b * n * d;
-        st = vx_nn_conv1d(pool, &m->conv0, m->conv0_b, hb, n, d, d, 31, 16, 15, 15, yb);
+        st = m->conv_bf16 ? vx_nn_conv1d_bf16w(pool, &m->conv0_bw, m->conv0_b, hb, n, d, 15, 15, yb)
+                          : vx_nn_conv1d(pool, &m->conv0, m->conv0_b, hb, n, d, d, 31, 16, 15, 15, yb);
         if (st == VOX_OK) vx_nn_mish_pool(pool, yb, n, d);
-        if (st == VOX_OK) st = vx_nn_conv1d(pool, &m->conv2, m->conv2_b, yb, n, d, d, 31, 16, 15, 15, ab);
+        if (st == VOX_OK)
+            st = m->conv_bf16 ? vx_nn_conv1d_bf16w(pool, &m->conv2_bw, m->conv2_b, yb, n, d, 15, 15, ab)
+                              : vx_nn_conv1d(pool, &m->conv2, m->conv2_b, yb, n, d, d, 31, 16, 15, 15, ab);
         if (st == VOX_OK) {
             vx_nn_mish_pool(pool, ab, n, d);
             vx_add(ab, hb, n * d, hb);

@@ -97,6 +97,8 @@ typedef struct f5_model {
     int dit_q8;                /* the DiT blocks' linears run as vx_linear_q8w (f5_block.q*) */
     int att_bf16;              /* the attention runs as bf16 dot products (vx_nn_attention_bf16) */
     int att_q8;                /* ... with its scores as q8 products (vx_nn_attention_q8) */
+    int conv_bf16;             /* the input embedding's convolutions as bf16 dot products (conv0_bw, conv2_bw) */
+    vx_nn_gconv_bf16 conv0_bw, conv2_bw;
     const char *dit_math;      /* what they run as, and why (engine info) */
     void *gpu;                 /* a GPU implementation's state (NULL: CPU) */
 } f5_model;

@@ -106,6 +106,8 @@ static char *build_info(const vox_engine *e, const f5_model *m) {
                   c->voc_same_padding ? "same" : "center");
     vx_buf_printf(&b, ",\"dit_math\":");
     vx_buf_json_string(&b, m->dit_math, (size_t)-1);
+    vx_buf_printf(&b, ",\"conv_math\":\"%s\"", m->conv_bf16 ? "bf16 dot products (the input embedding's grouped convolutions)"
+                                                              : "the stored weights' products");
     vx_buf_printf(&b, ",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));
     vx_buf_json_string(&b, cpu->name, (size_t)-1);
     vx_buf_printf(&b, "}");

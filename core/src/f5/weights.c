@@ -339,7 +339,31 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
  * input rows are rounded to bf16, which the bf16 rows of verify/tolerances.toml measure); q8 weights on
  * the int8 GEMM tiles (choose_q8); everywhere else, and with VOX_F5_DIT=f32, vx_linear (exact f32
  * products of the stored weights). */
+/* q8 weights with the attention on bf16 dot products: the input embedding's two grouped 31-tap
+ * convolutions (f32 in a q8 .tmod) as bf16 dot products too (tap-major, no im2col), the last large f32
+ * products of a step. Not for bf16 weights: rounding the convolutions' inputs as well would take their
+ * row (f5.native.bf16dot_vs_reference) past its bound; the q8 row has the room (measured in its what). */
+static vox_status choose_conv(f5_model *m) {
+    if (!m->dit_q8 || !m->att_bf16) return VOX_OK;
+    const int64_t d = m->c.dim;
+    vox_status st = vx_nn_conv1d_bf16w_pack(&m->conv0, d, 31, 16, &m->conv0_bw);
+    if (st == VOX_OK) st = vx_nn_conv1d_bf16w_pack(&m->conv2, d, 31, 16, &m->conv2_bw);
+    if (st != VOX_OK) {
+        vx_nn_conv1d_bf16w_free(&m->conv0_bw), vx_nn_conv1d_bf16w_free(&m->conv2_bw);
+        return st == VOX_ERR_UNSUPPORTED ? VOX_OK : st; /* odd channels per group: they stay f32 */
+    }
+    m->conv_bf16 = 1;
+    return VOX_OK;
+}
+
+static vox_status choose_products(f5_model *m);
+
 static vox_status choose_dit_math(f5_model *m) {
+    vox_status st = choose_products(m);
+    return st == VOX_OK ? choose_conv(m) : st;
+}
+
+static vox_status choose_products(f5_model *m) {
     const vx_dot_caps dots = vx_cpu_dots();
     const char *want = getenv("VOX_F5_DIT");
     int bf16 = m->c.depth > 0, q8 = m->c.depth > 0;
@@ -419,6 +443,7 @@ void f5_model_free(f5_model *m) {
         for (int j = 0; j < 6; j++) vx_bf16w_free(l.bf16[j]), vx_q8w_free(l.q8[j]);
     }
     free(m->blocks);
+    vx_nn_conv1d_bf16w_free(&m->conv0_bw), vx_nn_conv1d_bf16w_free(&m->conv2_bw);
     free(m->voc.blocks);
     f5_front_free(m->front);
     free(m);

@@ -15,7 +15,9 @@
  * well, twice the f32 rate (AMX tiles on the amx path). Between the products one pass, vx_exp_rows
  * (unnormalized exp(scale (s - max)) and its sum, read straight from the scores), and the division by
  * the sum on the d outputs after the second product instead of on the n probabilities: the scale, the
- * softmax's three passes and the division had cost as much as the two products.
+ * softmax's three passes and the division had cost as much as the two products. Where the kernel takes
+ * rows already rounded (vx_bf16w_takes_rounded), the pass stores the probabilities as bf16 and the
+ * product reads them as they are: the bits of rounding the floats in the product, one pass fewer.
  *
  * q8 scores (vx_nn_attention_q8): the keys quantized per 32-block as vx_linear_q8w quantizes its x and
  * packed as its weights, so the scores are vx_linear_q8w products of the queries (int8 codes, exact
@@ -40,6 +42,7 @@ typedef struct att_job {
     vx_bf16w *kw, *vw;      /* bf16: per (sequence, head) K [npad][d] and V^T [dpad][n], packed */
     vx_q8w *kq;             /* q8 scores: K [npad][d] quantized and packed (kw unused) */
     uint32_t *kbuf, *vbuf;  /* their words, all heads in one allocation each */
+    int rounded;            /* the probabilities go to the second product as bf16 (vx_linear_bf16w_rounded) */
     float scale;
     atomic_int failed;
 } att_job;
@@ -95,8 +98,19 @@ static void att_tasks(void *ctx, int64_t t0, int64_t t1) {
                 atomic_store(&j->failed, 1);
                 break;
             }
-            vx_exp_rows(s, sw, m, n, j->scale, pc, sums);
-            if (vx_linear_bf16w(NULL, &j->vw[p], NULL, pc, m, ob) != VOX_OK) {
+            vox_status st;
+            if (j->rounded) { /* the probabilities stored as bf16 straight away (pc's memory as bf16 pairs) */
+                uint16_t *pb = (uint16_t *)pc;
+                const int64_t ldp = 2 * j->vw[p].pairs;
+                vx_exp_rows_bf16(s, sw, m, n, j->scale, pb, ldp, sums);
+                if (n & 1)
+                    for (int64_t i = 0; i < m; i++) pb[i * ldp + n] = 0;
+                st = vx_linear_bf16w_rounded(NULL, &j->vw[p], pb, m, ob);
+            } else {
+                vx_exp_rows(s, sw, m, n, j->scale, pc, sums);
+                st = vx_linear_bf16w(NULL, &j->vw[p], NULL, pc, m, ob);
+            }
+            if (st != VOX_OK) {
                 atomic_store(&j->failed, 1);
                 break;
             }
@@ -128,6 +142,7 @@ static vox_status attention(vx_pool *pool, int mode, int64_t batch, int64_t n, i
                  .scale = scale};
     atomic_init(&j.failed, 0);
     const int bf16 = mode != ATT_F32;
+    j.rounded = bf16 && vx_bf16w_takes_rounded();
     if (bf16) {
         j.kw = calloc((size_t)pairs, sizeof *j.kw);
         j.vw = calloc((size_t)pairs, sizeof *j.vw);

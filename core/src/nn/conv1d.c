@@ -81,3 +81,68 @@ vox_status vx_nn_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, const
     free(xp), free(col), free(yg);
     return VOX_OK;
 }
+
+vox_status vx_nn_conv1d_bf16w_pack(const vx_mat *w, int64_t c_in, int64_t k, int64_t groups, vx_nn_gconv_bf16 *out) {
+    memset(out, 0, sizeof *out);
+    if (groups < 1 || c_in % groups || w->rows % groups || w->cols != c_in / groups * k)
+        return vox_set_error(VOX_ERR_INTERNAL, "conv1d bf16: weight [%lld x %lld] does not fit %lld channels, k %lld, %lld groups",
+                             (long long)w->rows, (long long)w->cols, (long long)c_in, (long long)k, (long long)groups);
+    const int64_t og = w->rows / groups, opad = (og + 63) / 64 * 64, cols = w->cols;
+    const size_t es = w->dtype == VOX_DTYPE_F32 ? 4 : 2;
+    if (w->dtype != VOX_DTYPE_F32 && w->dtype != VOX_DTYPE_BF16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "conv1d bf16: f32 or bf16 weights only");
+    out->g = calloc((size_t)groups, sizeof *out->g);
+    unsigned char *pad = calloc((size_t)(opad * cols), es); /* a group's rows, then zero rows */
+    if (!out->g || !pad) {
+        free(out->g), free(pad);
+        out->g = NULL;
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    out->groups = groups, out->og = og, out->k = k;
+    vox_status st = VOX_OK;
+    for (int64_t g = 0; g < groups && st == VOX_OK; g++) {
+        memcpy(pad, (const unsigned char *)w->data + (size_t)(g * og * cols) * es, (size_t)(og * cols) * es);
+        const vx_mat wg = {.dtype = w->dtype, .rows = opad, .cols = cols, .data = pad};
+        st = vx_bf16w_pack_conv(&wg, c_in / groups, k, &out->g[g]);
+    }
+    free(pad);
+    if (st != VOX_OK) vx_nn_conv1d_bf16w_free(out);
+    return st;
+}
+
+void vx_nn_conv1d_bf16w_free(vx_nn_gconv_bf16 *w) {
+    if (w->g)
+        for (int64_t g = 0; g < w->groups; g++) vx_bf16w_free(&w->g[g]);
+    free(w->g);
+    memset(w, 0, sizeof *w);
+}
+
+/* Per group: its input channels gathered into a zero-padded [t + pad][cg] copy, the tap-major packed
+ * product over it (vx_conv1d_bf16w), the group's og outputs scattered into y. */
+vox_status vx_nn_conv1d_bf16w(vx_pool *pool, const vx_nn_gconv_bf16 *w, const float *bias, const float *x, int64_t t,
+                              int64_t c_in, int64_t pad_l, int64_t pad_r, float *y) {
+    const int64_t groups = w->groups, og = w->og, k = w->k, cg = c_in / groups, tp = t + pad_l + pad_r, t_out = tp - (k - 1);
+    if (!w->g || c_in % groups || w->g[0].tap_pairs * 2 != cg)
+        return vox_set_error(VOX_ERR_INTERNAL, "conv1d bf16: the packed weight does not fit %lld channels", (long long)c_in);
+    if (t_out <= 0) return VOX_OK;
+    const int64_t opad = w->g[0].rows, c_out = groups * og;
+    float *xg = calloc((size_t)(tp * cg), sizeof *xg), *yg = malloc((size_t)(t_out * opad) * sizeof *yg);
+    if (!xg || !yg) {
+        free(xg), free(yg);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (conv1d over %lld frames)", (long long)t);
+    }
+    vox_status st = VOX_OK;
+    for (int64_t g = 0; g < groups && st == VOX_OK; g++) {
+        for (int64_t r = 0; r < t; r++) memcpy(xg + (pad_l + r) * cg, x + r * c_in + g * cg, (size_t)cg * sizeof *xg);
+        st = vx_conv1d_bf16w(pool, &w->g[g], NULL, xg, t_out, 1, yg);
+        for (int64_t i = 0; i < t_out && st == VOX_OK; i++) { /* + bias last, as the kernel adds it */
+            float *yo = y + i * c_out + g * og;
+            if (bias)
+                for (int64_t o = 0; o < og; o++) yo[o] = yg[i * opad + o] + bias[g * og + o];
+            else
+                memcpy(yo, yg + i * opad, (size_t)og * sizeof *yo);
+        }
+    }
+    free(xg), free(yg);
+    return st;
+}

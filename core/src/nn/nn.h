@@ -53,6 +53,18 @@ vx_mat vx_mat_rows(const vx_mat *w, int64_t r0, int64_t n);
  * VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_nn_conv1d(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t t, int64_t c_in,
                         int64_t c_out, int64_t k, int64_t groups, int64_t pad_l, int64_t pad_r, float *y);
+/* The same convolution as bf16 dot products: each group's weight [c_out / groups][c_in / groups * k] (torch
+ * order) packed by vx_nn_conv1d_bf16w_pack (its rows padded with zeros to a multiple of 64), the input
+ * rounded to bf16 by the kernel, products exact, f32 sums (vx_conv1d_bf16w: no im2col). The pack refuses
+ * (VOX_ERR_UNSUPPORTED) where the path has no bf16 kernel or c_in / groups is odd. */
+typedef struct vx_nn_gconv_bf16 {
+    int64_t groups, og, k;   /* og: output channels per group */
+    vx_bf16w *g;             /* [groups] */
+} vx_nn_gconv_bf16;
+vox_status vx_nn_conv1d_bf16w_pack(const vx_mat *w, int64_t c_in, int64_t k, int64_t groups, vx_nn_gconv_bf16 *out);
+void vx_nn_conv1d_bf16w_free(vx_nn_gconv_bf16 *w);
+vox_status vx_nn_conv1d_bf16w(vx_pool *pool, const vx_nn_gconv_bf16 *w, const float *bias, const float *x, int64_t t,
+                              int64_t c_in, int64_t pad_l, int64_t pad_r, float *y);
 
 /* Global Response Normalization of ConvNeXt-V2 (Woo et al. 2023) on x [t][c], in place:
  *   G[c] = sqrt(sum over time of x^2)  (double sums, rounded),  N[c] = G[c] / (mean over c of G + 1e-6)
