@@ -26,7 +26,9 @@
 #define Q8W_BLOCK 640
 #define Q8W_MR 4    /* x rows per register tile */
 #define Q8W_NG 3    /* groups per register tile */
-#define Q8W_KB 8    /* blocks per K block: 3 groups x 8 blocks = 15 KB of weights, in L1 */
+#define Q8W_KB 32   /* blocks per K block: 3 groups x 32 blocks = 60 KB of weights, in L2; rows of up to 1024
+                     * columns in one pass (no partial sums through y): 4-6% faster than 8 blocks (15 KB, in L1)
+                     * on Zen 4 for F5's layers */
 #define Q8W_TASK 96 /* x rows per pool task */
 
 vox_status vx_q8w_pack(const vx_mat *w, vx_q8w *out) {
