@@ -410,11 +410,12 @@ def test_reduced_precision(engines, voices, tmods, ref_clip, dtype, quant, monke
     elif quant == "q8":
         tiles = math.startswith("q8 products on int8 GEMM tiles")
         assert tiles == bool(dots.get("q8")), (math, dots)
+        att_bf16 = bool(tiles and dots.get("bf16_rounds_x"))   # the attention on bf16 dot products
         q8_scores = "the attention's scores as q8 products" in math
-        assert q8_scores == bool(tiles and dots.get("bf16_rounds_x")), (math, dots)
+        assert q8_scores == (att_bf16 and not dots.get("bf16_tiles")), (math, dots)
         conv_bf16 = eng.info["conv_math"].startswith("bf16 dot products")
-        assert conv_bf16 == q8_scores, eng.info["conv_math"]
-        what = math.split(' (')[0] + (", q8 attention scores, bf16 input convolutions" if q8_scores else "")
+        assert conv_bf16 == att_bf16, eng.info["conv_math"]
+        what = math.split(' (')[0] + (", q8 attention scores" if q8_scores else "") + (", bf16 input convolutions" if conv_bf16 else "")
         rows.append(measure("f5.native.q8_vs_reference", ours, ref, f"v1 q8, audio ({path}: {what})", backend=CPU))
         if q8_scores:   # the attention's scores as bf16 dot products (VOX_F5_ATT=bf16)
             other = with_env("VOX_F5_ATT", "bf16", "q8 products on int8 GEMM tiles")

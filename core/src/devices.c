@@ -94,7 +94,8 @@ static void build(void) {
     vx_buf_printf(&b, ",\"bf16\":");
     if (dots.bf16) vx_buf_json_string(&b, dots.bf16, (size_t)-1);
     else vx_buf_printf(&b, "null");
-    vx_buf_printf(&b, ",\"bf16_rounds_x\":%s,\"q8\":", dots.bf16_rounds_x ? "true" : "false");
+    vx_buf_printf(&b, ",\"bf16_rounds_x\":%s,\"bf16_tiles\":%s,\"q8\":", dots.bf16_rounds_x ? "true" : "false",
+                  dots.bf16_tiles ? "true" : "false");
     if (dots.q8) vx_buf_json_string(&b, dots.q8, (size_t)-1);
     else vx_buf_printf(&b, "null");
     vx_buf_printf(&b, "},\"paths\":[");

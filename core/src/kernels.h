@@ -108,6 +108,7 @@ typedef struct vx_dot_caps {
     const char *int8;  /* "AVX512-VNNI", "AVX-VNNI", "AVX2 vpmaddwd", "NEON I8MM usdot", "NEON sdot", "NEON smlal" */
     const char *bf16;  /* "AVX512-BF16" / "NEON BF16 bfdot" (x rounded to bf16 too), "bf16 weights widened, f32 FMA" */
     int bf16_rounds_x; /* the bf16 kernel rounds its input rows to bf16 (vdpbf16ps, bfdot) */
+    int bf16_tiles;    /* ... on matrix tiles (AMX-BF16): faster than the q8 kernel's vector dot products */
     const char *q8;    /* vx_linear_q8w's kernel: "AVX512-VNNI"; NULL: the scalar definition (slow) */
 } vx_dot_caps;
 vx_dot_caps vx_cpu_dots(void);

@@ -136,4 +136,5 @@ void vx_conv_bf16_init_amx(vx_kernels *t) {
     t->linear_bf16_rounded = NULL; /* not the AVX512-BF16 table's: the tiles read padding rows (conv_bf16_amx) */
     t->dots.bf16 = "AMX-BF16";
     t->dots.bf16_rounds_x = 1;
+    t->dots.bf16_tiles = 1;
 }

@@ -100,6 +100,7 @@ typedef struct f5_model {
     int conv_bf16;             /* the input embedding's convolutions as bf16 dot products (conv0_bw, conv2_bw) */
     vx_nn_gconv_bf16 conv0_bw, conv2_bw;
     const char *dit_math;      /* what they run as, and why (engine info) */
+    char dit_math_buf[512];    /* where it is written when it names the kernels */
     void *gpu;                 /* a GPU implementation's state (NULL: CPU) */
 } f5_model;
 

@@ -319,18 +319,24 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
     m->dit_q8 = 1;
     m->att_bf16 = dots->bf16 && dots->bf16_rounds_x;   /* reduced weights: the attention on bf16 dots too */
     /* and its scores in the linears' q8 arithmetic (queries and keys as int8 codes per 32-block), twice
-     * the bf16 rate: VOX_F5_ATT=bf16 keeps them bf16 dot products */
+     * the rate of bf16 vector dot products (not of bf16 tiles: on AMX, 10% slower than the tiles on a
+     * Xeon): VOX_F5_ATT=bf16 keeps them bf16 dot products */
     const char *att = getenv("VOX_F5_ATT");
-    m->att_q8 = m->att_bf16 && m->c.dim_head % 32 == 0 && !(att && !strcmp(att, "bf16"));
-    m->dit_math = m->att_q8 ? "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one "
-                              "float order), the attention's scores as q8 products too and its weighted values as bf16 dot "
-                              "products (AVX512-BF16); VOX_F5_ATT=bf16 for bf16 scores, VOX_F5_DIT=f32 for vx_linear and "
-                              "the f32 attention"
-                  : m->att_bf16 ? "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, "
-                                  "one float order) and the attention as bf16 dot products (AVX512-BF16; VOX_F5_ATT=bf16); "
-                                  "VOX_F5_DIT=f32 for vx_linear and the f32 attention"
-                                : "q8 products on int8 GEMM tiles (AVX512-VNNI: the arithmetic of vx_linear's q8 kernels, one "
-                                  "float order; VOX_F5_DIT=f32 for vx_linear)";
+    m->att_q8 = m->att_bf16 && !dots->bf16_tiles && m->c.dim_head % 32 == 0 && !(att && !strcmp(att, "bf16"));
+    const char *tiles = "q8 products on int8 GEMM tiles (%s: the arithmetic of vx_linear's q8 kernels, one float order";
+    char *b = m->dit_math_buf;
+    const size_t cap = sizeof m->dit_math_buf;
+    int k = snprintf(b, cap, tiles, dots->q8);
+    if (m->att_q8)
+        snprintf(b + k, cap - (size_t)k, "), the attention's scores as q8 products too and its weighted values as bf16 dot "
+                 "products (%s); VOX_F5_ATT=bf16 for bf16 scores, VOX_F5_DIT=f32 for vx_linear and the f32 attention",
+                 dots->bf16);
+    else if (m->att_bf16)
+        snprintf(b + k, cap - (size_t)k, ") and the attention as bf16 dot products (%s%s); VOX_F5_DIT=f32 for vx_linear and "
+                 "the f32 attention", dots->bf16, dots->bf16_tiles ? ", faster than q8 scores" : "");
+    else
+        snprintf(b + k, cap - (size_t)k, "; VOX_F5_DIT=f32 for vx_linear)");
+    m->dit_math = b;
     return VOX_OK;
 }
 
@@ -393,8 +399,9 @@ static vox_status choose_products(f5_model *m) {
         }
     }
     m->dit_bf16 = m->att_bf16 = 1;
-    m->dit_math = "bf16 dot products in the linear layers and the attention (AVX512-BF16: inputs rounded to bf16; "
-                  "VOX_F5_DIT=f32 for f32 products)";
+    snprintf(m->dit_math_buf, sizeof m->dit_math_buf, "bf16 dot products in the linear layers and the attention (%s: "
+             "inputs rounded to bf16; VOX_F5_DIT=f32 for f32 products)", dots.bf16);
+    m->dit_math = m->dit_math_buf;
     return VOX_OK;
 }
 
