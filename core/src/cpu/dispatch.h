@@ -144,6 +144,10 @@ typedef struct vx_kernels {
  * smaller path's table (kernels.c): scalar -> avx2 -> avx2-vnni, avx2 -> avx512 -> avx512-vnni ->
  * avx512-vnni-bf16 -> amx; on aarch64 scalar -> neon -> neon-dotprod -> neon-i8mm -> neon-i8mm-bf16. */
 void vx_kernels_init_scalar(vx_kernels *t);
+/* float -> bf16 bits, round to nearest even, denormals to signed zero, NaN kept quiet (bf16w.c) */
+uint16_t vx_bf16_rne(float f);
+/* n floats to bf16 by vx_bf16_rne (bf16w.c): the scalar table's bf16_round. */
+void vx_bf16_round(const float *x, int64_t n, uint16_t *h);
 #ifdef VOX_X86
 void vx_kernels_init_avx2(vx_kernels *t);
 void vx_kernels_init_avx2_vnni(vx_kernels *t);
@@ -157,10 +161,6 @@ void vx_conv_bf16_init_amx(vx_kernels *t);      /* AMX-BF16 (linear_bf16_amx.c) 
  * 16 x 64-byte operands, tmm6 / tmm7 the last, narrower ones (rem 4-byte groups: quads of int8 or
  * pairs of bf16; rem 0: none), loaded at each call (other code on the thread may change the tiles). */
 void vx_amx_configure(int rem);
-/* float -> bf16 bits, round to nearest even, denormals to signed zero, NaN kept quiet (bf16w.c) */
-uint16_t vx_bf16_rne(float f);
-/* n floats to bf16 by vx_bf16_rne (bf16w.c): the scalar table's bf16_round. */
-void vx_bf16_round(const float *x, int64_t n, uint16_t *h);
 /* An x row rounded to bf16 pairs as the AVX512-BF16 and AMX-BF16 kernels read it (linear_bf16_avx512.c). */
 void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o);
 void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */
