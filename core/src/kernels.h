@@ -154,10 +154,6 @@ typedef struct vx_bf16w {
 vox_status vx_bf16w_pack(const vx_mat *w, vx_bf16w *out);
 /* A Conv1d weight [c_out][c_in * k] (torch order) packed tap-major for vx_conv1d_bf16w; c_in even. */
 vox_status vx_bf16w_pack_conv(const vx_mat *w, int64_t c_in, int64_t k, vx_bf16w *out);
-/* A workspace for an nn/ layer on the calling thread, 64-byte aligned, kept from call to call (large
- * buffers allocated afresh cost their page faults every time): valid until the thread's next call;
- * NULL when out of memory. One user at a time: layers that call each other do not both use it. */
-void *vx_nn_scratch(size_t bytes);
 /* Packs rows x cols of strided f32 (element (r, c) at src[r ld + c], or src[c ld + r] when transposed),
  * zero rows up to rows_pad (a multiple of 64), into caller storage of rows_pad * ((cols + 1) / 2) words
  * (out->data points there: never vx_bf16w_free it). The same words as vx_bf16w_pack; any path. */

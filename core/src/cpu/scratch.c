@@ -46,5 +46,3 @@ void *vx_scratch(int slot, size_t bytes) {
     }
     return s->buf[slot];
 }
-
-void *vx_nn_scratch(size_t bytes) { return vx_scratch(VX_SLOT_NN, bytes); }

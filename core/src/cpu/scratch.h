@@ -14,8 +14,7 @@ enum {
     VX_SLOT_ACT = 0,    /* vx_linear: quantized activations (caller thread, whole call) */
     VX_SLOT_TILE = 1,   /* inside one task of a range kernel: partial sums, packed panels */
     VX_SLOT_TILE2 = 2,
-    VX_SLOT_NN = 3,     /* vx_nn_scratch: a layer's workspace (caller thread, whole call) */
-    VX_SCRATCH_SLOTS = 4
+    VX_SCRATCH_SLOTS = 3
 };
 
 void *vx_scratch(int slot, size_t bytes);

@@ -146,13 +146,12 @@ static vox_status attention(vx_pool *pool, int mode, int64_t batch, int64_t n, i
     if (bf16) {
         j.kw = calloc((size_t)pairs, sizeof *j.kw);
         j.vw = calloc((size_t)pairs, sizeof *j.vw);
-        /* 64-byte aligned, as the kernels load the packed words (every head's share is a multiple of 64
-         * rows), in the thread's kept workspace: ~11 MB for F5's 2 x 1335 frames, whose page faults
-         * had cost as much as the packing when allocated afresh for each layer */
+        /* one 64-byte aligned allocation, as the kernels load the packed words (every head's share is a
+         * multiple of 64 rows' worth): ~11 MB for F5's 2 x 1335 frames */
         if (mode == ATT_Q8) j.kq = calloc((size_t)pairs, sizeof *j.kq);
         const size_t kwords = mode == ATT_Q8 ? (size_t)pairs * vx_q8w_bytes(j.npad, d) / 4 : (size_t)(pairs * j.npad * ((d + 1) / 2));
         const size_t vwords = (size_t)(pairs * j.dpad * ((n + 1) / 2));
-        j.kbuf = vx_nn_scratch((kwords + vwords) * sizeof *j.kbuf);
+        j.kbuf = aligned_alloc(64, (kwords + vwords) * sizeof *j.kbuf);
         j.vbuf = j.kbuf ? j.kbuf + kwords : NULL;
     } else {
         j.kt = malloc(per * sizeof *j.kt);
@@ -168,7 +167,7 @@ static vox_status attention(vx_pool *pool, int mode, int64_t batch, int64_t n, i
         vx_fp_restore(fp);
         if (atomic_load(&j.failed)) st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory (attention)");
     }
-    free(j.kw), free(j.vw), free(j.kq), free(j.kt), free(j.vc);
+    free(j.kw), free(j.vw), free(j.kq), free(j.kbuf), free(j.kt), free(j.vc);
     return st;
 }
 

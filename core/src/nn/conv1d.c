@@ -87,10 +87,10 @@ vox_status vx_nn_conv1d_bf16w_pack(const vx_mat *w, int64_t c_in, int64_t k, int
     if (groups < 1 || c_in % groups || w->rows % groups || w->cols != c_in / groups * k)
         return vox_set_error(VOX_ERR_INTERNAL, "conv1d bf16: weight [%lld x %lld] does not fit %lld channels, k %lld, %lld groups",
                              (long long)w->rows, (long long)w->cols, (long long)c_in, (long long)k, (long long)groups);
-    const int64_t og = w->rows / groups, opad = (og + 63) / 64 * 64, cols = w->cols;
-    const size_t es = w->dtype == VOX_DTYPE_F32 ? 4 : 2;
     if (w->dtype != VOX_DTYPE_F32 && w->dtype != VOX_DTYPE_BF16)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "conv1d bf16: f32 or bf16 weights only");
+    const int64_t og = w->rows / groups, opad = (og + 63) / 64 * 64, cols = w->cols;
+    const size_t es = w->dtype == VOX_DTYPE_F32 ? 4 : 2;
     out->g = calloc((size_t)groups, sizeof *out->g);
     unsigned char *pad = calloc((size_t)(opad * cols), es); /* a group's rows, then zero rows */
     if (!out->g || !pad) {
