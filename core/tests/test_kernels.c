@@ -610,6 +610,29 @@ static void test_exp_rows(void) {
     }
 }
 
+/* A reduced-precision full attention (vx_nn_attention_bf16 / _q8) for 1, 2 and 3 threads into ob[1..3]
+ * (the same bits), then its largest error against ref (within tol) and, for the record, against f32. */
+typedef vox_status (*nn_att_fn)(vx_pool *, int64_t, int64_t, int64_t, int64_t, const float *, int64_t, const float *,
+                                int64_t, const float *, int64_t, float, float *, int64_t);
+static void check_nn_att(nn_att_fn fn, const char *name, size_t c, const float *qkv, int64_t ld, int64_t B, int64_t n,
+                         int64_t H, int64_t d, float scale, float *ob[4], const double *ref, const float *f32, double tol) {
+    const int64_t inner = H * d, cnt = B * n * inner;
+    for (int t = 1; t <= 3; t++)
+        CHECK(fn(pools[t], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[t], inner) == VOX_OK,
+              "nn attention %s cfg %zu: failed", name, c);
+    CHECK(same_bits(ob[1], ob[2], cnt) && same_bits(ob[1], ob[3], cnt), "%s nn attention %s cfg %zu: threads change bits",
+          path_name(cur_path), name, c);
+    double err = 0, vs_f32 = 0;
+    for (int64_t e = 0; e < cnt; e++) {
+        err = fmax(err, fabs(ob[1][e] - ref[e]));
+        vs_f32 = fmax(vs_f32, fabs(ob[1][e] - f32[e]));
+    }
+    if (verbose)
+        printf("  %-10s nn attention %s cfg %zu max err %.3g (tol %.3g; vs f32 %.3g; %s)\n", path_name(cur_path), name, c, err,
+               tol, vs_f32, vx_cpu_dots().bf16);
+    CHECK(err <= tol, "%s nn attention %s cfg %zu: max err %.3g > %.3g", path_name(cur_path), name, c, err, tol);
+}
+
 /* vx_nn_attention (nn/attention.c): full attention over whole sequences, rows with a stride (q, k, v
  * slices of one q|k|v matrix, as F5's DiT passes them), against a double-precision softmax; the same
  * bits for 1, 2 and 3 threads. Lengths straddle the 64-query blocks; d 64 is the DiT's head. */
@@ -642,44 +665,17 @@ static void test_nn_attention(void) {
         const vx_dot_caps dots = vx_cpu_dots();
         if (dots.bf16) {
             float *ob[4];
-            for (int t = 1; t <= 3; t++) {
-                ob[t] = malloc(sizeof(float) * (size_t)(B * n * inner));
-                CHECK(vx_nn_attention_bf16(pools[t], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[t],
-                                           inner) == VOX_OK, "nn attention bf16 cfg %zu: failed", c);
-            }
-            CHECK(same_bits(ob[1], ob[2], B * n * inner) && same_bits(ob[1], ob[3], B * n * inner),
-                  "%s nn attention bf16 cfg %zu: threads change bits", path_name(cur_path), c);
+            for (int t = 1; t <= 3; t++) ob[t] = malloc(sizeof(float) * (size_t)(B * n * inner));
             const int rx = dots.bf16_rounds_x;
             ref_full_attention(qkv, ld, B, n, H, d, scale, 1, rx, 0, ref, &pmax);
-            double err = 0, vs_f32 = 0;
-            for (int64_t e = 0; e < B * n * inner; e++) {
-                err = fmax(err, fabs(ob[1][e] - ref[e]));
-                vs_f32 = fmax(vs_f32, fabs(ob[1][e] - o[1][e]));
-            }
-            const double tolb = tol + (rx ? 0x1p-8 * pmax * 2 : 0);
-            if (verbose)
-                printf("  %-10s nn attention bf16 cfg %zu max err %.3g (tol %.3g; vs f32 %.3g; %s)\n", path_name(cur_path), c,
-                       err, tolb, vs_f32, dots.bf16);
-            CHECK(err <= tolb, "%s nn attention bf16 cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, err, tolb);
+            check_nn_att(vx_nn_attention_bf16, "bf16", c, qkv, ld, B, n, H, d, scale, ob, ref, o[1],
+                         tol + (rx ? 0x1p-8 * pmax * 2 : 0));
             /* q8 scores (vx_nn_attention_q8, heads a multiple of 32): against the same attention with each
              * score from the int8 codes as vx_linear_q8w defines it; the same allowance as above */
             if (d % 32 == 0) {
-                for (int t = 1; t <= 3; t++)
-                    CHECK(vx_nn_attention_q8(pools[t], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[t],
-                                             inner) == VOX_OK, "nn attention q8 cfg %zu: failed", c);
-                CHECK(same_bits(ob[1], ob[2], B * n * inner) && same_bits(ob[1], ob[3], B * n * inner),
-                      "%s nn attention q8 cfg %zu: threads change bits", path_name(cur_path), c);
                 ref_full_attention(qkv, ld, B, n, H, d, scale, 1, rx, 1, ref, &pmax);
-                double eq = 0, vq_f32 = 0;
-                for (int64_t e = 0; e < B * n * inner; e++) {
-                    eq = fmax(eq, fabs(ob[1][e] - ref[e]));
-                    vq_f32 = fmax(vq_f32, fabs(ob[1][e] - o[1][e]));
-                }
-                const double tolq = tol + (rx ? 0x1p-8 * pmax * 2 : 0);
-                if (verbose)
-                    printf("  %-10s nn attention q8 cfg %zu max err %.3g (tol %.3g; vs f32 %.3g)\n", path_name(cur_path), c, eq,
-                           tolq, vq_f32);
-                CHECK(eq <= tolq, "%s nn attention q8 cfg %zu: max err %.3g > %.3g", path_name(cur_path), c, eq, tolq);
+                check_nn_att(vx_nn_attention_q8, "q8", c, qkv, ld, B, n, H, d, scale, ob, ref, o[1],
+                             tol + (rx ? 0x1p-8 * pmax * 2 : 0));
             } else {
                 CHECK(vx_nn_attention_q8(pools[1], B, n, H, d, qkv, ld, qkv + inner, ld, qkv + 2 * inner, ld, scale, ob[1],
                                          inner) == VOX_ERR_UNSUPPORTED,

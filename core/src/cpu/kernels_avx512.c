@@ -25,7 +25,7 @@ void vx_kernels_init_avx512_vnni(vx_kernels *t) {
 V_INLINE void store_bf16_cvt(int16_t *p, vf e) { _mm256_storeu_si256((__m256i *)p, (__m256i)_mm512_cvtneps_pbh(e)); }
 static void exp_rows_bf16_cvt(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p,
                               int64_t ldp, float *sum) {
-    exp_rows_bf16_with(s, lds, rows, n, scale, p, ldp, sum, store_bf16_cvt);
+    exp_rows_with(s, lds, rows, n, scale, NULL, p, ldp, sum, store_bf16_cvt);
 }
 
 void vx_kernels_init_avx512_bf16(vx_kernels *t) {

@@ -276,33 +276,8 @@ V_INLINE vf v_exp_nonpos(vf x) {
     return v_mul(p, v_frombits(vi_sll23(v_bits(t))));
 }
 
-/* vx_exp_rows: per row the max by vectors, then exp(scale s - scale max) (one fused product) by vectors,
- * stored, and summed lane by lane (element c in lane c % VL) then v_hsum's tree: one pass over the row
- * after the max, no division (the bf16 attention normalizes its 64 outputs instead of the row). */
-static void e_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum) {
-    const vf vsc = v_set1(scale);
-    for (int64_t r = 0; r < rows; r++) {
-        const float *sr = s + r * lds;
-        float *pr = p + r * n;
-        const vf vms = v_set1(-(row_max(sr, n) * scale));
-        vf vs = v_zero();
-        int64_t i = 0;
-        for (; i + VL <= n; i += VL) {
-            vf e = v_exp_nonpos(v_fma(v_load(sr + i), vsc, vms));
-            v_store(pr + i, e);
-            vs = v_add(vs, e);
-        }
-        if (i < n) {
-            v_store_part(pr + i, v_exp_nonpos(v_fma(v_load_part(sr + i, n - i), vsc, vms)), n - i);
-            vs = v_add(vs, v_load_part(pr + i, n - i));
-        }
-        sum[r] = v_hsum(vs);
-    }
-}
-
-/* vx_exp_rows_bf16: the same values and sums, each value stored as its bf16 bits (round to nearest
- * even on the float bits: vx_bf16_rne's for every normal value and NaN, here where the exponentials are
- * never denormal) instead of as a float. */
+/* vx_exp_rows_bf16 stores each value as its bf16 bits (round to nearest even on the float bits:
+ * vx_bf16_rne's for every normal value and NaN, here where the exponentials are never denormal). */
 V_INLINE vi v_bf16_bits(vf e) {
     const vi u = v_bits(e);
     const vi r = vi_srai16(vi_add(vi_add(u, vi_set1(0x7fff)), vi_and(vi_srai16(u), vi_set1(1))));
@@ -311,38 +286,51 @@ V_INLINE vi v_bf16_bits(vf e) {
 
 V_INLINE void v_store_bf16_bits(int16_t *p, vf e) { vi_store_i16(p, v_bf16_bits(e)); }
 
-/* The loop, with the store of VL values as bf16 a parameter (a path with a conversion instruction passes
- * its own: the same bits). */
-V_INLINE void exp_rows_bf16_with(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p,
-                                 int64_t ldp, float *sum, void (*store)(int16_t *, vf)) {
+/* vx_exp_rows and vx_exp_rows_bf16: per row the max by vectors, then exp(scale s - scale max) (one fused
+ * product) by vectors, stored, and summed lane by lane (element c in lane c % VL) then v_hsum's tree: one
+ * pass over the row after the max, no division (the bf16 attention normalizes its 64 outputs instead of
+ * the row). store16 NULL: floats into pf, rows n apart; else VL values as bf16 into pb, rows ldp apart
+ * (a path with a conversion instruction passes its own store: the same bits). */
+V_INLINE void exp_rows_with(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *pf, uint16_t *pb,
+                            int64_t ldp, float *sum, void (*store16)(int16_t *, vf)) {
     const vf vsc = v_set1(scale);
     for (int64_t r = 0; r < rows; r++) {
         const float *sr = s + r * lds;
-        int16_t *pr = (int16_t *)(p + r * ldp);
+        float *pr = store16 ? NULL : pf + r * n;
+        int16_t *hr = store16 ? (int16_t *)(pb + r * ldp) : NULL;
         const vf vms = v_set1(-(row_max(sr, n) * scale));
         vf vs = v_zero();
         int64_t i = 0;
         for (; i + VL <= n; i += VL) {
             vf e = v_exp_nonpos(v_fma(v_load(sr + i), vsc, vms));
-            store(pr + i, e);
+            if (store16) store16(hr + i, e);
+            else v_store(pr + i, e);
             vs = v_add(vs, e);
         }
         if (i < n) {
-            int16_t tail[VL];
             vf e = v_exp_nonpos(v_fma(v_load_part(sr + i, n - i), vsc, vms));
-            store(tail, e);
-            memcpy(pr + i, tail, (size_t)(n - i) * sizeof *tail);
             float ef[VL];
             v_store(ef, e);
+            if (store16) {
+                int16_t tail[VL];
+                store16(tail, e);
+                memcpy(hr + i, tail, (size_t)(n - i) * sizeof *tail);
+            } else {
+                memcpy(pr + i, ef, (size_t)(n - i) * sizeof *ef);
+            }
             vs = v_add(vs, v_load_part(ef, n - i));
         }
         sum[r] = v_hsum(vs);
     }
 }
 
+static void e_exp_rows(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, float *p, float *sum) {
+    exp_rows_with(s, lds, rows, n, scale, p, NULL, 0, sum, NULL);
+}
+
 static void e_exp_rows_bf16(const float *s, int64_t lds, int64_t rows, int64_t n, float scale, uint16_t *p, int64_t ldp,
                             float *sum) {
-    exp_rows_bf16_with(s, lds, rows, n, scale, p, ldp, sum, v_store_bf16_bits);
+    exp_rows_with(s, lds, rows, n, scale, NULL, p, ldp, sum, v_store_bf16_bits);
 }
 
 /* ------------------------------------------------------------------------------ rope */

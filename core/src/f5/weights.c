@@ -340,11 +340,6 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
     return VOX_OK;
 }
 
-/* The DiT blocks' linear layers (all but a few percent of a step) as bf16 dot products where the weights
- * are bf16 and the kernel path multiplies bf16 pairs natively (AVX512-BF16: twice the f32 rate; the
- * input rows are rounded to bf16, which the bf16 rows of verify/tolerances.toml measure); q8 weights on
- * the int8 GEMM tiles (choose_q8); everywhere else, and with VOX_F5_DIT=f32, vx_linear (exact f32
- * products of the stored weights). */
 /* q8 weights with the attention on bf16 dot products: the input embedding's two grouped 31-tap
  * convolutions (f32 in a q8 .tmod) as bf16 dot products too (tap-major, no im2col), the last large f32
  * products of a step. Not for bf16 weights: rounding the convolutions' inputs as well would take their
@@ -362,13 +357,11 @@ static vox_status choose_conv(f5_model *m) {
     return VOX_OK;
 }
 
-static vox_status choose_products(f5_model *m);
-
-static vox_status choose_dit_math(f5_model *m) {
-    vox_status st = choose_products(m);
-    return st == VOX_OK ? choose_conv(m) : st;
-}
-
+/* The DiT blocks' linear layers (all but a few percent of a step) as bf16 dot products where the weights
+ * are bf16 and the kernel path multiplies bf16 pairs natively (AVX512-BF16: twice the f32 rate; the
+ * input rows are rounded to bf16, which the bf16 rows of verify/tolerances.toml measure); q8 weights on
+ * the int8 GEMM tiles (choose_q8); everywhere else, and with VOX_F5_DIT=f32, vx_linear (exact f32
+ * products of the stored weights). */
 static vox_status choose_products(f5_model *m) {
     const vx_dot_caps dots = vx_cpu_dots();
     const char *want = getenv("VOX_F5_DIT");
@@ -403,6 +396,11 @@ static vox_status choose_products(f5_model *m) {
              "inputs rounded to bf16; VOX_F5_DIT=f32 for f32 products)", dots.bf16);
     m->dit_math = m->dit_math_buf;
     return VOX_OK;
+}
+
+static vox_status choose_dit_math(f5_model *m) {
+    vox_status st = choose_products(m);
+    return st == VOX_OK ? choose_conv(m) : st;
 }
 
 vox_status f5_model_load(vox_model *file, const vox_json *manifest, f5_model **out) {

@@ -177,20 +177,26 @@ vox_status vx_nn_attention(vx_pool *pool, int64_t batch, int64_t n, int64_t head
     return attention(pool, ATT_F32, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
 }
 
+/* The reduced forms: the values' product needs the path's bf16 kernel; q8 scores need 32-blocks. */
+static vox_status reduced(vx_pool *pool, int mode, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
+                          int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale, float *out,
+                          int64_t ldo) {
+    const char *what = mode == ATT_Q8 ? "q8" : "bf16";
+    if (!vx_cpu_dots().bf16)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "%s attention: the CPU path %s has no bf16 kernel", what, vx_cpu()->name);
+    if (mode == ATT_Q8 && d % 32)
+        return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 attention: heads of %lld (needs a multiple of 32)", (long long)d);
+    return attention(pool, mode, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+}
+
 vox_status vx_nn_attention_bf16(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                                 int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
                                 float *out, int64_t ldo) {
-    if (!vx_cpu_dots().bf16)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "bf16 attention: the CPU path %s has no bf16 kernel", vx_cpu()->name);
-    return attention(pool, ATT_BF16, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+    return reduced(pool, ATT_BF16, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
 }
 
 vox_status vx_nn_attention_q8(vx_pool *pool, int64_t batch, int64_t n, int64_t heads, int64_t d, const float *q,
                               int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv, float scale,
                               float *out, int64_t ldo) {
-    if (!vx_cpu_dots().bf16)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 attention: the CPU path %s has no bf16 kernel", vx_cpu()->name);
-    if (d % 32)
-        return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 attention: heads of %lld (needs a multiple of 32)", (long long)d);
-    return attention(pool, ATT_Q8, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
+    return reduced(pool, ATT_Q8, batch, n, heads, d, q, ldq, k, ldk, v, ldv, scale, out, ldo);
 }
