@@ -91,7 +91,8 @@ def pytest_sessionfinish(session, exitstatus):
 # scripts/test.sh runs the files on pytest-xdist workers in collection order (--no-loadscope-reorder),
 # so these start at once and the run does not end with one worker alone on a long file.
 SLOW_FILES = ("test_kokoro_perceptual.py", "test_vulkan_codec.py", "test_kokoro_native.py",
-              "test_fixtures_and_verify.py", "test_cpu_paths.py", "test_f5_native.py", "test_f5_vulkan.py")
+              "test_fixtures_and_verify.py", "test_cpu_paths.py", "test_f5_aarch64.py", "test_f5_native.py",
+              "test_f5_vulkan.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -13,6 +13,7 @@ The emulated CPU is chosen with QEMU_CPU: "max" has DotProd, I8MM and BF16 (the 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -40,6 +41,14 @@ def build() -> Path:
     if not Path(SYSROOT, "include", "stdio.h").exists():
         missing.append(f"{SYSROOT}/include (libc6-dev-arm64-cross)")
     assert not missing, f"the aarch64 checks need {', '.join(missing)}: apt-get install {PACKAGES}"
+    BUILD.mkdir(parents=True, exist_ok=True)
+    # one build at a time: the test files that use it may run on several pytest-xdist workers at once
+    with open(BUILD / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build()
+
+
+def _build() -> Path:
     if not (BUILD / "CMakeCache.txt").exists():
         r = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-DCMAKE_BUILD_TYPE=Release",
                             f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake' / 'aarch64-linux-gnu.cmake'}",

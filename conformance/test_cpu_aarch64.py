@@ -7,10 +7,12 @@ comparison run here. Two emulated CPUs: a Cortex-A53 (no DotProd, I8MM or BF16: 
 its int8 convolution through smlal) and qemu's "max" (DotProd, I8MM, BF16: neon-i8mm-bf16, usdot and
 bfdot). Emulated NEON code runs one to two orders of magnitude slower than native, so this is a
 representative subset: on both paths the tiny Qwen3 fixture's teacher-forced logits in f32, bf16, q8 and
-q4 and its greedy codes; Kokoro (full size, real weights) on one short sentence: its f32 stages
-against the numpy reference (durations, F0, the harmonic source with Philox noise, the audio spectrum)
-on neon, its default int8+bf16 generator against the official model and 1 vs 2 threads giving the
-same bits on neon-i8mm-bf16. Rows are reported with backend "cpu aarch64 <path>". The kernel-level
+q4 and its greedy codes; Kokoro (full size, real weights) on one short sentence up to the decoder's
+output against the official model: every stage in f32 on neon, the decoder's bfdot convolutions on
+neon-i8mm-bf16. With VOX_CONFORMANCE_FULL=1 also Kokoro's whole model: its f32 stages against the numpy
+reference (durations, F0, the harmonic source with Philox noise, the audio spectrum) on neon, its default
+int8+bf16 generator against the official model and 1 vs 2 threads giving the same bits on
+neon-i8mm-bf16. F5-TTS's rows are test_f5_aarch64.py. Rows are reported with backend "cpu aarch64 <path>". The kernel-level
 checks of every aarch64 path (bits shared between paths, VOX_CPU choice and refusal, thread and chunk
 determinism) are the C tests, run under the same emulator by scripts/test-aarch64.sh."""
 
@@ -133,7 +135,42 @@ def forward(q, ids, ref_s, taps, **kw) -> dict:
     return q.run("forward", q.default_voice(), inputs=inputs, taps=taps, phonemes=True, **kw)
 
 
-# The Kokoro rows run the real 82M model under emulation (tens of minutes on 2 cores): with
+# Kokoro's stages up to the decoder (the entry stops once its taps are kept: ~20 s emulated), on CI
+STAGES = ("bert", "d_en", "d", "en", "t_en", "F0", "N", "dec")
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_kokoro_stages_vs_official(path, tool, real, official_km, kokoro_official, record):
+    """The real model's stages up to the decoder's output against the official f32 model on one short
+    sentence: on neon every stage in f32 (VOX_KOKORO_GEN=f32: the float kernels of every aarch64 path),
+    on neon-i8mm-bf16 the decoder's convolutions as bfdot with the inputs rounded to bf16
+    (VOX_KOKORO_GEN=bf16), held to the f32 limits as on x86 (the rows of test_stages_match_official
+    and test_generator_math_bf16)."""
+    gen = "f32" if path == "neon" else "bf16"
+    env = dict(os.environ, VOX_KOKORO_GEN=gen)
+    with vox.Engine(real, threads=1) as host:
+        ref_s = host.speaker_voice("jf_alpha").array("style_pack")[len(TEXT) - 1]
+        ids = ids_of(None, TEXT)
+        q = qa.Aarch64Engine(tool, host, qa.CPUS[path], threads=2, env=env)
+        stages = STAGES if gen == "f32" else ("dec",)
+        out = forward(q, ids, ref_s, ",".join(("durations", *stages)))
+        check_path(q.info, path)
+        assert q.info["precision"]["generator_math"] == gen, q.info["precision"]
+    ref = official_run(kokoro_official, official_km, ids, ref_s)
+    subject = f"real f32, {len(ids) - 2} phonemes" + ("" if gen == "f32" else ", decoder bf16 (bfdot)")
+    b = backend(path)
+    rows = [measure("kokoro.native.durations", out["durations"].reshape(-1), ref["durations"].reshape(-1), subject,
+                    backend=b)]
+    assert rows[-1].passed, f"durations differ: {out['durations'].reshape(-1)} vs {ref['durations'].reshape(-1)}"
+    for st in stages:
+        assert out[st].shape == ref[st].shape, (st, out[st].shape, ref[st].shape)
+        rows.append(measure(f"kokoro.native.{gen}.{st}" if gen == "f32" else "kokoro.native.gen_bf16.dec", out[st],
+                            ref[st], subject, backend=b))
+    print("\n" + "\n".join(r.line() for r in rows))
+    record(rows)
+
+
+# The rest of the Kokoro rows run the real 82M model under emulation (tens of minutes on 2 cores): with
 # VOX_CONFORMANCE_FULL=1 only (subsets.py); the C tests of scripts/test-aarch64.sh hold the int8 and bf16
 # kernels' bits on every neon path, and the Qwen3 rows above run the native path end to end on CI.
 def test_kokoro_f32_vs_reference(tool, real, record):
