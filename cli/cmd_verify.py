@@ -18,6 +18,12 @@ Kokoro: no --official: the official KModel (kokoro 0.9.4) is loaded with the .tm
 sentences (durations, predictor, encoders, the decoder teacher-forced, the audio).
 Needs: pip install torch==2.13.0 transformers==4.57.3 loguru && pip install --no-deps kokoro==0.9.4
 
+F5-TTS: no --official: the official CFM and Vocos (f5-tts 1.1.22, vocos 0.1.0) are loaded with the
+.tmod's own weights, and the core is compared with them: the tokenizer, the mel, the text encoder and
+the DiT's two guidance branches, Vocos, and a clone of a recording end to end (the same Philox noise).
+bf16 dot products and q8 weights are held end to end against the numpy reference on the same weights.
+Needs: pip install torch==2.13.0 && pip install f5-tts==1.1.22 vocos==0.1.0
+
 Prints one row per check with its measured error and its limit from the tolerance table; exits
 with status 1 if any row is out of tolerance.
 
@@ -26,6 +32,7 @@ examples:
   vox verify --model kokoro.tmod --voice jm_kumo --json > rows.json
   vox verify --model base17-q8.tmod --official ./Qwen3-TTS-12Hz-1.7B-Base
   vox verify --model base17.tmod --official ./ckpt --ref-audio me.wav --ref-text "What I said."
+  vox verify --model f5-v1-q8.tmod --ref-audio me.wav --ref-text "What I said." --nfe-step 7
 """
 
 

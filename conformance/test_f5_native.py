@@ -564,6 +564,62 @@ def test_cli_voice_create_and_say(tmods, engines, voices, ref_clip, tmp_path):
     assert not (tmp_path / "b.wav").exists() and not (tmp_path / "x.tvoice").exists()
 
 
+# ------------------------------------------------------------------------------------ vox verify
+def test_vox_verify(tmods, ref_clip, tmp_path, record):
+    """`vox verify` on F5 models through the CLI: the official code loaded with each .tmod's own weights,
+    every row within tolerance (exit status 0) for f32 with a speech recording and for q8 with the
+    default synthetic one; usage errors are clear."""
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "vox.cli.main", "verify", *args], capture_output=True,
+                              text=True, timeout=600)
+
+    rows = []
+    for model, extra in ((tmods("v1"), ("--ref-audio", str(ref_clip[4]), "--ref-text", REF_TEXT)),
+                         (tmods("v1", "f32", "q8"), ())):
+        r = cli("--model", str(model), "--json", *extra)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        got = [Row(x["check"], x["subject"], x["value"], note=x["note"], backend=x["backend"]) for x in json.loads(r.stdout)]
+        checks = {row.check for row in got}
+        assert all(row.passed for row in got)
+        assert {"f5.native.tokens", "f5.native.sample_mel", "f5.native.vocos", "f5.native.piece_frames"} <= checks
+        if "q8" in model.name:
+            assert "f5.native.q8_vs_reference" in checks and "f5.native.dit_spread" not in checks, checks
+        else:
+            assert {"f5.native.dit_spread", "f5.native.text_encoder", "f5.native.audio_spread"} <= checks, checks
+        assert "f5.native.reference_vs_official" in checks
+        rows += [row for row in got if row.check in ("f5.native.audio_spread", "f5.native.q8_vs_reference",
+                                                     "f5.native.reference_vs_official", "f5.native.dit_spread")]
+    record([Row(r.check, "vox verify " + r.subject, r.value, note=r.note, backend=r.backend) for r in rows])
+    for args, msg in ((("--model", str(tmods("v1")), "--official", str(tmp_path)), "--official is not used"),
+                      (("--model", str(tmods("v1")), "--nfe-step", "0"), "--nfe-step"),
+                      (("--model", str(tmods("v1")), "--ref-audio", str(ref_clip[4])), "--ref-text")):
+        r = cli(*args)
+        assert r.returncode != 0 and msg in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+
+
+def test_vox_verify_fails_on_a_wrong_model_and_restores_the_fp_state(tmods, monkeypatch):
+    """The rows can fail: the official side given one weight scaled by 1.001 (what a wrong kernel or a
+    misread tensor looks like) fails the DiT and audio rows. And verify called from a program leaves the
+    thread's floating-point state as it found it (the official code flushes denormals while it runs)."""
+    from vox.verify.f5 import official, runner
+    from vox.verify.fpstate import flushes_denormals
+
+    real = official.load_from_model
+
+    def altered(model, directory):
+        w = dict(model.weights)
+        w["transformer.proj_out.weight"] = w["transformer.proj_out.weight"] * np.float32(1.001)
+        return real(type(model)(model.config, w, model.text, source=model.source), directory)
+
+    monkeypatch.setattr(official, "load_from_model", altered)
+    assert flushes_denormals() is False
+    rows = runner.verify(str(tmods("v1")), nfe_step=2)
+    assert np.float32(1e-40) * np.float32(2) != 0 and flushes_denormals() is False
+    failed = {r.check for r in rows if not r.passed}
+    assert {"f5.native.dit_spread", "f5.native.audio_spread", "f5.native.reference_vs_official"} <= failed, failed
+    assert all(r.passed for r in rows if r.check in ("f5.native.tokens", "f5.native.vocos", "f5.native.sample_mel"))
+
+
 # ------------------------------------------------------------------------------------ odd inputs
 def test_odd_inputs_get_clear_errors(engines, voices):
     eng = engines("v1")

@@ -27,6 +27,13 @@ def max_abs_rel(a, b) -> float:
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
 
 
+def error_ratio(a, b, peer, floor: float = 2e-6, cap: float = 2e-5) -> float:
+    """max_abs_rel(a, b) / (max_abs_rel(peer, b) clamped to [floor, cap]): a's distance to b over that of an
+    independent implementation `peer` of the same computation. The floor keeps a very close peer from
+    shrinking the allowance below it, the cap keeps a peer that is itself far off from widening it."""
+    return max_abs_rel(a, b) / min(max(max_abs_rel(peer, b), floor), cap)
+
+
 def rel_l2(a, b) -> float:
     """||a - b|| / ||b||"""
     a, b = _pair(a, b)
@@ -101,7 +108,7 @@ def lsd_db(ours, official, sr: int = 24000) -> float:
 
 
 METRICS = {
-    "max_abs": max_abs, "max_abs_rel": max_abs_rel, "rel_l2": rel_l2, "cosine": cosine,
+    "max_abs": max_abs, "max_abs_rel": max_abs_rel, "error_ratio": error_ratio, "rel_l2": rel_l2, "cosine": cosine,
     "match_fraction": match_fraction, "argmax_match": argmax_match, "mean_kl": mean_kl,
     "top5_contains": topk_contains, "wer": wer, "wer_excess": wer_excess, "high_band_db": high_band_db,
     "lsd_db": lsd_db,

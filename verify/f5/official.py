@@ -19,7 +19,10 @@ import contextlib
 import io
 import os
 import types
+import warnings
 from pathlib import Path
+
+import numpy as np
 
 
 class OfficialUnavailable(RuntimeError):
@@ -170,3 +173,51 @@ def infer(ref_wav: str | os.PathLike, ref_text: str, gen_text: str, cfm, vocoder
         wave, sr, spec = _U.infer_process(str(ref_wav), ref_text, gen_text, cfm, vocoder, mel_spec_type="vocos",
                                           show_info=lambda *a, **k: None, progress=None, device="cpu", **kw)
     return wave, sr, spec, draws
+
+
+def official_arch(dit) -> dict:
+    """The keyword arguments of the official DiT (model_cfg of load_model) for a reference DiTConfig."""
+    return dict(dim=dit.dim, depth=dit.depth, heads=dit.heads, dim_head=dit.dim_head, ff_mult=dit.ff_mult,
+                text_dim=dit.text_dim, conv_layers=dit.conv_layers, text_mask_padding=dit.text_mask_padding,
+                pe_attn_head=dit.pe_attn_head, qk_norm=None, attn_backend="torch", attn_mask_enabled=False)
+
+
+def load_from_model(model, directory: str | os.PathLike):
+    """(CFM, Vocos) of the official code holding a reference F5Model's weights (a .tmod read back:
+    reduced-precision weights as stored, widened to float32). The weights are written in the released
+    files' formats into `directory` (an EMA .safetensors, vocab.txt, a Vocos config.yaml and
+    pytorch_model.bin) and read by the official loaders, as a downloaded checkpoint would be."""
+    torch = import_official()
+    import yaml
+    from safetensors.torch import save_file
+    from vocos import Vocos
+
+    d = Path(directory)
+    (d / "vocos").mkdir(parents=True, exist_ok=True)
+    w = model.weights
+    with warnings.catch_warnings():  # the .tmod's mapped arrays are read-only; save_file only reads them
+        warnings.filterwarnings("ignore", "The given NumPy array is not writable")
+        save_file({"ema_model." + k: torch.from_numpy(np.ascontiguousarray(v, np.float32))
+                   for k, v in w.items() if k.startswith("transformer.")}, str(d / "model.safetensors"))
+    # get_tokenizer("custom") maps line i, its last character dropped, to id i
+    (d / "vocab.txt").write_text("".join(s + "\n" for s in model.text.vocab), encoding="utf-8")
+    v, mel = model.config.vocos, model.config.mel
+    cfg = {"feature_extractor": {"class_path": "vocos.feature_extractors.MelSpectrogramFeatures",
+                                 "init_args": {"sample_rate": mel.sample_rate, "n_fft": v.n_fft,
+                                               "hop_length": v.hop_length, "n_mels": v.input_channels,
+                                               "padding": "center"}},
+           "backbone": {"class_path": "vocos.models.VocosBackbone",
+                        "init_args": {"input_channels": v.input_channels, "dim": v.dim,
+                                      "intermediate_dim": v.intermediate_dim, "num_layers": v.num_layers}},
+           "head": {"class_path": "vocos.heads.ISTFTHead",
+                    "init_args": {"dim": v.dim, "n_fft": v.n_fft, "hop_length": v.hop_length, "padding": v.padding}}}
+    with open(d / "vocos" / "config.yaml", "w") as f:
+        yaml.safe_dump(cfg, f, sort_keys=False)
+    # the feature extractor's and the ISTFT's fixed buffers are not model weights: a fresh Vocos's
+    sd = Vocos.from_hparams(str(d / "vocos" / "config.yaml")).state_dict()
+    for k, a in w.items():
+        if k.startswith("vocos."):
+            sd[k[len("vocos."):]] = torch.from_numpy(np.array(a, np.float32))
+    torch.save(sd, d / "vocos" / "pytorch_model.bin")
+    return (load_cfm(official_arch(model.config.dit), d / "model.safetensors", d / "vocab.txt"),
+            load_vocoder(d / "vocos"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fpstate import keeps_fp_state
 from ..tolerance import Row
 
 # A few sentences in Kokoro's (misaki) phoneme set: the conformance corpus of the reference.
@@ -229,6 +230,7 @@ def tmod_weights(path) -> tuple[dict, dict, dict]:
         return weights, m["config"], voices
 
 
+@keeps_fp_state
 def verify(model_path, *, voice: str | None = None, sentences=PHONEME_SENTENCES, say=lambda s: None) -> list[Row]:
     """Rows of the reference against the official KModel holding the .tmod's own weights (weight norm
     unfolded; bf16 weights widened on both sides): the implementation is checked, at any precision."""

@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..fpstate import keeps_fp_state
 from ..tolerance import Row
 from . import codec, official, talker, voice
 from . import native as native_rows
@@ -86,6 +87,7 @@ def load_recording(path: str | None, text: str | None) -> tuple[str, np.ndarray,
     return os.path.basename(path), np.ascontiguousarray(wav.mean(axis=1), dtype=np.float32), int(sr), text
 
 
+@keeps_fp_state
 def verify(model_path: str, official_dir: str, *, ref_audio: str | None = None, ref_text: str | None = None,
            max_new_tokens: int = 24, native: bool = True, say: Callable[[str], None] = print) -> list[Row]:
     from vox.families.qwen3.checkpoint import read_checkpoint

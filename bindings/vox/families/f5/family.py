@@ -163,7 +163,28 @@ class F5Family(Family):
         return (f"wrote {out}: {r.tensors} tensors, {format_bytes(r.bytes)} (f5_tts, "
                 f"{json.dumps(r.precision)}); model_id {r.model_id[:12]}")
 
-    # ------------------------------------------------------------------ benchmarks
+    # ------------------------------------------------------------------ verification and benchmarks
+    def add_verify_arguments(self, g) -> None:
+        g.add_argument("--nfe-step", type=int, default=7, metavar="N",
+                       help="F5-TTS: flow steps of the end-to-end check (default 7, the EPSS grid; --ref-audio and "
+                            "--ref-text give the recording the voice is cloned from, default a synthetic one)")
+
+    def verify(self, model, args, say) -> list:
+        from vox.verify.f5 import official, runner
+
+        if getattr(args, "official", None):
+            raise InvalidArgument("--official is not used for F5-TTS: the official code runs on the .tmod's own "
+                                  "weights")
+        if not 1 <= args.nfe_step <= 64:
+            raise InvalidArgument("--nfe-step must be 1 to 64")
+        try:
+            return runner.verify(model, ref_audio=args.ref_audio, ref_text=args.ref_text, nfe_step=args.nfe_step,
+                                 say=say)
+        except official.OfficialUnavailable as e:
+            raise InvalidArgument(str(e)) from None
+        except ValueError as e:
+            raise InvalidArgument(str(e)) from None
+
     def add_bench_arguments(self, g) -> None:
         g.add_argument("--nfe", type=int, action="append", default=None, metavar="N",
                        help="F5-TTS: nfe_step to time (repeatable; default 32; 7 takes the EPSS grid)")

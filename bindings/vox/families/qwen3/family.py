@@ -196,8 +196,9 @@ class Qwen3Family(Family):
         g.add_argument("--official", metavar="DIR",
                        help="Qwen3-TTS: the official checkpoint directory the model was converted from")
         g.add_argument("--ref-audio", metavar="WAV",
-                       help="Qwen3-TTS Base: recording for the voice checks (default: a synthetic speech-like signal)")
-        g.add_argument("--ref-text", help="Qwen3-TTS: transcript of --ref-audio")
+                       help="Qwen3-TTS Base and F5-TTS: recording for the voice checks (default: a synthetic "
+                            "speech-like signal)")
+        g.add_argument("--ref-text", help="Qwen3-TTS and F5-TTS: transcript of --ref-audio")
         g.add_argument("--max-new-tokens", type=int, default=24,
                        help="Qwen3-TTS: frames of the official generation the logits are compared on (default 24)")
         g.add_argument("--no-native", action="store_true", help="Qwen3-TTS: check only the reference, not the core")
