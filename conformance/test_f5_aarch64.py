@@ -32,8 +32,9 @@ from vox.verify.f5 import runner
 from vox.verify.tolerance import Row, measure
 
 import qemu_aarch64 as qa
-from f5_fixtures import REF_TEXT, SCENARIOS, fx, models, off, ref_clip, text_data  # noqa: F401 (fixtures)
-from test_f5_native import MULTI, engines, ids_of, tmods  # noqa: F401 (fixtures)
+from f5_fixtures import SCENARIOS, fx, models, off, ref_clip, text_data  # noqa: F401 (fixtures)
+from test_f5_native import MULTI, engines, ids_of, tmods, voices  # noqa: F401 (fixtures; voices: the clip as
+# recorded, cloned by the x86 engine: the emulated program loads the saved .tvoice)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")
 
@@ -41,20 +42,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWa
 @pytest.fixture(scope="session")
 def tool():
     return qa.build()
-
-
-@pytest.fixture(scope="module")
-def voices(engines, ref_clip):
-    """voices(host engine) -> the clip as recorded, cloned by the x86 engine (the emulated program loads
-    the saved .tvoice)."""
-    cache: dict = {}
-
-    def get(eng):
-        if id(eng) not in cache:
-            cache[id(eng)] = eng.clone_voice(ref_clip[4], REF_TEXT)
-        return cache[id(eng)]
-
-    return get
 
 
 def backend(path: str) -> str:
