@@ -590,9 +590,15 @@ def test_vox_verify(tmods, ref_clip, tmp_path, record):
         rows += [row for row in got if row.check in ("f5.native.audio_spread", "f5.native.q8_vs_reference",
                                                      "f5.native.reference_vs_official", "f5.native.dit_spread")]
     record([Row(r.check, "vox verify " + r.subject, r.value, note=r.note, backend=r.backend) for r in rows])
+    garbage = tmp_path / "garbage.wav"
+    garbage.write_bytes(bytes(range(256)) * 8)
     for args, msg in ((("--model", str(tmods("v1")), "--official", str(tmp_path)), "--official is not used"),
                       (("--model", str(tmods("v1")), "--nfe-step", "0"), "--nfe-step"),
-                      (("--model", str(tmods("v1")), "--ref-audio", str(ref_clip[4])), "--ref-text")):
+                      (("--model", str(tmods("v1")), "--ref-audio", str(ref_clip[4])), "--ref-text"),
+                      (("--model", str(tmods("v1")), "--ref-audio", str(tmp_path / "none.wav"), "--ref-text", "Hi."),
+                       "no such file"),
+                      (("--model", str(tmods("v1")), "--ref-audio", str(garbage), "--ref-text", "Hi."),
+                       "not an audio file")):
         r = cli(*args)
         assert r.returncode != 0 and msg in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
 

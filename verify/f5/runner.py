@@ -142,13 +142,20 @@ def verify(model_path, *, ref_audio: str | None = None, ref_text: str | None = N
     from ..qwen3.signals import speech_like
     from . import official
 
+    if ref_audio is not None:   # before minutes of loading, and clearer than the official reader's errors
+        if not ref_text:
+            raise ValueError("--ref-audio needs --ref-text (the transcript of the recording)")
+        if not Path(ref_audio).is_file():
+            raise ValueError(f"{ref_audio}: no such file")
+        try:
+            sf.info(ref_audio)
+        except (RuntimeError, OSError) as e:
+            raise ValueError(f"{ref_audio}: not an audio file soundfile can read ({e})") from None
     official.import_official()
     from f5_tts.model.utils import convert_char_to_pinyin
 
     label = Path(model_path).name
     model = f5.read_tmod(model_path)
-    if ref_audio is not None and not ref_text:
-        raise ValueError("--ref-audio needs --ref-text (the transcript of the recording)")
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="vox-f5-verify-") as d:
         say(f"loading the official CFM and Vocos with the weights of {label}")
