@@ -31,7 +31,7 @@ import qemu_aarch64 as qa
 from test_native_lm import (DTYPES, LOGIT_CHECKS, MAX_NEW_TOKENS, lm_env, native, open_session,  # noqa: F401
                             sampled_runs, streaming_default)
 from subsets import FULL
-from test_kokoro_native import ids_of, official_run, spectrum
+from test_kokoro_native import STAGES, ids_of, official_run, spectrum
 
 from vox.reference.qwen3.generate import teacher_force
 from vox.verify.qwen3 import talker as vt
@@ -135,8 +135,8 @@ def forward(q, ids, ref_s, taps, **kw) -> dict:
     return q.run("forward", q.default_voice(), inputs=inputs, taps=taps, phonemes=True, **kw)
 
 
-# Kokoro's stages up to the decoder (the entry stops once its taps are kept: ~20 s emulated), on CI
-STAGES = ("bert", "d_en", "d", "en", "t_en", "F0", "N", "dec")
+# Kokoro's stages up to the decoder (test_kokoro_native.STAGES; the entry stops once its taps are kept: ~20 s
+# emulated), on CI
 
 
 @pytest.mark.parametrize("path", PATHS)

@@ -100,16 +100,11 @@ def ids_of(model, text: str) -> np.ndarray:
     return np.asarray(model.tokenizer.encode(text), np.int32)
 
 
-def split_symbols(b: np.ndarray) -> list[str]:
-    return bytes(b).decode("utf-8").split("\x1f")[:-1]
-
-
 # ------------------------------------------------------------------------------------ text frontend
 def test_tokenizer_matches_official(models, engines, text_data, record):
     """The native frontend's symbols and ids equal convert_char_to_pinyin + list_str_to_idx (English,
     Chinese with tones and sandhi, mixed scripts, 100 random dictionary strings); the segments equal rjieba's."""
     import rjieba
-    from f5_tts.model.utils import convert_char_to_pinyin
 
     cfm = models["v1"][0]
     eng = engines("v1")
@@ -117,11 +112,9 @@ def test_tokenizer_matches_official(models, engines, text_data, record):
     corpus = runner.random_texts(list(text_data.jieba_freqs), list(text_data.pinyin.phrases), 100, seed=9)
     for name, texts in (("English", runner.ENGLISH), ("Chinese", runner.CHINESE), ("mixed", runner.MIXED),
                         ("100 random dictionary strings", corpus)):
-        got = [eng.run("tokenize", inputs={"text": t}) for t in texts]
-        theirs = [convert_char_to_pinyin([t])[0] for t in texts]
-        sym = [split_symbols(g["symbols"]) == s for g, s in zip(got, theirs)]
-        ids = [g["ids"].tolist() == [cfm.vocab_char_map.get(c, 0) for c in s] for g, s in zip(got, theirs)]
-        seg = [split_symbols(g["segments"]) == rjieba.cut(t) for g, t in zip(got, texts)]
+        sym, ids = runner.token_matches(eng, cfm, texts)
+        seg = [runner.split_symbols(eng.run("tokenize", inputs={"text": t})["segments"]) == rjieba.cut(t)
+               for t in texts]
         rows += [Row("f5.native.tokens", f"{name}: symbols", float(np.mean(sym)), backend=CPU),
                  Row("f5.native.tokens", f"{name}: ids", float(np.mean(ids)), backend=CPU),
                  Row("f5.native.tokens", f"{name}: jieba segments", float(np.mean(seg)), backend=CPU)]
@@ -294,17 +287,6 @@ def test_cfm_loop(models, engines, ref_clip, variant, record):
 
 
 # ------------------------------------------------------------------------------------ end to end
-def _native(eng, voice, text: str, seed: int, **kw):
-    """(audio, pieces [{text, duration, frames, tokens}], generated mel [frames][100], chunks) of one session."""
-    with eng.session(voice, seed=seed, **kw) as s:
-        s.feed(text)
-        s.end()
-        chunks = [c.samples for c in s]
-        pieces = json.loads(s.output("pieces").tobytes().decode("utf-8"))
-        mel = s.output("mel").copy()
-    return np.concatenate(chunks), pieces, mel, chunks
-
-
 @pytest.mark.parametrize("variant", ["v1", "v0"])
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_end_to_end(off, models, engines, voices, ref_clip, variant, scenario, record):
@@ -316,7 +298,7 @@ def test_end_to_end(off, models, engines, voices, ref_clip, variant, scenario, r
     gen, kw = SCENARIOS[scenario]
     eng = engines(variant)
     official, osr, spec, draws = off.infer(wav, text, gen, cfm, voc, seed=11, **kw)
-    ours, pieces, mel, chunks = _native(eng, voices(eng), gen, 11, **kw)
+    ours, pieces, mel, chunks = runner.native_session(eng, voices(eng), gen, 11, **kw)
     ref = pipeline.synthesize(model, audio, sr, text, gen, seed=11, **kw)
     frames = [(i, p["frames"]) for i, p in enumerate(pieces)]
     assert ours.shape == official.shape, (ours.shape, official.shape)
@@ -439,8 +421,8 @@ def test_same_seed_same_audio_for_any_thread_count_and_feeding(engines, voices, 
     in 5-byte pieces; another seed gives other audio."""
     one, two = engines("v1", threads=1), engines("v1")
     kw = dict(nfe_step=3, max_chars=40)
-    a = _native(two, voices(two), MULTI, 7, **kw)[0]
-    b = _native(one, voices(one), MULTI, 7, **kw)[0]
+    a = runner.native_session(two, voices(two), MULTI, 7, **kw)[0]
+    b = runner.native_session(one, voices(one), MULTI, 7, **kw)[0]
     record(Row("f5.native.threads_bitwise", "v1, 3 pieces, seed 7: 1 vs 2 threads", float(np.array_equal(a, b)),
                backend=CPU))
     raw = MULTI.encode()
@@ -464,7 +446,7 @@ def test_same_seed_same_audio_for_any_thread_count_and_feeding(engines, voices, 
             s.end()
             got += [c.samples for c in s]
         assert np.array_equal(np.concatenate(got), a)
-    c = _native(two, voices(two), MULTI, 8, **kw)[0]
+    c = runner.native_session(two, voices(two), MULTI, 8, **kw)[0]
     assert not (c.shape == a.shape and np.array_equal(c, a))
 
 
@@ -474,7 +456,7 @@ def test_session_hands_out_audio_piece_by_piece(engines, voices):
     eng = engines("v1")
     v = voices(eng)
     kw = dict(nfe_step=2, max_chars=40)
-    whole, pieces, _, chunks = _native(eng, v, MULTI, 3, **kw)
+    whole, pieces, _, chunks = runner.native_session(eng, v, MULTI, 3, **kw)
     assert len(pieces) == 3 and len(chunks) == 3 and np.array_equal(np.concatenate(chunks), whole)
     with eng.session(v, seed=3, **kw) as s:
         s.feed("First sentence here, and more")

@@ -102,6 +102,36 @@ def official_mel(cfm, audio: np.ndarray) -> np.ndarray:
         return cfm.mel_spec(torch.from_numpy(np.asarray(audio, np.float32))[None])[0].numpy()
 
 
+def split_symbols(b: np.ndarray) -> list[str]:
+    """The "tokenize" entry's symbols or segments output (UTF-8, each followed by 0x1F) as a list."""
+    return bytes(b).decode("utf-8").split("\x1f")[:-1]
+
+
+def token_matches(eng, cfm, texts) -> tuple[list[bool], list[bool]]:
+    """Per text: whether the engine's symbols equal convert_char_to_pinyin's, and its ids the official
+    CFM's vocab_char_map of them (unknown symbols 0, as list_str_to_idx)."""
+    from f5_tts.model.utils import convert_char_to_pinyin
+
+    got = [eng.run("tokenize", inputs={"text": t}) for t in texts]
+    theirs = [convert_char_to_pinyin([t])[0] for t in texts]
+    return ([split_symbols(g["symbols"]) == s for g, s in zip(got, theirs)],
+            [g["ids"].tolist() == [cfm.vocab_char_map.get(c, 0) for c in s] for g, s in zip(got, theirs)])
+
+
+def native_session(eng, voice, text: str, seed: int, **kw):
+    """(audio, pieces [{text, duration, frames, tokens}], generated mel [frames][n_mels], chunks) of one
+    engine session of the whole text."""
+    import json
+
+    with eng.session(voice, seed=seed, **kw) as s:
+        s.feed(text)
+        s.end()
+        chunks = [c.samples for c in s]
+        pieces = json.loads(s.output("pieces").tobytes().decode("utf-8"))
+        mel = s.output("mel").copy()
+    return np.concatenate(chunks), pieces, mel, chunks
+
+
 # ------------------------------------------------------------------------------------- vox verify
 GEN_TEXT = "Some call me nature, others call me mother nature."
 
@@ -129,7 +159,6 @@ def verify(model_path, *, ref_audio: str | None = None, ref_text: str | None = N
     preprocess_ref_audio_text + infer_process with the same Philox noise). Where the engine's arithmetic
     rounds the activations (bf16 dot products, q8 products) the DiT is held end to end against the numpy
     reference on the same weights instead, with its format row."""
-    import json
     import tempfile
 
     import soundfile as sf
@@ -152,7 +181,6 @@ def verify(model_path, *, ref_audio: str | None = None, ref_text: str | None = N
         except (RuntimeError, OSError) as e:
             raise ValueError(f"{ref_audio}: not an audio file soundfile can read ({e})") from None
     official.import_official()
-    from f5_tts.model.utils import convert_char_to_pinyin
 
     label = Path(model_path).name
     model = f5.read_tmod(model_path)
@@ -170,10 +198,7 @@ def verify(model_path, *, ref_audio: str | None = None, ref_text: str | None = N
             backend = "cpu"
             say("tokenizer: English, Chinese with tones, mixed scripts")
             for group, texts in (("English", ENGLISH), ("Chinese", CHINESE), ("mixed", MIXED)):
-                got = [eng.run("tokenize", inputs={"text": t}) for t in texts]
-                theirs = [convert_char_to_pinyin([t])[0] for t in texts]
-                sym = [bytes(g["symbols"]).decode("utf-8").split("\x1f")[:-1] == s for g, s in zip(got, theirs)]
-                ids = [g["ids"].tolist() == [cfm.vocab_char_map.get(c, 0) for c in s] for g, s in zip(got, theirs)]
+                sym, ids = token_matches(eng, cfm, texts)
                 rows += [Row("f5.native.tokens", f"{label} {group}: symbols", float(np.mean(sym)), backend=backend),
                          Row("f5.native.tokens", f"{label} {group}: ids", float(np.mean(ids)), backend=backend)]
 
@@ -224,12 +249,7 @@ def verify(model_path, *, ref_audio: str | None = None, ref_text: str | None = N
             say(f"end to end: a clone of {name}, {nfe_step} steps (the official side takes a while on a full-size "
                 "model)")
             kw = dict(nfe_step=nfe_step)
-            voice = eng.clone_voice(ref_audio, ref_text)
-            with eng.session(voice, seed=0, **kw) as s:
-                s.feed(GEN_TEXT)
-                s.end()
-                ours = np.concatenate([c.samples for c in s])
-                pieces = json.loads(s.output("pieces").tobytes().decode("utf-8"))
+            ours, pieces, _, _ = native_session(eng, eng.clone_voice(ref_audio, ref_text), GEN_TEXT, 0, **kw)
             theirs, _, _, draws = official.infer(ref_wav, ref_text_official, GEN_TEXT, cfm, voc, seed=0, **kw)
             subject = f"{label} {name}, {nfe_step} steps ({len(theirs) / 24000:.1f} s)"
             rows.append(Row("f5.native.piece_frames", subject + ": frames of each piece",

@@ -180,9 +180,7 @@ class F5Family(Family):
         try:
             return runner.verify(model, ref_audio=args.ref_audio, ref_text=args.ref_text, nfe_step=args.nfe_step,
                                  say=say)
-        except official.OfficialUnavailable as e:
-            raise InvalidArgument(str(e)) from None
-        except ValueError as e:
+        except (official.OfficialUnavailable, ValueError) as e:
             raise InvalidArgument(str(e)) from None
 
     def add_bench_arguments(self, g) -> None:
