@@ -48,6 +48,8 @@ def run(a) -> int:
         soft = "; software renderer, never chosen by --device auto" if g.get("software") else ""
         cm = (f"; tensor cores (cooperative matrix {g['cooperative_matrix_shapes']})" if g.get("cooperative_matrix")
               else "; no cooperative matrices (prefill on the tiled GEMM)")
+        if g.get("cooperative_matrix2"):
+            cm += f", VK_NV_cooperative_matrix2 ({g['cooperative_matrix2_shapes']}: the DiT's products)"
         print(f"vulkan:{g['index']}  {g['name']} ({g['type']}), {free:.1f} GiB free{est} of "
               f"{g['memory_total'] / 2**30:.1f} GiB, subgroup {g['subgroup_size']}{cm}{soft}")
     if gpus:

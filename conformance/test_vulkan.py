@@ -72,7 +72,7 @@ def c_test_rows(exe_name: str, checks: tuple[str, ...]) -> list[Row]:
 def test_vulkan_ops(record):
     record(c_test_rows("test_vulkan_ops", tuple(f"vulkan.{op}" for op in (
         "linear_f32", "linear_f16", "linear_bf16", "linear_q8", "linear_q4", "rms_norm", "rope", "silu_mul",
-        "attention", "linear_cmh", "attention_f16"))))
+        "attention", "linear_cmh", "linear_cm2", "attention_f16"))))
 
 
 def test_devices_listing():

@@ -128,6 +128,9 @@ static void build(void) {
                       (unsigned long long)d[i].max_storage_buffer_range, d[i].timestamp_period_ns > 0 ? "true" : "false",
                       d[i].coopmat ? "true" : "false");
         vx_buf_json_string(&b, d[i].coopmat_shapes, (size_t)-1);   /* f16 x f16 -> f32 MxNxK ("" when none) */
+        /* VK_NV_cooperative_matrix2 (the workgroup-scope GEMM): its f16 entries, "MgxNgxKg@invocations" */
+        vx_buf_printf(&b, ",\"cooperative_matrix2\":%s,\"cooperative_matrix2_shapes\":", d[i].coopmat2 ? "true" : "false");
+        vx_buf_json_string(&b, d[i].coopmat2_shapes, (size_t)-1);
         vx_buf_printf(&b, "}");
     }
     vx_buf_printf(&b, "],\"vulkan\":{\"available\":%s,\"reason\":", n ? "true" : "false");

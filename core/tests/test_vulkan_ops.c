@@ -27,6 +27,7 @@ static void emit_row(const char *check, const char *subject, double value) {
 static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 static int last_coopmat;   /* the matrix of the last linear_case ran on cooperative matrices */
 static int half_x;         /* linear_case: the matrix takes x as float16 (vx_gmat.cm_half); the CPU gets x so rounded */
+static int cm2_mode;       /* linear_case: the matrix is uploaded as float16 and takes gemm_cm2.comp (vx_gmat.cm2) */
 
 static float round_f16(float f) {
     uint16_t h = f32_to_f16(f);
@@ -56,13 +57,14 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     if (acc) vx_add(y0, ref, n * rows, ref);
     vx_gmat gm;
     vx_gbuf bx, by, bb = {0}, bq, bd;
-    vox_status st = vx_gmat_upload(g, &w.m, &gm);
+    vox_status st = cm2_mode ? vx_gmat_upload_f16(g, &w.m, &gm) : vx_gmat_upload(g, &w.m, &gm);
     CHECK(st == VOX_OK, "upload %s %lldx%lld: %s", dt_name(dt), (long long)rows, (long long)cols, vox_last_error());
     double err = INFINITY;
     if (st != VOX_OK) goto done;
     *parts = gm.n_parts;
-    last_coopmat = gm.coopmat;
+    last_coopmat = gm.coopmat && (!cm2_mode || gm.dtype == VOX_DTYPE_F16);
     gm.cm_half = half_x;
+    gm.cm2 = cm2_mode;
     vx_gpu_alloc(g, (uint64_t)(n * cols) * 4, 0, &bx);
     vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
     vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
@@ -256,6 +258,45 @@ static void test_coopmat_half(vx_gpu *g) {
             }
     half_x = 0;
     if (verbose) printf("coopmat    %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
+    emit_row(row, subject, worst);
+}
+
+/* The GEMM on VK_NV_cooperative_matrix2 (gemm_cm2.comp: workgroup-scope matrices, x as hi + lo, the
+ * weights uploaded as float16 by vx_gmat_upload_f16, bf16 converted) against vx_linear of the original
+ * weights, in the rows of the other cooperative-matrix GEMM. Shapes cross the 128-row and 128-column
+ * tile edges and the 32-column K steps (712 = 22 x 32 + 8, 100, 66), tiles inside (unclamped loads) and
+ * across the edges (clamped), with and without bias and residual add; one stacked q|k|v-like matrix. */
+static void test_coopmat2(vx_gpu *g) {
+    const char *row = "vulkan.linear_cm2";
+    const char *subject = "GEMM on VK_NV_cooperative_matrix2 (x as float16 hi + lo, weights as float16: f16, bf16 "
+                          "converted) vs vx_linear of the original weights, 33 to 512 x rows, shapes up to 384x256, "
+                          "300x1024, 130x2048, 256x712";
+    const vx_vk_device_info *info = vx_gpu_info(g);
+    if (!vx_gpu_coopmat2(g)) {
+        printf("coopmat2: not tested on this device (%s%s%s)\n",
+               info->coopmat2 ? "VOX_VK_COOPMAT2=0" : "no VK_NV_cooperative_matrix2 with workgroup-scope f16 x f16 -> f32",
+               info->coopmat2_shapes[0] ? "; entries " : "", info->coopmat2_shapes);
+        emit_unsupported(row, subject, "no VK_NV_cooperative_matrix2 with workgroup-scope f16 x f16 -> f32");
+        return;
+    }
+    static const vox_dtype dts[] = {VOX_DTYPE_F16, VOX_DTYPE_BF16};
+    static const int64_t shapes[][2] = {{256, 1024}, {300, 1024}, {130, 2048}, {256, 712}, {45, 100}, {71, 66}, {384, 256}};
+    static const int64_t ns[] = {33, 128, 257, 512};
+    double tol = tolerance_row(row, "max"), worst = 0;
+    cm2_mode = 1;
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < 7; s++)
+            for (int k = 0; k < 4; k++) {
+                int parts = 0;
+                double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts, k % 2 == 1);
+                CHECK(last_coopmat, "coopmat2 %s %lldx%lld: the matrix was not uploaded as float16 for gemm_cm2",
+                      dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1]);
+                if (e > worst) worst = e;
+                CHECK(e <= tol, "coopmat2 %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", dt_name(dts[d]),
+                      (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
+            }
+    cm2_mode = 0;
+    if (verbose) printf("coopmat2   %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
     emit_row(row, subject, worst);
 }
 
@@ -1158,13 +1199,16 @@ int main(void) {
     if (opened) return opened;
     const vx_vk_device_info *info = vx_gpu_info(g);
     device_name = info->name;
-    printf("device %d: %s (%s), subgroup %u, storage range %llu, cooperative matrices %s (f16 shapes: %s)\n", dev,
+    printf("device %d: %s (%s), subgroup %u, storage range %llu, cooperative matrices %s (f16 shapes: %s), "
+           "cooperative matrix 2 %s (workgroup entries: %s)\n", dev,
            info->name, info->type_name, info->subgroup_size, (unsigned long long)info->max_storage_buffer_range,
-           vx_gpu_coopmat(g) ? "used" : info->coopmat ? "off" : "no", info->coopmat_shapes[0] ? info->coopmat_shapes : "none");
+           vx_gpu_coopmat(g) ? "used" : info->coopmat ? "off" : "no", info->coopmat_shapes[0] ? info->coopmat_shapes : "none",
+           vx_gpu_coopmat2(g) ? "used" : info->coopmat2 ? "off" : "no", info->coopmat2_shapes[0] ? info->coopmat2_shapes : "none");
     test_linear(g, "linear");
     test_gemm(g, "gemm");
     test_coopmat(g);
     test_coopmat_half(g);
+    test_coopmat2(g);
     test_norm_elementwise(g);
     test_rope(g);
     test_fused_linear(g);

@@ -174,16 +174,29 @@ static uint64_t vocos_bytes(const f5_model *m, int64_t *n_mats) {
     return b;
 }
 
+/* The large products on VK_NV_cooperative_matrix2 where the device has it (gemm_cm2.comp: the weights
+ * as float16, x as hi + lo), unless VOX_VK_F5_GEMM names the subgroup-scope kernels (cm: gemm_cm.glsl's
+ * hi + lo, cmh: x in float16). */
+static int use_cm2(vx_gpu *g) {
+    const char *e = getenv("VOX_VK_F5_GEMM");
+    return vx_gpu_coopmat2(g) && !(e && (!strcmp(e, "cm") || !strcmp(e, "cmh")));
+}
+
 static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
     vx_gpu *g = G->g;
     const f5_config *c = &m->c;
     vox_status st;
-    if ((st = vx_gmat_upload(g, &m->in_proj, &G->in_proj)) != VOX_OK || (st = vx_gmat_upload(g, &m->t1, &G->t1)) != VOX_OK ||
+    const int cm2 = use_cm2(g);
+    vox_status (*up)(vx_gpu *, const vx_mat *, vx_gmat *) = cm2 ? vx_gmat_upload_f16 : vx_gmat_upload;
+    vox_status (*up_stack)(vx_gpu *, const vx_mat *const *, const float *const *, int, vx_gmat *) =
+        cm2 ? vx_gmat_upload_stack_f16 : vx_gmat_upload_stack;
+    if ((st = up(g, &m->in_proj, &G->in_proj)) != VOX_OK || (st = vx_gmat_upload(g, &m->t1, &G->t1)) != VOX_OK ||
         (st = vx_gmat_upload(g, &m->t2, &G->t2)) != VOX_OK || (st = vx_gmat_upload(g, &m->norm_out, &G->norm_out)) != VOX_OK ||
         (st = vx_gmat_upload(g, &m->proj_out, &G->proj_out)) != VOX_OK ||
         (st = upload_gconv(g, &m->conv0, &G->conv0_wt)) != VOX_OK || (st = upload_gconv(g, &m->conv2, &G->conv2_wt)) != VOX_OK)
         return st;
     G->in_proj.cm_wide = !getenv("VOX_VK_F5_NARROW");   /* the wide tensor-core tiles (VOX_VK_F5_NARROW=1: the 64 x 32 ones) */
+    G->in_proj.cm2 = cm2;
     G->in_proj_b = vec_add(vs, m->in_proj_b, c->dim);
     G->t1_b = vec_add(vs, m->t1_b, c->dim);
     G->t2_b = vec_add(vs, m->t2_b, c->dim);
@@ -199,11 +212,12 @@ static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
         f5_gblock *d = &G->blocks[i];
         const vx_mat *qkv[3] = {&b->q, &b->k, &b->v};
         const float *qkv_b[3] = {b->q_b, b->k_b, b->v_b};
-        if ((st = vx_gmat_upload(g, &b->mod, &d->mod)) != VOX_OK || (st = vx_gmat_upload_stack(g, qkv, qkv_b, 3, &d->qkv)) != VOX_OK ||
-            (st = vx_gmat_upload(g, &b->o, &d->o)) != VOX_OK || (st = vx_gmat_upload(g, &b->ff1, &d->ff1)) != VOX_OK ||
-            (st = vx_gmat_upload(g, &b->ff2, &d->ff2)) != VOX_OK)
+        if ((st = vx_gmat_upload(g, &b->mod, &d->mod)) != VOX_OK || (st = up_stack(g, qkv, qkv_b, 3, &d->qkv)) != VOX_OK ||
+            (st = up(g, &b->o, &d->o)) != VOX_OK || (st = up(g, &b->ff1, &d->ff1)) != VOX_OK ||
+            (st = up(g, &b->ff2, &d->ff2)) != VOX_OK)
             return st;
         d->qkv.cm_wide = d->o.cm_wide = d->ff1.cm_wide = d->ff2.cm_wide = !getenv("VOX_VK_F5_NARROW");   /* 2 x frames rows */
+        d->qkv.cm2 = d->o.cm2 = d->ff1.cm2 = d->ff2.cm2 = cm2;
         d->mod_b = vec_add(vs, b->mod_b, 6 * c->dim);
         d->o_b = vec_add(vs, b->o_b, c->dim);
         d->ff1_b = vec_add(vs, b->ff1_b, b->ff1.rows);
@@ -236,8 +250,12 @@ static void choose_math(f5_gpu *G, const f5_model *m) {
         const int half = gemm && !strcmp(gemm, "cmh");
         G->f16 = 1;
         G->math = half ? "float16 on tensor cores, float32 sums (VOX_VK_F5_GEMM=cmh: x in float16 in the products too)"
-                       : "the attention in float16 on tensor cores, the products with float32 activations "
-                         "(VOX_VK_F5_MATH=f32: the float32 attention)";
+                  : G->blocks[0].qkv.cm2 && vx_gpu_coopmat2(G->g)
+                      ? "the attention in float16 on tensor cores, the products with float32 activations on "
+                        "VK_NV_cooperative_matrix2 (VOX_VK_F5_GEMM=cm: the subgroup-scope GEMM; VOX_VK_F5_MATH=f32: "
+                        "the float32 attention)"
+                      : "the attention in float16 on tensor cores, the products with float32 activations "
+                        "(VOX_VK_F5_MATH=f32: the float32 attention)";
         G->in_proj.cm_half = half && G->in_proj.coopmat;
         for (int64_t i = 0; i < c->depth; i++) {
             f5_gblock *b = &G->blocks[i];

@@ -37,6 +37,9 @@ typedef struct vx_gmat {
     int cm_half;   /* set by the caller: the cooperative-matrix GEMM takes x rounded to float16, one product in
                       128 x 128 tiles (gemm_cmh.glsl: an fp16 model's arithmetic), where x and the rows lie on
                       16 bytes (else the x-exact kernels above) */
+    int cm2;       /* set by the caller for large products on float16 weights (vx_gmat_upload_f16): the GEMM on
+                      VK_NV_cooperative_matrix2 (gemm_cm2.comp, x as hi + lo) where the device has it; over
+                      cm_wide and cm_half */
 } vx_gmat;
 
 /* Copies m (any .tmod dtype) to device memory. VOX_ERR_OUT_OF_MEMORY when it does not fit;
@@ -47,6 +50,11 @@ void vx_gmat_free(vx_gpu *g, vx_gmat *m);
  * (bias or bias[i] may be NULL): one GEMV (vx_gop_linear_stack) computes them all. */
 vox_status vx_gmat_upload_stack(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, vx_gmat *out);
 uint64_t vx_gmat_bytes(const vx_mat *m);   /* the device memory vx_gmat_upload takes */
+/* The same with bf16 weights converted to float16 (rounded to nearest even: exact for 2^-17 <= |w| < 65504,
+ * the values the cooperative-matrix GEMMs make of bf16 in their tiles) where float16 holds every value,
+ * else as vx_gmat_upload; dtype says which. The same device memory. */
+vox_status vx_gmat_upload_f16(vx_gpu *g, const vx_mat *m, vx_gmat *out);
+vox_status vx_gmat_upload_stack_f16(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, vx_gmat *out);
 
 /* Activations for q8/q4 weights: x[n][cols] (cols % 32 == 0) to int8 codes xq ([n][cols] bytes) and
  * block scales xd ([n][cols / 32] floats), exactly as the CPU kernels quantize them. xq and xd (and

@@ -38,6 +38,35 @@ void vx_gmat_free(vx_gpu *g, vx_gmat *m) {
     memset(m, 0, sizeof *m);
 }
 
+/* float32 to float16, rounded to nearest even, subnormals included (the bf16 weights of vx_gmat_upload_f16,
+ * which float16 holds: below 65520 in magnitude) */
+static uint16_t f16_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a >= 0x47800000u) return (uint16_t)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));   /* inf, nan */
+    if (a < 0x38800000u) {   /* below 2^-14: a multiple of 2^-24 */
+        uint32_t e = a >> 23;
+        if (e < 102) return (uint16_t)sign;   /* below 2^-25: 0 */
+        uint32_t m = (a & 0x7fffffu) | 0x800000u, sh = 126 - e, r = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+        if (rem > half || (rem == half && (r & 1u))) r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = a - 0x38000000u, out = r >> 13, rem = r & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (out & 1u))) out++;
+    return (uint16_t)(sign | out);
+}
+
+/* n bf16 values as float16 (in place is fine: 2 bytes each) */
+static void bf16_to_f16(const uint16_t *src, uint16_t *dst, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)src[i] << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        dst[i] = f16_of(f);
+    }
+}
+
 /* Copies rows [r0, r0 + rows) of the stack (values, then scales) to dst / dst_s. */
 static void stack_rows(const vx_mat *const *m, int n, int64_t r0, int64_t rows, void *dst, void *dst_s) {
     vox_dtype dt = m[0]->dtype;
@@ -56,20 +85,37 @@ static void stack_rows(const vx_mat *const *m, int n, int64_t r0, int64_t rows, 
     }
 }
 
-static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, vx_gmat *out);
+static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, int to_f16, vx_gmat *out);
 
 vox_status vx_gmat_upload(vx_gpu *g, const vx_mat *m, vx_gmat *out) {
     const vx_mat *one[1] = {m};
-    return upload_rows(g, one, 1, out);
+    return upload_rows(g, one, 1, 0, out);
 }
 
+static vox_status upload_stack(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, int to_f16,
+                               vx_gmat *out);
+
 vox_status vx_gmat_upload_stack(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, vx_gmat *out) {
+    return upload_stack(g, m, bias, n, 0, out);
+}
+
+vox_status vx_gmat_upload_f16(vx_gpu *g, const vx_mat *m, vx_gmat *out) {
+    const vx_mat *one[1] = {m};
+    return upload_rows(g, one, 1, 1, out);
+}
+
+vox_status vx_gmat_upload_stack_f16(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, vx_gmat *out) {
+    return upload_stack(g, m, bias, n, 1, out);
+}
+
+static vox_status upload_stack(vx_gpu *g, const vx_mat *const *m, const float *const *bias, int n, int to_f16,
+                               vx_gmat *out) {
     memset(out, 0, sizeof *out);
     if (n < 1 || n > 3) return vox_set_error(VOX_ERR_INTERNAL, "vx_gmat_upload_stack: %d matrices", n);
     for (int i = 1; i < n; i++)
         if (m[i]->dtype != m[0]->dtype || m[i]->cols != m[0]->cols)
             return vox_set_error(VOX_ERR_INTERNAL, "vx_gmat_upload_stack: matrices of different dtype or columns");
-    vox_status st = upload_rows(g, m, n, out);
+    vox_status st = upload_rows(g, m, n, to_f16, out);
     if (st != VOX_OK) return st;
     out->n_segs = n;
     int64_t total = 0;
@@ -105,9 +151,16 @@ static int coopmat_ok(vx_gpu *g, const vx_mat *const *src, int n_src) {
     return 1;
 }
 
-static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, vx_gmat *out) {
+static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, int to_f16, vx_gmat *out) {
     const vx_mat *m = src[0];
     memset(out, 0, sizeof *out);
+    /* bf16 as float16 where float16 holds every value (coopmat_ok's test, without the device) */
+    to_f16 = to_f16 && m->dtype == VOX_DTYPE_BF16;
+    for (int i = 0; i < n_src && to_f16; i++) {
+        const uint16_t *v = src[i]->data;
+        for (int64_t e = 0, n = src[i]->rows * src[i]->cols; e < n && to_f16; e++)
+            if ((v[e] & 0x7fff) >= 0x4780) to_f16 = 0;
+    }
     if (m->dtype != VOX_DTYPE_F32 && m->dtype != VOX_DTYPE_F16 && m->dtype != VOX_DTYPE_BF16 && !quantized(m->dtype))
         return vox_set_error(VOX_ERR_UNSUPPORTED, "GPU weights: dtype %d is not supported", (int)m->dtype);
     if (quantized(m->dtype) && m->cols % 32)
@@ -126,7 +179,7 @@ static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, vx
     int n_parts = rows ? (int)((rows + per - 1) / per) : 1;
     out->parts = calloc((size_t)n_parts, sizeof *out->parts);
     if (!out->parts) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    out->dtype = m->dtype;
+    out->dtype = to_f16 ? VOX_DTYPE_F16 : m->dtype;
     out->rows = rows;
     out->cols = m->cols;
     out->n_segs = 1;
@@ -140,23 +193,24 @@ static vox_status upload_rows(vx_gpu *g, const vx_mat *const *src, int n_src, vx
         uint64_t vb = value_bytes(m->dtype, p->rows, m->cols), sb = scale_bytes(m->dtype, p->rows, m->cols);
         if ((st = vx_gpu_alloc(g, vb, 0, &p->w)) != VOX_OK) break;
         if (quantized(m->dtype) && (st = vx_gpu_alloc(g, sb, 0, &p->s)) != VOX_OK) break;
-        if (n_src == 1) {   /* straight from the mapping */
+        if (n_src == 1 && !to_f16) {   /* straight from the mapping */
             uint64_t vo = value_bytes(m->dtype, p->row0, m->cols), so = scale_bytes(m->dtype, p->row0, m->cols);
             if (vb) st = vx_gpu_upload(g, &p->w, 0, (const char *)m->data + vo, vb);
             if (st == VOX_OK && sb) st = vx_gpu_upload(g, &p->s, 0, (const char *)m->scales + so, sb);
-        } else {            /* a stack: the part's rows gathered from its matrices */
+        } else {            /* a stack, or converted: the part's rows gathered from its matrices */
             char *tmp = malloc((size_t)(vb + sb) + 1);
             if (!tmp) {
                 st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
                 break;
             }
             stack_rows(src, n_src, p->row0, p->rows, tmp, sb ? tmp + vb : NULL);
+            if (to_f16) bf16_to_f16((const uint16_t *)tmp, (uint16_t *)tmp, vb / 2);
             if (vb) st = vx_gpu_upload(g, &p->w, 0, tmp, vb);
             if (st == VOX_OK && sb) st = vx_gpu_upload(g, &p->s, 0, tmp + vb, sb);
             free(tmp);
         }
     }
-    if (st == VOX_OK) out->coopmat = coopmat_ok(g, src, n_src);
+    if (st == VOX_OK) out->coopmat = to_f16 ? vx_gpu_coopmat(g) : coopmat_ok(g, src, n_src);
     if (st != VOX_OK) vx_gmat_free(g, out);
     return st;
 }
@@ -267,6 +321,11 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
             shader = w->dtype == VOX_DTYPE_F16 ? VX_SH_GEMM_CMH_F16 : VX_SH_GEMM_CMH_BF16;
             tm = VX_GEMM_CMH_TM;
             tn = VX_GEMM_CMH_TN;
+        }
+        /* workgroup-scope matrices (VK_NV_cooperative_matrix2), float16 weights: x keeps hi + lo */
+        if (w->cm2 && w->dtype == VOX_DTYPE_F16 && vx_gpu_coopmat2(g)) {
+            shader = VX_SH_GEMM_CM2;
+            vx_gpu_cm2_tile(g, &tm, &tn);
         }
     }
     struct {

@@ -40,6 +40,12 @@ typedef struct vx_vk_device_info {
      * scope, with shaderFloat16, the Vulkan memory model and basic subgroup operations in compute */
     int coopmat;
     char coopmat_shapes[96];         /* every f16 x f16 -> f32 MxNxK the device lists ("" when none) */
+    /* VK_NV_cooperative_matrix2 as gemm_cm2.comp needs it (with coopmat): workgroup-scope float16 x
+     * float16 -> float32 matrices of flexible sizes at some workgroup size (coopmat2_invocations, 256
+     * preferred), tensor-addressed loads, per-element operations, conversions and 16-bit storage */
+    int coopmat2;
+    uint32_t coopmat2_invocations;
+    char coopmat2_shapes[96];        /* "MgxNgxKg@invocations" of each f16 x f16 -> f32 workgroup entry */
 } vx_vk_device_info;
 
 /* The devices of this machine, enumerated once (thread-safe). *n = 0 when Vulkan is unavailable; then
@@ -93,6 +99,10 @@ uint64_t vx_gpu_bytes_allocated(const vx_gpu *g);
 /* 1 when the device was created with cooperative matrices (info.coopmat, unless VOX_VK_COOPMAT=0): the
  * prefill GEMM of f16/bf16 weights then runs on them (gemm_cm_*.comp). */
 int vx_gpu_coopmat(const vx_gpu *g);
+/* 1 when the device was also created with VK_NV_cooperative_matrix2 (info.coopmat2, unless
+ * VOX_VK_COOPMAT2=0): the workgroup-scope GEMM gemm_cm2.comp, in tiles of *tm x rows by *tn weight rows. */
+int vx_gpu_coopmat2(const vx_gpu *g);
+void vx_gpu_cm2_tile(const vx_gpu *g, uint32_t *tm, uint32_t *tn);
 /* Linear layers of up to this many x rows are GEMVs, larger ones the tiled GEMM: VX_GEMV_MAX_ROWS, or
  * VOX_VK_GEMV_MAX_ROWS (>= 4) to measure where one wins over the other. On an H200 (bf16 4096x2048) the
  * GEMV takes 50 us for 16 rows and 180 us for 64, the GEMM 80-105 us and 110-120 us: the GEMM wins

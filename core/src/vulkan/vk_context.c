@@ -80,6 +80,8 @@ struct vx_gpu {
     vox_status chain_status;     /* the first error while recording: the chain is not submitted */
     uint64_t max_range, allocated;
     int coopmat;                 /* created with cooperative matrices (vx_gpu_coopmat) */
+    int coopmat2;                /* and with VK_NV_cooperative_matrix2 (vx_gpu_coopmat2) */
+    uint32_t cm2_tile[3];        /* gemm_cm2.comp's TM, TN, BK (specialization constants 1 .. 3) */
     int gemv_max_rows;
 };
 
@@ -93,6 +95,11 @@ const vx_vk_device_info *vx_gpu_info(const vx_gpu *g) { return &g->info; }
 uint64_t vx_gpu_max_range(const vx_gpu *g) { return g->max_range; }
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g) { return g->allocated; }
 int vx_gpu_coopmat(const vx_gpu *g) { return g->coopmat; }
+int vx_gpu_coopmat2(const vx_gpu *g) { return g->coopmat2; }
+void vx_gpu_cm2_tile(const vx_gpu *g, uint32_t *tm, uint32_t *tn) {
+    *tm = g->cm2_tile[0];
+    *tn = g->cm2_tile[1];
+}
 int vx_gpu_gemv_max_rows(const vx_gpu *g) { return g->gemv_max_rows; }
 
 /* The cooperative-matrix shaders: built only on devices created with them; their workgroup is 4
@@ -102,6 +109,10 @@ static int coopmat_shader(int shader) {
            shader == VX_SH_GEMM_CM_WIDE_BF16 || shader == VX_SH_GEMM_CMH_F16 || shader == VX_SH_GEMM_CMH_BF16 ||
            shader == VX_SH_ATTENTION_CM || shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
 }
+
+/* The VK_NV_cooperative_matrix2 shaders: built only on devices created with it; their workgroup is
+ * info.coopmat2_invocations (specialization constant 0), their tile g->cm2_tile (constants 1 .. 3). */
+static int coopmat2_shader(int shader) { return shader == VX_SH_GEMM_CM2; }
 
 static int codec_coopmat_shader(int shader) {
     return shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
@@ -166,6 +177,13 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     vx_vk_cm_features_chain(&cf);
     const char *cme = getenv("VOX_VK_COOPMAT");
     g->coopmat = g->info.coopmat && !(cme && !strcmp(cme, "0"));
+    /* VK_NV_cooperative_matrix2 (gemm_cm2.comp) on top, unless VOX_VK_COOPMAT2=0 */
+    const char *cm_ext2[] = {"VK_KHR_cooperative_matrix", "VK_KHR_vulkan_memory_model", "VK_KHR_shader_float16_int8",
+                             "VK_NV_cooperative_matrix2"};
+    vx_vk_cm2_features cf2;
+    vx_vk_cm2_features_chain(&cf2);
+    const char *cme2 = getenv("VOX_VK_COOPMAT2");
+    g->coopmat2 = g->coopmat && g->info.coopmat2 && !(cme2 && !strcmp(cme2, "0"));
     if (g->coopmat) {
         cf.cm.cooperativeMatrix = 1;
         cf.mm.vulkanMemoryModel = 1;
@@ -173,6 +191,24 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
         dci.pNext = &cf.cm;
         dci.enabledExtensionCount = 3;
         dci.ppEnabledExtensionNames = cm_ext;
+    }
+    if (g->coopmat2) {
+        cf2.cm2.cooperativeMatrixWorkgroupScope = 1;
+        cf2.cm2.cooperativeMatrixFlexibleDimensions = 1;
+        cf2.cm2.cooperativeMatrixConversions = 1;
+        cf2.cm2.cooperativeMatrixPerElementOperations = 1;
+        cf2.cm2.cooperativeMatrixTensorAddressing = 1;
+        cf2.s16.storageBuffer16BitAccess = 1;
+        cf.f16.pNext = &cf2.cm2;
+        dci.enabledExtensionCount = 4;
+        dci.ppEnabledExtensionNames = cm_ext2;
+        /* the tile: 128 x 128, K steps of 32 (VOX_VK_CM2_TILE=TMxTNxBK, multiples of 16, for measuring others) */
+        g->cm2_tile[0] = 128, g->cm2_tile[1] = 128, g->cm2_tile[2] = 32;
+        const char *t = getenv("VOX_VK_CM2_TILE");
+        unsigned a, b, c;
+        if (t && sscanf(t, "%ux%ux%u", &a, &b, &c) == 3 && a && b && c && a % 16 == 0 && b % 16 == 0 && c % 16 == 0 &&
+            a <= 256 && b <= 256 && c <= 128)
+            g->cm2_tile[0] = a, g->cm2_tile[1] = b, g->cm2_tile[2] = c;
     }
     VkResult r = fi->vkCreateDevice(pd, &dci, NULL, &g->dev);
     if (r != VK_SUCCESS) {
@@ -475,9 +511,9 @@ static vox_status layout_for(vx_gpu *g, uint32_t nb) {
 static vox_status pipeline(vx_gpu *g, int shader) {
     if (g->pipes[shader]) return VOX_OK;
     const vx_spv_shader *s = &vx_spv_shaders[shader];
-    if (coopmat_shader(shader) && !g->coopmat)
-        return vox_set_error(VOX_ERR_INTERNAL, "Vulkan: shader %s needs cooperative matrices, which device %s was "
-                             "not created with", s->name, g->info.name);
+    if ((coopmat_shader(shader) && !g->coopmat) || (coopmat2_shader(shader) && !g->coopmat2))
+        return vox_set_error(VOX_ERR_INTERNAL, "Vulkan: shader %s needs cooperative matrices%s, which device %s was "
+                             "not created with", s->name, coopmat2_shader(shader) ? " (NV 2)" : "", g->info.name);
     vox_status st = layout_for(g, s->n_bindings);
     if (st != VOX_OK) return st;
     VkShaderModuleCreateInfo mi;
@@ -499,6 +535,10 @@ static vox_status pipeline(vx_gpu *g, int shader) {
     VkSpecializationMapEntry me = {0, 0, sizeof local};
     VkSpecializationInfo spec = {1, &me, sizeof local, &local};
     if (coopmat_shader(shader)) ci.stage.pSpecializationInfo = &spec;
+    uint32_t spec2_data[4] = {g->info.coopmat2_invocations, g->cm2_tile[0], g->cm2_tile[1], g->cm2_tile[2]};
+    VkSpecializationMapEntry me2[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    VkSpecializationInfo spec2 = {4, me2, sizeof spec2_data, spec2_data};
+    if (coopmat2_shader(shader)) ci.stage.pSpecializationInfo = &spec2;
     ci.layout = g->pipe_layout[s->n_bindings];
     ci.basePipelineIndex = -1;
     r = g->f.vkCreateComputePipelines(g->dev, g->cache, 1, &ci, NULL, &g->pipes[shader]);
@@ -515,7 +555,8 @@ vox_status vx_gpu_prepare(vx_gpu *g) {
     pthread_mutex_lock(&g->lock);
     vox_status st = VOX_OK;
     for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
-        if (!coopmat_shader(i) || (g->coopmat && (!codec_coopmat_shader(i) || vx_codec_coopmat_enabled())))
+        if (coopmat2_shader(i) ? g->coopmat2
+                               : !coopmat_shader(i) || (g->coopmat && (!codec_coopmat_shader(i) || vx_codec_coopmat_enabled())))
             st = pipeline(g, i);
     pthread_mutex_unlock(&g->lock);
     return st;

@@ -22,6 +22,7 @@
 #define VK_API_VERSION_PATCH(version) ((uint32_t)(version) & 0xFFFU)
 #define VK_API_VERSION_1_0 VK_MAKE_API_VERSION(0, 1, 0, 0)
 #define VK_API_VERSION_1_1 VK_MAKE_API_VERSION(0, 1, 1, 0)
+#define VK_API_VERSION_1_3 VK_MAKE_API_VERSION(0, 1, 3, 0)
 #define VK_MAX_PHYSICAL_DEVICE_NAME_SIZE 256U
 #define VK_UUID_SIZE 16U
 #define VK_MAX_EXTENSION_NAME_SIZE 256U
@@ -671,6 +672,7 @@ typedef int32_t VkScopeKHR;
 enum {
     VK_COMPONENT_TYPE_FLOAT16_KHR = 0,
     VK_COMPONENT_TYPE_FLOAT32_KHR = 1,
+    VK_SCOPE_WORKGROUP_KHR = 2,
     VK_SCOPE_SUBGROUP_KHR = 3,
 };
 
@@ -695,5 +697,60 @@ typedef struct VkCooperativeMatrixPropertiesKHR {
  VkScopeKHR scope;
 } VkCooperativeMatrixPropertiesKHR;
 
+#endif
+
+/* VK_NV_cooperative_matrix2 (workgroup-scope matrices, flexible sizes, tensor-addressed loads) and the
+ * 16-bit storage its GEMM reads float16 weights with, also where an older official header lacks them. */
+#ifndef VK_NV_cooperative_matrix2
+enum {
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV = 1000593000,
+    VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV = 1000593001,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV = 1000593002,
+};
+typedef struct VkPhysicalDeviceCooperativeMatrix2FeaturesNV {
+ VkStructureType sType;
+ void* pNext;
+ VkBool32 cooperativeMatrixWorkgroupScope;
+ VkBool32 cooperativeMatrixFlexibleDimensions;
+ VkBool32 cooperativeMatrixReductions;
+ VkBool32 cooperativeMatrixConversions;
+ VkBool32 cooperativeMatrixPerElementOperations;
+ VkBool32 cooperativeMatrixTensorAddressing;
+ VkBool32 cooperativeMatrixBlockLoads;
+} VkPhysicalDeviceCooperativeMatrix2FeaturesNV;
+
+typedef struct VkPhysicalDeviceCooperativeMatrix2PropertiesNV {
+ VkStructureType sType;
+ void* pNext;
+ uint32_t cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
+ uint32_t cooperativeMatrixFlexibleDimensionsMaxDimension;
+ uint32_t cooperativeMatrixWorkgroupScopeReservedSharedMemory;
+} VkPhysicalDeviceCooperativeMatrix2PropertiesNV;
+
+typedef struct VkCooperativeMatrixFlexibleDimensionsPropertiesNV {
+ VkStructureType sType;
+ void* pNext;
+ uint32_t MGranularity;
+ uint32_t NGranularity;
+ uint32_t KGranularity;
+ VkComponentTypeKHR AType;
+ VkComponentTypeKHR BType;
+ VkComponentTypeKHR CType;
+ VkComponentTypeKHR ResultType;
+ VkBool32 saturatingAccumulation;
+ VkScopeKHR scope;
+ uint32_t workgroupInvocations;
+} VkCooperativeMatrixFlexibleDimensionsPropertiesNV;
+#endif
+#if !defined(VOX_VULKAN_SYSTEM_HEADERS)
+enum { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES = 1000083000 };
+typedef struct VkPhysicalDevice16BitStorageFeatures {
+ VkStructureType sType;
+ void* pNext;
+ VkBool32 storageBuffer16BitAccess;
+ VkBool32 uniformAndStorageBuffer16BitAccess;
+ VkBool32 storagePushConstant16;
+ VkBool32 storageInputOutput16;
+} VkPhysicalDevice16BitStorageFeatures;
 #endif
 #endif

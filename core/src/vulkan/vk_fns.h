@@ -96,6 +96,9 @@ typedef struct vx_vk_fns {
     /* optional (VK_KHR_cooperative_matrix): NULL when the loader does not know it */
     VkResult (*vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(VkPhysicalDevice, uint32_t *,
                                                                    VkCooperativeMatrixPropertiesKHR *);
+    /* optional (VK_NV_cooperative_matrix2) */
+    VkResult (*vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)(
+        VkPhysicalDevice, uint32_t *, VkCooperativeMatrixFlexibleDimensionsPropertiesNV *);
     VX_VK_GLOBAL_FNS(VX_VK_DECLARE_PTR)
     VX_VK_INSTANCE_FNS(VX_VK_DECLARE_PTR)
 } vx_vk_fns;

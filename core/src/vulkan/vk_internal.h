@@ -20,4 +20,12 @@ typedef struct vx_vk_cm_features {
 } vx_vk_cm_features;
 void vx_vk_cm_features_chain(vx_vk_cm_features *f);
 
+/* The same for VK_NV_cooperative_matrix2 (gemm_cm2.comp): its features and 16-bit storage, chained
+ * cm2 -> s16 (the context puts them after the vx_vk_cm_features chain). */
+typedef struct vx_vk_cm2_features {
+    VkPhysicalDeviceCooperativeMatrix2FeaturesNV cm2;
+    VkPhysicalDevice16BitStorageFeatures s16;
+} vx_vk_cm2_features;
+void vx_vk_cm2_features_chain(vx_vk_cm2_features *f);
+
 #endif

@@ -17,7 +17,15 @@ void vx_vk_cm_features_chain(vx_vk_cm_features *f) {
     f->mm.pNext = &f->f16;
 }
 
+void vx_vk_cm2_features_chain(vx_vk_cm2_features *f) {
+    memset(f, 0, sizeof *f);
+    f->cm2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV;
+    f->s16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    f->cm2.pNext = &f->s16;
+}
+
 static vx_vk_fns fns;
+static uint32_t api_version;   /* the instance's (1.1 or 1.3) */
 static VkInstance instance;
 static VkPhysicalDevice *phys;
 static vx_vk_device_info *infos;
@@ -112,6 +120,50 @@ static void coopmat_of(VkPhysicalDevice pd, const VkPhysicalDeviceSubgroupProper
                  (sg->supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sg->supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT);
 }
 
+/* VK_NV_cooperative_matrix2 as gemm_cm2.comp uses it (after coopmat_of: it builds on cooperative
+ * matrices): the extension, its features, 16-bit storage, and a workgroup-scope float16 x float16 ->
+ * float32 entry whose granularities divide 16 (the shader's tiles are multiples of 16). */
+static void coopmat2_of(VkPhysicalDevice pd, vx_vk_device_info *d) {
+    if (!d->coopmat || d->api_version < VK_API_VERSION_1_3 || api_version < VK_API_VERSION_1_3 ||
+        !fns.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV ||
+        !vx_vk_device_has_ext(pd, "VK_NV_cooperative_matrix2"))
+        return;
+    uint32_t n = 0;
+    if (fns.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, NULL) != VK_SUCCESS || !n) return;
+    VkCooperativeMatrixFlexibleDimensionsPropertiesNV *cp = calloc(n, sizeof *cp);
+    if (!cp) return;
+    for (uint32_t i = 0; i < n; i++) cp[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV;
+    uint32_t inv = 0;
+    if (fns.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, cp) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++) {
+            const VkCooperativeMatrixFlexibleDimensionsPropertiesNV *c = &cp[i];
+            if (c->AType != VK_COMPONENT_TYPE_FLOAT16_KHR || c->BType != VK_COMPONENT_TYPE_FLOAT16_KHR ||
+                c->CType != VK_COMPONENT_TYPE_FLOAT32_KHR || c->ResultType != VK_COMPONENT_TYPE_FLOAT32_KHR ||
+                c->scope != VK_SCOPE_WORKGROUP_KHR)
+                continue;
+            size_t len = strlen(d->coopmat2_shapes);
+            snprintf(d->coopmat2_shapes + len, sizeof d->coopmat2_shapes - len, "%s%ux%ux%u@%u", len ? " " : "",
+                     c->MGranularity, c->NGranularity, c->KGranularity, c->workgroupInvocations);
+            int fits = c->MGranularity && 16 % c->MGranularity == 0 && c->NGranularity && 16 % c->NGranularity == 0 &&
+                       c->KGranularity && 16 % c->KGranularity == 0 && c->workgroupInvocations >= 64 &&
+                       c->workgroupInvocations <= d->max_workgroup_invocations;
+            if (fits && (inv != 256 && (c->workgroupInvocations == 256 || c->workgroupInvocations > inv)))
+                inv = c->workgroupInvocations;
+        }
+    free(cp);
+    vx_vk_cm2_features cf;
+    vx_vk_cm2_features_chain(&cf);
+    VkPhysicalDeviceFeatures2 f2;
+    memset(&f2, 0, sizeof f2);
+    f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f2.pNext = &cf.cm2;
+    fns.vkGetPhysicalDeviceFeatures2(pd, &f2);
+    d->coopmat2_invocations = inv;
+    d->coopmat2 = inv && cf.cm2.cooperativeMatrixWorkgroupScope && cf.cm2.cooperativeMatrixFlexibleDimensions &&
+                  cf.cm2.cooperativeMatrixConversions && cf.cm2.cooperativeMatrixPerElementOperations &&
+                  cf.cm2.cooperativeMatrixTensorAddressing && cf.s16.storageBuffer16BitAccess;
+}
+
 static void describe(VkPhysicalDevice pd, int index, vx_vk_device_info *d) {
     VkPhysicalDeviceSubgroupProperties sg;
     memset(&sg, 0, sizeof sg);
@@ -142,6 +194,7 @@ static void describe(VkPhysicalDevice pd, int index, vx_vk_device_info *d) {
     d->timestamp_period_ns = p->limits.timestampComputeAndGraphics ? p->limits.timestampPeriod : 0.0f;
     memory_of(pd, d);
     coopmat_of(pd, &sg, d);
+    coopmat2_of(pd, d);
 }
 
 #define VX_VK_LOAD(name, ret, args)                                                                    \
@@ -188,7 +241,10 @@ static void init(void) {
     app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
     app.pApplicationName = "vox";
     app.pEngineName = "vox";
-    app.apiVersion = VK_API_VERSION_1_1;
+    /* 1.3 where the loader has it: the cooperative-matrix-2 shader is SPIR-V 1.6, which a device takes
+     * only at an API version of 1.3 (the lower of this and its own); 1.1 features need nothing more */
+    app.apiVersion = version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1;
+    api_version = app.apiVersion;
     VkInstanceCreateInfo ci;
     memset(&ci, 0, sizeof ci);
     ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
@@ -203,6 +259,9 @@ static void init(void) {
     fns.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR =
         (VkResult(*)(VkPhysicalDevice, uint32_t *, VkCooperativeMatrixPropertiesKHR *))(void (*)(void))
             fns.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+    fns.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
+        (VkResult(*)(VkPhysicalDevice, uint32_t *, VkCooperativeMatrixFlexibleDimensionsPropertiesNV *))(void (*)(void))
+            fns.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
     uint32_t n = 0;
     if (fns.vkEnumeratePhysicalDevices(instance, &n, NULL) != VK_SUCCESS || n == 0) {
         snprintf(reason, sizeof reason, "Vulkan found no device");

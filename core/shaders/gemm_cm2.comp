@@ -1,0 +1,87 @@
+#version 450
+// The GEMM on VK_NV_cooperative_matrix2: workgroup-scope cooperative matrices with tensor-addressed
+// loads, where the driver stages the tiles through shared memory and schedules the tensor cores itself
+// (gemm_cm.glsl does that by hand with 16 x 16 subgroup matrices). y[i][y_offset + r] = x[i] . W[r]
+// (+ bias), or y += that, with the push constants, bindings and epilogue of the other linear layers
+// (linear_out.glsl), so the host records it like them.
+// The weights are float16 [rows][cols] (the host converts bf16 to float16 when it uploads them: the
+// values gemm_cm_bf16.comp makes of them in its tiles). x keeps the precision of gemm_cm.glsl: each value
+// goes in as hi = x cut to float16's 11 significant bits and lo = (x - hi) * 2^12 (exact, scaled into
+// float16's normal range), two products accumulated apart and joined at the end as hi . w + lo . w / 2^12.
+// A workgroup of the device's coopmat2 size (specialization constant 0, 256 preferred) computes a tile
+// of TM x rows by TN weight rows (constants 1, 2) in K steps of BK (constant 3). Out-of-range rows and
+// columns read as 0 (clamped tensor layouts), so any n, rows and cols work; in-range tiles take
+// unclamped layouts. An output's sums depend only on the row length, not on n or the tile.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint TM = 128;
+layout(constant_id = 2) const uint TN = 128;
+layout(constant_id = 3) const uint BK = 32;
+#define YB 2
+#include "linear_out.glsl"
+layout(std430, binding = 0) readonly buffer W { float16_t w[]; };
+layout(std430, binding = 1) readonly buffer X { float x[]; };
+
+#define MAT_X coopmat<float, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseA>
+#define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseA>
+#define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, TN, gl_MatrixUseB>
+#define MAT_ACC coopmat<float, gl_ScopeWorkgroup, TM, TN, gl_MatrixUseAccumulator>
+
+// x's float16 head by a mask (a conversion round trip may be folded away by a compiler, and lo lost)
+float hi_part(const in uint i, const in uint k, const in float v) {
+    return uintBitsToFloat(floatBitsToUint(v) & 0xffffe000u);
+}
+
+// the epilogue, element (i, j) of the tile at (i0, r0)
+float store_out(const in uint i, const in uint j, const in float v, const in uint i0, const in uint r0) {
+    uint xi = i0 + i, r = r0 + j;
+    if (xi < p.n && r < p.rows) linear_store(v, xi, r);
+    return v;
+}
+
+// One K step: the x tile (float32) split into hi and lo, the weight tile as B = W^T (a transposed view
+// of the rows), two products.
+#define CM2_STEP(LX, LW)                                                                            \
+    {                                                                                               \
+        MAT_X xa;                                                                                   \
+        coopMatLoadTensorNV(xa, x, p.x_base, sliceTensorLayoutNV(LX, i0, TM, k0, BK));              \
+        MAT_X xh;                                                                                   \
+        coopMatPerElementNV(xh, xa, hi_part);                                                       \
+        MAT_A ah = MAT_A(xh);                                                                       \
+        MAT_A al = MAT_A((xa - xh) * 4096.0);                                                       \
+        MAT_B b;                                                                                    \
+        coopMatLoadTensorNV(b, w, 0, sliceTensorLayoutNV(LW, r0, TN, k0, BK), tr);                  \
+        acc = coopMatMulAdd(ah, b, acc);                                                            \
+        acl = coopMatMulAdd(al, b, acl);                                                            \
+    }
+
+void main() {
+    const uint r0 = gl_WorkGroupID.x * TN, i0 = gl_WorkGroupID.y * TM;
+    tensorViewNV<2, false, 1, 0> tr = createTensorViewNV(2, false, 1, 0);
+    MAT_ACC acc = MAT_ACC(0.0);
+    MAT_ACC acl = MAT_ACC(0.0);
+    if (i0 + TM <= p.n && r0 + TN <= p.rows && p.cols % BK == 0) {   // uniform: the tile lies inside
+        tensorLayoutNV<2> lx = createTensorLayoutNV(2);
+        lx = setTensorLayoutDimensionNV(lx, p.n, p.cols);
+        lx = setTensorLayoutStrideNV(lx, p.x_stride, 1);
+        tensorLayoutNV<2> lw = createTensorLayoutNV(2);
+        lw = setTensorLayoutDimensionNV(lw, p.rows, p.cols);
+        lw = setTensorLayoutStrideNV(lw, p.cols, 1);
+        for (uint k0 = 0; k0 < p.cols; k0 += BK) CM2_STEP(lx, lw)
+    } else {
+        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> lx = createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+        lx = setTensorLayoutDimensionNV(lx, p.n, p.cols);
+        lx = setTensorLayoutStrideNV(lx, p.x_stride, 1);
+        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> lw = createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+        lw = setTensorLayoutDimensionNV(lw, p.rows, p.cols);
+        lw = setTensorLayoutStrideNV(lw, p.cols, 1);
+        for (uint k0 = 0; k0 < p.cols; k0 += BK) CM2_STEP(lx, lw)
+    }
+    MAT_ACC y = acc + acl * (1.0 / 4096.0);
+    coopMatPerElementNV(y, y, store_out, i0, r0);
+}
