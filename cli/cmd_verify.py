@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 HELP = """\
@@ -60,9 +61,13 @@ def run(args) -> int:
 
 def report(rows, args) -> int:
     failed = [r for r in rows if not r.passed]
-    if args.json:
-        print(json.dumps([dict(check=r.check, subject=r.subject, backend=r.backend, value=r.value, limit=r.limit,
-                               passed=r.passed, note=r.note) for r in rows], indent=1))
+    if args.json:   # strict JSON: a value that is not finite (a length mismatch is inf) is null
+        def num(v):
+            return None if isinstance(v, float) and not math.isfinite(v) else v
+
+        print(json.dumps([dict(check=r.check, subject=r.subject, backend=r.backend, value=num(r.value),
+                               limit=num(r.limit), passed=r.passed, note=r.note) for r in rows], indent=1,
+                         allow_nan=False))
     else:
         from vox.verify.report import print_rows
 

@@ -90,3 +90,21 @@ def test_devices():
     assert r.returncode == 0 and json.loads(r.stdout)["cpu"]["threads"] >= 1
     r = run_cli(["devices"])
     assert r.returncode == 0 and r.stdout.startswith("cpu ")
+
+
+def test_verify_json_is_strict(capsys):
+    """`vox verify --json` prints strict JSON: a row whose value is not finite (a length mismatch end to
+    end is inf) has value null, and still fails."""
+    import argparse
+
+    from vox.cli.cmd_verify import report
+    from vox.verify.tolerance import Row
+
+    rows = [Row("f5.native.vocos", "one", 1e-7), Row("f5.native.vocos", "mismatch", float("inf"))]
+    assert report(rows, argparse.Namespace(json=True)) == 1
+
+    def no_constants(name):
+        raise AssertionError(f"not strict JSON: {name}")
+
+    got = json.loads(capsys.readouterr().out, parse_constant=no_constants)
+    assert [r["value"] for r in got] == [1e-7, None] and [r["passed"] for r in got] == [True, False]

@@ -95,3 +95,18 @@ def test_vox_verify_fails_on_altered_weights(tmp_path, qwen3_fixture):
 def test_vox_verify_usage_errors(tmp_path, qwen3_fixture):
     r = run_cli(["verify", "--model", str(tmp_path / "missing.tmod"), "--official", str(qwen3_fixture("base06"))])
     assert r.returncode == 1 and "Traceback" not in r.stderr and "missing.tmod" in r.stderr
+
+
+def test_vox_verify_checks_the_recording_first(tmp_path, qwen3_fixture):
+    """A bad --ref-audio is a one-line error before the official model loads (no traceback)."""
+    d = qwen3_fixture("base06")
+    m = tmp_path / "base06.tmod"
+    assert run_cli(["build", "--model", str(d), "-o", str(m), "--dtype", "f32"]).returncode == 0
+    garbage = tmp_path / "garbage.wav"
+    garbage.write_bytes(bytes(range(256)) * 8)
+    for audio, text, msg in ((tmp_path / "none.wav", "Hi.", "no such file"), (garbage, "Hi.", "not an audio file"),
+                             (garbage, None, "--ref-text")):
+        args = ["verify", "--model", str(m), "--official", str(d), "--ref-audio", str(audio)]
+        r = run_cli(args + (["--ref-text", text] if text else []))
+        assert r.returncode != 0 and msg in r.stderr, r.stdout + r.stderr
+        assert "Traceback" not in r.stderr and "loading the official model" not in r.stderr, r.stderr

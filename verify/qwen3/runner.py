@@ -81,9 +81,14 @@ def load_recording(path: str | None, text: str | None) -> tuple[str, np.ndarray,
         return "synthetic speech-like 24 kHz", speech_like(24000), 24000, text or SYNTH_TEXT
     import soundfile as sf
 
-    wav, sr = sf.read(path, dtype="float32", always_2d=True)
     if not text:
         raise ValueError("--ref-audio needs --ref-text (the transcript of the recording)")
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file")
+    try:
+        wav, sr = sf.read(path, dtype="float32", always_2d=True)
+    except (RuntimeError, OSError) as e:   # soundfile's LibsndfileError is a RuntimeError
+        raise ValueError(f"{path}: not an audio file soundfile can read ({e})") from None
     return os.path.basename(path), np.ascontiguousarray(wav.mean(axis=1), dtype=np.float32), int(sr), text
 
 
@@ -94,6 +99,7 @@ def verify(model_path: str, official_dir: str, *, ref_audio: str | None = None, 
     from vox.reference.common.checkpoint import Checkpoint
 
     label = Path(model_path).name
+    recording = load_recording(ref_audio, ref_text)   # before the official model loads: a bad file fails at once
     say(f"loading the official model from {official_dir}")
     tts = official.load(str(official_dir))
     conv = read_checkpoint(model_path)
@@ -111,7 +117,7 @@ def verify(model_path: str, official_dir: str, *, ref_audio: str | None = None, 
     rows = conversion_rows(conv, src, label)
     vc = None
     if kind == "base":
-        name, wav, sr, text = load_recording(ref_audio, ref_text)
+        name, wav, sr, text = recording
         say(f"voice: mel, speaker embedding and codes of {name}")
         rows += voice.standard_rows(tts, codec_ck, [(name, wav, sr, text)], label=label)
         vc = talker.official_voice(tts, wav, sr, text)
