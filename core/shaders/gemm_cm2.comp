@@ -27,7 +27,7 @@ layout(constant_id = 3) const uint BK = 32;
 layout(std430, binding = 0) readonly buffer W { float16_t w[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 
-#define MAT_X coopmat<float, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseA>
+#define MAT_X coopmat<float, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseAccumulator>   // loaded as float32, converted
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, TN, gl_MatrixUseB>
 #define MAT_ACC coopmat<float, gl_ScopeWorkgroup, TM, TN, gl_MatrixUseAccumulator>

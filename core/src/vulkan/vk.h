@@ -42,7 +42,8 @@ typedef struct vx_vk_device_info {
     char coopmat_shapes[96];         /* every f16 x f16 -> f32 MxNxK the device lists ("" when none) */
     /* VK_NV_cooperative_matrix2 as gemm_cm2.comp needs it (with coopmat): workgroup-scope float16 x
      * float16 -> float32 matrices of flexible sizes at some workgroup size (coopmat2_invocations, 256
-     * preferred), tensor-addressed loads, per-element operations, conversions and 16-bit storage */
+     * preferred), tensor-addressed loads, per-element operations, row reductions, conversions and 16-bit
+     * storage (gemm_cm2.comp, attention_cm2.comp) */
     int coopmat2;
     uint32_t coopmat2_invocations;
     char coopmat2_shapes[96];        /* "MgxNgxKg@invocations" of each f16 x f16 -> f32 workgroup entry */

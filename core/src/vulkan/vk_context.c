@@ -112,7 +112,7 @@ static int coopmat_shader(int shader) {
 
 /* The VK_NV_cooperative_matrix2 shaders: built only on devices created with it; their workgroup is
  * info.coopmat2_invocations (specialization constant 0), their tile g->cm2_tile (constants 1 .. 3). */
-static int coopmat2_shader(int shader) { return shader == VX_SH_GEMM_CM2; }
+static int coopmat2_shader(int shader) { return shader == VX_SH_GEMM_CM2 || shader == VX_SH_ATTENTION_CM2; }
 
 static int codec_coopmat_shader(int shader) {
     return shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
@@ -196,6 +196,7 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
         cf2.cm2.cooperativeMatrixWorkgroupScope = 1;
         cf2.cm2.cooperativeMatrixFlexibleDimensions = 1;
         cf2.cm2.cooperativeMatrixConversions = 1;
+        cf2.cm2.cooperativeMatrixReductions = 1;
         cf2.cm2.cooperativeMatrixPerElementOperations = 1;
         cf2.cm2.cooperativeMatrixTensorAddressing = 1;
         cf2.s16.storageBuffer16BitAccess = 1;

@@ -160,6 +160,7 @@ static void coopmat2_of(VkPhysicalDevice pd, vx_vk_device_info *d) {
     fns.vkGetPhysicalDeviceFeatures2(pd, &f2);
     d->coopmat2_invocations = inv;
     d->coopmat2 = inv && cf.cm2.cooperativeMatrixWorkgroupScope && cf.cm2.cooperativeMatrixFlexibleDimensions &&
+                  cf.cm2.cooperativeMatrixReductions &&
                   cf.cm2.cooperativeMatrixConversions && cf.cm2.cooperativeMatrixPerElementOperations &&
                   cf.cm2.cooperativeMatrixTensorAddressing && cf.s16.storageBuffer16BitAccess;
 }
