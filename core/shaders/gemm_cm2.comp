@@ -3,7 +3,7 @@
 // loads, where the driver stages the tiles through shared memory and schedules the tensor cores itself
 // (gemm_cm.glsl does that by hand with 16 x 16 subgroup matrices). y[i][y_offset + r] = x[i] . W[r]
 // (+ bias), or y += that, with the push constants, bindings and epilogue of the other linear layers
-// (linear_out.glsl), so the host records it like them.
+// (linear_out.glsl), so the host records it like them; and two epilogues of a DiT (vx_gop_linear_epi).
 // The weights are float16 [rows][cols] (the host converts bf16 to float16 when it uploads them: the
 // values gemm_cm_bf16.comp makes of them in its tiles). x keeps the precision of gemm_cm.glsl: each value
 // goes in as hi = x cut to float16's 11 significant bits and lo = (x - hi) * 2^12 (exact, scaled into
@@ -26,6 +26,7 @@ layout(constant_id = 3) const uint BK = 32;
 #include "linear_out.glsl"
 layout(std430, binding = 0) readonly buffer W { float16_t w[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(std430, binding = 6) readonly buffer Aux { float aux[]; };   // the gate of flags bit 4
 
 #define MAT_X coopmat<float, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseAccumulator>   // loaded as float32, converted
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, TM, BK, gl_MatrixUseA>
@@ -37,10 +38,31 @@ float hi_part(const in uint i, const in uint k, const in float v) {
     return uintBitsToFloat(floatBitsToUint(v) & 0xffffe000u);
 }
 
-// the epilogue, element (i, j) of the tile at (i0, r0)
+float tanh_s(float u) {   // act.comp's: no inf / inf for large |u|
+    float a = abs(u), t = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
+    return u < 0.0 ? -t : t;
+}
+
+// the epilogue, element (i, j) of the tile at (i0, r0): linear_store, or (flags bits 3, 4: one output)
+// GELU-tanh of x . w + b as act.comp computes it, or y += gate[r] (x . w + b) as gated_add.comp does
 float store_out(const in uint i, const in uint j, const in float v, const in uint i0, const in uint r0) {
     uint xi = i0 + i, r = r0 + j;
-    if (xi < p.n && r < p.rows) linear_store(v, xi, r);
+    if (xi >= p.n || r >= p.rows) return v;
+    if ((p.flags & 24u) == 0u) {
+        linear_store(v, xi, r);
+        return v;
+    }
+    uint R = p.y_offset + r, yi = p.y_base0 + xi * p.y_stride0 + R;
+    float t = (p.flags & 1u) != 0u ? v + bias[p.b_base + R] : v;
+    if ((p.flags & 8u) != 0u) {
+        float u = 0.7978845608028654 * (t + 0.044715 * (t * t * t));
+        t = 0.5 * t * (1.0 + tanh_s(u));
+    }
+    if ((p.flags & 16u) != 0u) {
+        precise float gv = aux[p.a_base + R] * t;
+        t = gv;
+    }
+    y0[yi] = (p.flags & 2u) != 0u ? y0[yi] + t : t;
     return v;
 }
 

@@ -28,6 +28,7 @@ static vx_gbind whole(const vx_gbuf *b) { return (vx_gbind){b, 0, 0}; }
 static int last_coopmat;   /* the matrix of the last linear_case ran on cooperative matrices */
 static int half_x;         /* linear_case: the matrix takes x as float16 (vx_gmat.cm_half); the CPU gets x so rounded */
 static int cm2_mode;       /* linear_case: the matrix is uploaded as float16 and takes gemm_cm2.comp (vx_gmat.cm2) */
+static int epi_mode;       /* linear_case with cm2_mode: vx_gop_linear_epi with this epilogue (VX_EPI_*), acc ignored */
 
 static float round_f16(float f) {
     uint16_t h = f32_to_f16(f);
@@ -53,8 +54,12 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     if (half_x)
         for (int64_t i = 0; i < n * cols; i++) x[i] = round_f16(x[i]);
     vx_linear(pool, &w.m, bias, x, n, ref);
-    float *y0 = fvec(n * rows, -1, 1);
-    if (acc) vx_add(y0, ref, n * rows, ref);
+    float *y0 = fvec(n * rows, -1, 1), *gate = epi_mode == VX_EPI_GATED_ADD ? fvec(rows, -1, 1) : NULL;
+    if (epi_mode == VX_EPI_GELU_TANH) vx_nn_gelu_tanh(ref, n * rows, ref);
+    if (epi_mode == VX_EPI_GATED_ADD)
+        for (int64_t i = 0; i < n * rows; i++) ref[i] = y0[i] + gate[i % rows] * ref[i];
+    acc = epi_mode ? epi_mode == VX_EPI_GATED_ADD : acc;
+    if (acc && !epi_mode) vx_add(y0, ref, n * rows, ref);
     vx_gmat gm;
     vx_gbuf bx, by, bb = {0}, bq, bd;
     vox_status st = cm2_mode ? vx_gmat_upload_f16(g, &w.m, &gm) : vx_gmat_upload(g, &w.m, &gm);
@@ -79,7 +84,13 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     st = vx_gpu_begin(g);
     int quant = dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4;
     if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd), "test");
-    if (st == VOX_OK)
+    vx_gbuf bg = {0};
+    if (gate && vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bg) == VOX_OK) vx_gpu_upload(g, &bg, 0, gate, (uint64_t)rows * 4);
+    vx_gbind gate_bind = whole(&bg);
+    if (st == VOX_OK && epi_mode)
+        st = vx_gop_linear_epi(g, &gm, bias ? &bias_bind : NULL, whole(&bx), n, whole(&by), 0, epi_mode, &gate_bind,
+                               "test/linear_epi");
+    else if (st == VOX_OK)
         st = vx_gop_linear(g, &gm, bias ? &bias_bind : NULL, whole(&bx), whole(&bq), whole(&bd), n, whole(&by), 0,
                            acc, "test/linear");
     vox_status sub = vx_gpu_submit(g);
@@ -95,9 +106,11 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     vx_gpu_release(g, &bb);
     vx_gpu_release(g, &bq);
     vx_gpu_release(g, &bd);
+    vx_gpu_release(g, &bg);
     vx_gmat_free(g, &gm);
 done:
     free(y0);
+    free(gate);
     free_w(&w);
     free(x);
     free(bias);
@@ -270,7 +283,7 @@ static void test_coopmat2(vx_gpu *g) {
     const char *row = "vulkan.linear_cm2";
     const char *subject = "GEMM on VK_NV_cooperative_matrix2 (x as float16 hi + lo, weights as float16: f16, bf16 "
                           "converted) vs vx_linear of the original weights, 33 to 512 x rows, shapes up to 384x256, "
-                          "300x1024, 130x2048, 256x712";
+                          "300x1024, 130x2048, 256x712; with the GELU-tanh and gated-residual epilogues";
     const vx_vk_device_info *info = vx_gpu_info(g);
     if (!vx_gpu_coopmat2(g)) {
         printf("coopmat2: not tested on this device (%s%s%s)\n",
@@ -295,6 +308,17 @@ static void test_coopmat2(vx_gpu *g) {
                 CHECK(e <= tol, "coopmat2 %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", dt_name(dts[d]),
                       (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
             }
+    /* the DiT epilogues: GELU-tanh, and the gated residual y += gate (x . W + b) */
+    for (int ep = VX_EPI_GELU_TANH; ep <= VX_EPI_GATED_ADD; ep++)
+        for (int s = 0; s < 4; s++) {
+            int parts = 0;
+            epi_mode = ep;
+            double e = linear_case_acc(g, dts[s % 2], shapes[s][0], shapes[s][1], ns[s], s % 2, &parts, 0);
+            epi_mode = 0;
+            if (e > worst) worst = e;
+            CHECK(e <= tol, "coopmat2 epilogue %d %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", ep, (long long)shapes[s][0],
+                  (long long)shapes[s][1], (long long)ns[s], e, tol);
+        }
     cm2_mode = 0;
     if (verbose) printf("coopmat2   %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
     emit_row(row, subject, worst);

@@ -105,6 +105,14 @@ static vox_status rec_embed(f5_gpu *G, const f5_model *m, int64_t batch, int64_t
     return VOX_OK;
 }
 
+/* Whether block b's attention output and FFN run with their elementwise passes in the GEMMs' epilogues
+ * (vx_gop_linear_epi: on VK_NV_cooperative_matrix2; VOX_VK_F5_FUSE=0: separate passes, for measuring). */
+static int fused(vx_gpu *g, const f5_gblock *b, int64_t rows) {
+    const char *e = getenv("VOX_VK_F5_FUSE");
+    return !(e && !strcmp(e, "0")) && vx_gop_linear_epi_ok(g, &b->o, rows) && vx_gop_linear_epi_ok(g, &b->ff1, rows) &&
+           vx_gop_linear_epi_ok(g, &b->ff2, rows);
+}
+
 /* The blocks and the output projection: H -> FLOW. */
 static vox_status rec_blocks(f5_gpu *G, const f5_model *m, int64_t batch, int64_t n) {
     vx_gpu *g = G->g;
@@ -125,8 +133,18 @@ static vox_status rec_blocks(f5_gpu *G, const f5_model *m, int64_t batch, int64_
             (st = vx_gop_rope_pairs(g, qkv[0], qkv[1], rows, n, inner, c->pe_attn_head, dh, f5_bind(&G->CS, 0),
                                     f5_bind(&G->CS, (uint64_t)(n * dh)), "f5/block")) ||
             (st = vx_gop_attention_full(g, qkv[0], qkv[1], qkv[2], batch, n, c->heads, dh, inner, scale, G->f16,
-                                        f5_bind(&G->O, 0), "f5/attention")) ||
-            (st = vx_gop_linear(g, &b->o, &b->o_b, f5_bind(&G->O, 0), NONE, NONE, rows, y, 0, 0, "f5/attn_out")) ||
+                                        f5_bind(&G->O, 0), "f5/attention")))
+            return st;
+        if (fused(g, b, rows)) {   /* the GELU and the gated residuals in the GEMMs' epilogues */
+            if ((st = vx_gop_linear_epi(g, &b->o, &b->o_b, f5_bind(&G->O, 0), rows, h, 0, VX_EPI_GATED_ADD, &gate1,
+                                        "f5/attn_out")) ||
+                (st = vx_gop_adaln(g, h, scale2, shift2, rows, d, 1e-6f, a, "f5/block")) ||
+                (st = vx_gop_linear_epi(g, &b->ff1, &b->ff1_b, a, rows, u, 0, VX_EPI_GELU_TANH, NULL, "f5/ff1")) ||
+                (st = vx_gop_linear_epi(g, &b->ff2, &b->ff2_b, u, rows, h, 0, VX_EPI_GATED_ADD, &gate2, "f5/ff2")))
+                return st;
+            continue;
+        }
+        if ((st = vx_gop_linear(g, &b->o, &b->o_b, f5_bind(&G->O, 0), NONE, NONE, rows, y, 0, 0, "f5/attn_out")) ||
             (st = vx_gop_gated_add(g, h, y, gate1, rows, d, "f5/block")) ||
             (st = vx_gop_adaln(g, h, scale2, shift2, rows, d, 1e-6f, a, "f5/block")) ||
             (st = vx_gop_linear(g, &b->ff1, &b->ff1_b, a, NONE, NONE, rows, u, 0, 0, "f5/ff1")) ||

@@ -82,6 +82,16 @@ vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n
 #define VX_GEMM_TM 64
 #define VX_GEMM_TN 32
 
+/* A linear layer with an elementwise epilogue, on gemm_cm2.comp only (vx_gop_linear_epi_ok: a cm2 float16
+ * matrix, more than VX_GEMV_MAX_ROWS x rows, a device with VK_NV_cooperative_matrix2): VX_EPI_GELU_TANH
+ * y = gelu_tanh(x . W + bias) (vx_nn_gelu_tanh); VX_EPI_GATED_ADD y += gate[r] (x . W + bias) (a DiT's
+ * gated residual, vx_gop_gated_add's order). Saves the elementwise pass and its trip through memory. */
+#define VX_EPI_GELU_TANH 1
+#define VX_EPI_GATED_ADD 2
+int vx_gop_linear_epi_ok(const vx_gpu *g, const vx_gmat *w, int64_t n);
+vox_status vx_gop_linear_epi(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, int64_t n, vx_gbind y,
+                             int64_t y_stride, int epi, const vx_gbind *gate, const char *label);
+
 /* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with
  * accumulate, y[i][r] += that (a residual connection, in the CPU's order y + (x . W + bias)).
  * f32/f16/bf16 weights read x (float); q8/q4 weights read xq/xd from vx_gop_quantize (x unused).

@@ -288,7 +288,7 @@ static int cm_wide_loads(const vx_gmat *w, uint32_t x_base) {
  * (float weights on the GEMV only: vx_gop_linear_pro_ok). */
 static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
                        int64_t n, const vx_gbind *ys, const int64_t *strides, int accumulate, const vx_gpro *pro,
-                       const char *label) {
+                       int epi, const vx_gbind *gate, const char *label) {
     int q = quantized(w->dtype);
     int pk = pro ? (int)pro->kind : VX_PRO_NONE;
     if (pk != VX_PRO_NONE && !vx_gop_linear_pro_ok(g, w, n))
@@ -323,7 +323,7 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
             tn = VX_GEMM_CMH_TN;
         }
         /* workgroup-scope matrices (VK_NV_cooperative_matrix2), float16 weights: x keeps hi + lo */
-        if (w->cm2 && w->dtype == VOX_DTYPE_F16 && vx_gpu_coopmat2(g)) {
+        if (vx_gop_linear_epi_ok(g, w, n)) {
             shader = VX_SH_GEMM_CM2;
             vx_gpu_cm2_tile(g, &tm, &tn);
         }
@@ -337,6 +337,10 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
     push.cols = (uint32_t)w->cols;
     push.x_stride = (uint32_t)(q ? w->cols / 32 : w->cols);
     push.flags = (bias != NULL ? 1u : 0u) | (accumulate ? 2u : 0u) | (cm && cm_wide_loads(w, xb0) ? 4u : 0u);
+    if (epi && shader != VX_SH_GEMM_CM2)
+        return vox_set_error(VOX_ERR_INTERNAL, "linear epilogue %d: the matrix does not run on gemm_cm2", epi);
+    if (epi == VX_EPI_GELU_TANH) push.flags |= 8u;
+    if (epi == VX_EPI_GATED_ADD) push.flags |= 16u | 2u;
     push.x_base = q ? 0 : xb0;   /* quantized: xq / xd are bound from their start */
     push.n = (uint32_t)n;
     const uint32_t gz = (uint32_t)((n + 3) / 4);   /* x rows in groups of NX = 4 (gemv_common.glsl) */
@@ -350,7 +354,8 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
         push.y_stride[k] = (uint32_t)strides[s];
     }
     vx_gbind bb = bias ? vx_gop_whole(g, *bias, &push.b_base) : yb[0];   /* unused, but bound */
-    vx_gbind ab = pk != VX_PRO_NONE ? vx_gop_whole(g, pro->aux, &push.a_base) : xw;
+    vx_gbind ab = pk != VX_PRO_NONE ? vx_gop_whole(g, pro->aux, &push.a_base)
+                : epi == VX_EPI_GATED_ADD ? vx_gop_whole(g, *gate, &push.a_base) : xw;
     if (pk == VX_PRO_RMS_NORM) push.eps = pro->eps;
     for (int i = 0; i < w->n_parts; i++) {
         const vx_gmat_part *p = &w->parts[i];
@@ -372,7 +377,8 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
             st = vx_gpu_dispatch(g, shader, b, 8, &push, sizeof push, gx, gy, z, label);
         } else {
             vx_gbind b[7] = {{&p->w, 0, 0}, xw, yb[0], yb[1], yb[2], bb, ab};
-            st = vx_gpu_dispatch(g, shader, b, pk != VX_PRO_NONE ? 7 : 6, &push, sizeof push, gx, gy, z, label);
+            st = vx_gpu_dispatch(g, shader, b, pk != VX_PRO_NONE || shader == VX_SH_GEMM_CM2 ? 7 : 6, &push, sizeof push,
+                                 gx, gy, z, label);
         }
         if (st != VOX_OK) return st;
     }
@@ -384,7 +390,7 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
     int64_t stride = y_stride > 0 ? y_stride : w->rows;
     vx_gmat one = *w;   /* a stack applied as one matrix: every row to y */
     one.n_segs = 1;
-    return gemv(g, &one, bias, x, xq, xd, n, &y, &stride, accumulate, NULL, label);
+    return gemv(g, &one, bias, x, xq, xd, n, &y, &stride, accumulate, NULL, 0, NULL, label);
 }
 
 vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, const vx_gpro *pro, vx_gbind x,
@@ -392,17 +398,32 @@ vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, 
     int64_t stride = y_stride > 0 ? y_stride : w->rows;
     vx_gmat one = *w;
     one.n_segs = 1;
-    return gemv(g, &one, bias, x, x, x, n, &y, &stride, accumulate, pro, label);
+    return gemv(g, &one, bias, x, x, x, n, &y, &stride, accumulate, pro, 0, NULL, label);
 }
 
 vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
                                const vx_gbind *ys, const char *label) {
     vx_gbind b = {&w->bias, 0, 0};
-    return gemv(g, w, w->has_bias ? &b : NULL, x, xq, xd, n, ys, w->seg_rows, 0, NULL, label);
+    return gemv(g, w, w->has_bias ? &b : NULL, x, xq, xd, n, ys, w->seg_rows, 0, NULL, 0, NULL, label);
 }
 
 vox_status vx_gop_linear_stack_pro(vx_gpu *g, const vx_gmat *w, const vx_gpro *pro, vx_gbind x, int64_t n,
                                    const vx_gbind *ys, const char *label) {
     vx_gbind b = {&w->bias, 0, 0};
-    return gemv(g, w, w->has_bias ? &b : NULL, x, x, x, n, ys, w->seg_rows, 0, pro, label);
+    return gemv(g, w, w->has_bias ? &b : NULL, x, x, x, n, ys, w->seg_rows, 0, pro, 0, NULL, label);
+}
+
+int vx_gop_linear_epi_ok(const vx_gpu *g, const vx_gmat *w, int64_t n) {
+    return w->cm2 && w->coopmat && w->dtype == VOX_DTYPE_F16 && vx_gpu_coopmat2(g) && n > vx_gpu_gemv_max_rows(g);
+}
+
+vox_status vx_gop_linear_epi(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, int64_t n, vx_gbind y,
+                             int64_t y_stride, int epi, const vx_gbind *gate, const char *label) {
+    if (!vx_gop_linear_epi_ok(g, w, n) || (epi != VX_EPI_GELU_TANH && epi != VX_EPI_GATED_ADD) ||
+        (epi == VX_EPI_GATED_ADD && !gate))
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_linear_epi: epilogue %d does not run here", epi);
+    int64_t stride = y_stride > 0 ? y_stride : w->rows;
+    vx_gmat one = *w;
+    one.n_segs = 1;
+    return gemv(g, &one, bias, x, x, x, n, &y, &stride, 0, NULL, epi, gate, label);
 }
