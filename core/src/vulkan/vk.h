@@ -103,6 +103,8 @@ int vx_gpu_coopmat(const vx_gpu *g);
 /* 1 when the device was also created with VK_NV_cooperative_matrix2 (info.coopmat2, unless
  * VOX_VK_COOPMAT2=0): the workgroup-scope GEMM gemm_cm2.comp, in tiles of *tm x rows by *tn weight rows. */
 int vx_gpu_coopmat2(const vx_gpu *g);
+/* Why a device with info.coopmat2 does not use it ("" when it does or has none): its pipelines failed. */
+const char *vx_gpu_coopmat2_off(const vx_gpu *g);
 void vx_gpu_cm2_tile(const vx_gpu *g, uint32_t *tm, uint32_t *tn);
 /* Linear layers of up to this many x rows are GEMVs, larger ones the tiled GEMM: VX_GEMV_MAX_ROWS, or
  * VOX_VK_GEMV_MAX_ROWS (>= 4) to measure where one wins over the other. On an H200 (bf16 4096x2048) the

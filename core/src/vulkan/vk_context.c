@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,7 @@ struct vx_gpu {
     int coopmat;                 /* created with cooperative matrices (vx_gpu_coopmat) */
     int coopmat2;                /* and with VK_NV_cooperative_matrix2 (vx_gpu_coopmat2) */
     uint32_t cm2_tile[3];        /* gemm_cm2.comp's TM, TN, BK (specialization constants 1 .. 3) */
+    char cm2_off[256];           /* why the device has VK_NV_cooperative_matrix2 but vox does not use it */
     int gemv_max_rows;
 };
 
@@ -96,6 +98,7 @@ uint64_t vx_gpu_max_range(const vx_gpu *g) { return g->max_range; }
 uint64_t vx_gpu_bytes_allocated(const vx_gpu *g) { return g->allocated; }
 int vx_gpu_coopmat(const vx_gpu *g) { return g->coopmat; }
 int vx_gpu_coopmat2(const vx_gpu *g) { return g->coopmat2; }
+const char *vx_gpu_coopmat2_off(const vx_gpu *g) { return g->cm2_off; }
 void vx_gpu_cm2_tile(const vx_gpu *g, uint32_t *tm, uint32_t *tn) {
     *tm = g->cm2_tile[0];
     *tn = g->cm2_tile[1];
@@ -113,6 +116,8 @@ static int coopmat_shader(int shader) {
 /* The VK_NV_cooperative_matrix2 shaders: built only on devices created with it; their workgroup is
  * info.coopmat2_invocations (specialization constant 0), their tile g->cm2_tile (constants 1 .. 3). */
 static int coopmat2_shader(int shader) { return shader == VX_SH_GEMM_CM2 || shader == VX_SH_ATTENTION_CM2; }
+
+static vox_status pipeline(vx_gpu *g, int shader);
 
 static int codec_coopmat_shader(int shader) {
     return shader == VX_SH_CODEC_GEMM_CM_F16 || shader == VX_SH_CODEC_GEMM_CM_BF16;
@@ -296,6 +301,14 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     if (prof && !strcmp(prof, "gpu")) vx_gpu_set_profile(g, 1);
     const char *bar = getenv("VOX_VK_BARRIERS");
     g->full_barriers = bar && !strcmp(bar, "all");
+    /* The cooperative-matrix-2 shaders are built now, as a probe: where the driver rejects one (a tile
+     * or workgroup size it does not take), the device is used without them, and says why. */
+    for (int i = 0; i < VX_SHADER_COUNT && g->coopmat2; i++)
+        if (coopmat2_shader(i) && pipeline(g, i) != VOX_OK) {
+            snprintf(g->cm2_off, sizeof g->cm2_off, "%s", vox_last_error());
+            g->coopmat2 = 0;
+            vox_clear_error();
+        }
     *out = g;
     return VOX_OK;
 fail:
