@@ -16,6 +16,8 @@ vox_status vox_set_error(vox_status status, const char *fmt, ...) {
 
 void vox_clear_error(void) { last_error[0] = '\0'; }
 
+vox_status vox_oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
+
 const char *vox_last_error(void) { return last_error; }
 
 const char *vox_status_name(vox_status status) {

@@ -9,7 +9,6 @@
 #include "../error.h"
 #include "kokoro.h"
 
-static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 /* asr [frames][512], f0/nn [2 frames] -> x [2 frames][512] (malloc'd). */
 vox_status kk_decoder(const kk_model *m, vx_pool *pool, const float *asr, const float *f0, const float *nn,
@@ -21,7 +20,7 @@ vox_status kk_decoder(const kk_model *m, vx_pool *pool, const float *asr, const 
     float *ares = malloc((size_t)(F * 64) * sizeof *ares);
     float *x = NULL, *y = NULL;
     if (!f0d || !cat || !ares) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     int64_t t, t2;
@@ -94,7 +93,7 @@ static vox_status resblocks(const kk_model *m, vx_pool *pool, int stage, const f
                             int64_t c, float slope, const atomic_int *cancel, float *sum, float *a, kk_work *w) {
     double *mom = malloc((size_t)(2 * c) * sizeof *mom);
     vox_status st = VOX_OK;
-    if (!mom) return oom();
+    if (!mom) return vox_oom();
     vx_nn_channel_moments(pool, x, t, c, mom, mom + c);
     if ((st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3], s, x, sum, t, mom, mom + c, w)) != VOX_OK ||
         (st = kk_snakeblk_run_ex(pool, &m->resblocks[stage * 3 + 1], s, x, a, t, mom, mom + c, w)) != VOX_OK)
@@ -141,7 +140,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
     float *har = malloc((size_t)(hf * post) * sizeof *har);
     float *x = malloc((size_t)(t * 512) * sizeof *x), *up = NULL;
     if (!har || !x || !sum || !acc || !w.r || (w.q_size && !w.q)) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     memcpy(x, xin, (size_t)(t * 512) * sizeof *x);
@@ -159,7 +158,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
         int64_t t_up = (t - 1) * m->ups[i].stride - 2 * m->ups[i].pad + m->ups[i].k;
         up = malloc((size_t)((t_up + 1) * co) * sizeof *up);
         if (t_src * co > act || !up) {
-            st = oom();
+            st = vox_oom();
             goto done;
         }
         if ((st = kk_conv1d(pool, &m->noise_convs[i], har, hf, 1, m->noise_stride[i], m->noise_pad[i],
@@ -192,7 +191,7 @@ vox_status kk_generator(const kk_model *m, vx_pool *pool, const float *xin, int6
     }
     float *spec = malloc((size_t)(t * post) * sizeof *spec);
     if (!spec) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     int64_t tp;

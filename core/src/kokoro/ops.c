@@ -12,7 +12,6 @@
  * each call large enough to stream its weights once per tile. */
 #define KK_CONV_TILE 512
 
-static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 /* A per-channel map applied to a convolution's input rows as they are gathered (the AdaIN affine
  * map, then Snake when alpha is set): the transformed signal is never stored whole. Zero padding
@@ -125,7 +124,7 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
                        .pad_l = pad_l};
         atomic_init(&j.failed, 0);
         vx_pool_for(pool, (to + KK_CONV_TASK_ROWS - 1) / KK_CONV_TASK_ROWS, 1, ctile_rows, &j);
-        return atomic_load(&j.failed) ? oom() : VOX_OK;
+        return atomic_load(&j.failed) ? vox_oom() : VOX_OK;
     }
     /* without a column buffer a tile costs only its input rows: larger tiles, fewer pool dispatches */
     const int64_t max_tile = direct ? 4 * KK_CONV_TILE : KK_CONV_TILE;
@@ -136,7 +135,7 @@ static vox_status conv1d_ex(vx_pool *pool, const kk_conv *c, const float *x, int
     float *acc = accumulate ? malloc((size_t)(tile * co) * sizeof *acc) : NULL;
     if (!xp || (!direct && !col) || (accumulate && !acc)) {
         free(xp), free(col), free(acc);
-        return oom();
+        return vox_oom();
     }
     for (int64_t t0 = 0; t0 < to; t0 += tile) {
         int64_t nt = to - t0 < tile ? to - t0 : tile;
@@ -245,7 +244,7 @@ vox_status kk_convt1d(vx_pool *pool, const kk_convt *c, const float *x, int64_t 
     }
     int64_t tile = t_in < 64 ? t_in : 64; /* the products of a tile stay in L2 for the overlap-add */
     float *prod = malloc((size_t)(tile * co * k) * sizeof *prod);
-    if (!prod) return oom();
+    if (!prod) return vox_oom();
     j.prod = prod;
     for (int64_t t0 = 0; t0 < t_in; t0 += tile) {
         int64_t nt = t_in - t0 < tile ? t_in - t0 : tile;
@@ -298,7 +297,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
     float *r = malloc((size_t)(t2 * co) * sizeof *r);
     float *out = malloc((size_t)(t2 * co) * sizeof *out);
     if (!a || !u || !r || !out) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     int64_t tt;
@@ -311,7 +310,7 @@ vox_status kk_resblk_run(vx_pool *pool, const kk_resblk *b, const float *s, cons
     if ((st = kk_conv1d(pool, &b->conv1, cin, t2, 1, 1, 1, 1, r, &tt)) != VOX_OK) goto done;
     float *r2 = realloc(a, (size_t)(t2 * co) * sizeof *a);
     if (!r2) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     a = r2;
@@ -352,7 +351,7 @@ static vox_status snakeblk_i8(vx_pool *pool, const kk_snakeblk *b, const float *
     double *mom = malloc((size_t)(4 * c) * sizeof *mom); /* [mean | m2] of r, then of x */
     float *r = w && w->r_cap >= t * c ? w->r : malloc((size_t)(t * c) * sizeof *r);
     if (!ma || !mom || !r) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     const double *xm = in_mean, *xm2 = in_m2;
@@ -387,7 +386,7 @@ vox_status kk_snakeblk_run_ex(vx_pool *pool, const kk_snakeblk *b, const float *
     float *r = malloc((size_t)(t * c) * sizeof *r), *ma = malloc((size_t)(2 * c) * sizeof *ma);
     vox_status st = VOX_OK;
     if (!r || !ma) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     for (int i = 0; i < 3; i++) {

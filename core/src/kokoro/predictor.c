@@ -6,7 +6,6 @@
 #include "../error.h"
 #include "kokoro.h"
 
-static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 /* TextEncoder: embedding, three [conv k5 -> LayerNorm(channels) -> LeakyReLU 0.2], a BiLSTM. */
 vox_status kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids, int64_t n, float *out) {
@@ -14,7 +13,7 @@ vox_status kk_text_encoder(const kk_model *m, vx_pool *pool, const int32_t *ids,
     vox_status st = VOX_OK;
     float *x = malloc((size_t)(n * H) * sizeof *x), *y = malloc((size_t)(n * H) * sizeof *y);
     if (!x || !y) {
-        st = oom();
+        st = vox_oom();
         goto done;
     }
     vx_gather_rows(&m->te_emb, ids, n, x);
@@ -36,7 +35,7 @@ vox_status kk_duration_encoder(const kk_model *m, vx_pool *pool, const float *d_
                                float *d) {
     const int64_t H = m->hidden, W = H + KK_STYLE;
     float *h = malloc((size_t)(n * H + 2 * H) * sizeof *h);
-    if (!h) return oom();
+    if (!h) return vox_oom();
     float *gb = h + n * H;
     for (int64_t i = 0; i < n; i++) {
         memcpy(d + i * W, d_en + i * H, (size_t)H * sizeof *d);
@@ -63,7 +62,7 @@ vox_status kk_durations(const kk_model *m, vx_pool *pool, const float *d, int64_
                         int32_t *dur) {
     const int64_t H = m->hidden, M = m->max_dur;
     float *x = malloc((size_t)(n * (H + M)) * sizeof *x);
-    if (!x) return oom();
+    if (!x) return vox_oom();
     float *p = x + n * H;
     vox_status st = vx_nn_bilstm(pool, &m->pred_lstm, d, n, x);
     if (st == VOX_OK) {
@@ -95,7 +94,7 @@ vox_status kk_f0n(const kk_model *m, vx_pool *pool, const float *en, int64_t fra
                   float *nn) {
     const int64_t H = m->hidden;
     float *x = malloc((size_t)(frames * H) * sizeof *x);
-    if (!x) return oom();
+    if (!x) return vox_oom();
     vox_status st = vx_nn_bilstm(pool, &m->shared, en, frames, x);
     for (int br = 0; br < 2 && st == VOX_OK; br++) {
         const kk_resblk *b = br ? m->n : m->f0;

@@ -6,7 +6,6 @@
 #include "../error.h"
 #include "nn.h"
 
-static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 /* The moments of x [t][c] per channel (vx_channel_moments, channel blocks over the pool). */
 typedef struct mom_job {
@@ -87,7 +86,7 @@ vox_status vx_nn_adain_map(vx_pool *pool, const vx_adain *a, const float *s, con
                            const double *mean, const double *m2, float *mul, float *add) {
     const int64_t c = a->c;
     float *h = malloc((size_t)(2 * c) * sizeof *h);
-    if (!h) return oom();
+    if (!h) return vox_oom();
     vx_linear(pool, &a->fc, a->fc_b, s, 1, h);
     adain_job j = {.x = x, .h = h, .nw = a->norm_w, .nb = a->norm_b, .mul = mul, .add = add, .t = t, .c = c};
     if (mean)
@@ -102,7 +101,7 @@ vox_status vx_nn_adain(vx_pool *pool, const vx_adain *a, const float *s, const f
                        float slope, float *y) {
     const int64_t c = a->c;
     float *ma = malloc((size_t)(2 * c) * sizeof *ma);
-    if (!ma) return oom();
+    if (!ma) return vox_oom();
     vox_status st = vx_nn_adain_map(pool, a, s, x, t, NULL, NULL, ma, ma + c);
     if (st == VOX_OK) {
         adain_job j = {.x = x, .y = y, .mul = ma, .add = ma + c, .t = t, .c = c, .lrelu = lrelu, .slope = slope};

@@ -5,7 +5,6 @@
 #include "../error.h"
 #include "nn.h"
 
-static vox_status oom(void) { return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 typedef struct lstm_job {
     const vx_lstm *l;
@@ -48,7 +47,7 @@ static void lstm_dir(void *ctx, int64_t begin, int64_t end) {
 vox_status vx_nn_bilstm(vx_pool *pool, const vx_lstm *l, const float *x, int64_t t, float *y) {
     const int64_t H = l->hidden;
     float *gx = malloc((size_t)(2 * t * 4 * H + 2 * 6 * H) * sizeof *gx);
-    if (!gx) return oom();
+    if (!gx) return vox_oom();
     for (int d = 0; d < 2; d++) vx_linear(pool, &l->w_ih[d], l->b_ih[d], x, t, gx + d * t * 4 * H);
     lstm_job j = {.l = l, .gx = gx, .t = t, .y = y, .work = gx + 2 * t * 4 * H};
     vx_pool_for(pool, 2, 1, lstm_dir, &j);
