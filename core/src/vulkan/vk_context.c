@@ -12,6 +12,7 @@
 #include "vk_internal.h"
 
 #define MAX_SETS 4096          /* dispatches per chain */
+#define VX_CM2_DEFAULT 0       /* VK_NV_cooperative_matrix2 used without VOX_VK_COOPMAT2 (see vx_gpu_create) */
 #define POOL_SETS 16384        /* descriptor sets kept across chains (the cache below) */
 #define CACHE_SLOTS 32768      /* open addressing, a power of two > POOL_SETS */
 
@@ -182,13 +183,14 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     vx_vk_cm_features_chain(&cf);
     const char *cme = getenv("VOX_VK_COOPMAT");
     g->coopmat = g->info.coopmat && !(cme && !strcmp(cme, "0"));
-    /* VK_NV_cooperative_matrix2 (gemm_cm2.comp) on top, unless VOX_VK_COOPMAT2=0 */
+    /* VK_NV_cooperative_matrix2 (gemm_cm2.comp, attention_cm2.comp) on top: VOX_VK_COOPMAT2=1 turns it on,
+     * =0 off; by default VX_CM2_DEFAULT (off until its kernels are measured on the hardware that has them) */
     const char *cm_ext2[] = {"VK_KHR_cooperative_matrix", "VK_KHR_vulkan_memory_model", "VK_KHR_shader_float16_int8",
                              "VK_NV_cooperative_matrix2"};
     vx_vk_cm2_features cf2;
     vx_vk_cm2_features_chain(&cf2);
     const char *cme2 = getenv("VOX_VK_COOPMAT2");
-    g->coopmat2 = g->coopmat && g->info.coopmat2 && !(cme2 && !strcmp(cme2, "0"));
+    g->coopmat2 = g->coopmat && g->info.coopmat2 && (cme2 && *cme2 ? strcmp(cme2, "0") != 0 : VX_CM2_DEFAULT);
     if (g->coopmat) {
         cf.cm.cooperativeMatrix = 1;
         cf.mm.vulkanMemoryModel = 1;
