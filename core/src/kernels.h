@@ -276,6 +276,9 @@ void vx_matmul_nn_f32(vx_pool *pool, const float *w, int64_t k, int64_t m, const
 void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out);
 /* n values of dtype f32, f16 or bf16 to float32 (exact); VOX_ERR_UNSUPPORTED for other dtypes. */
 vox_status vx_to_f32(vox_dtype dtype, const void *src, int64_t n, float *out);
+/* float32 to float16 bits, rounded to nearest even, subnormals included; 65520 and beyond in magnitude
+ * are inf, NaN stays NaN. */
+uint16_t vx_f32_to_f16(float f);
 
 /* ------------------------------------------------------------------------------ normalization */
 /* y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w (w may be NULL: no scale); x == y allowed. */

@@ -290,6 +290,45 @@ static void check_linear_one(vox_dtype dt, int64_t rows, int64_t cols, int64_t n
     free_w(&w);
 }
 
+/* vx_f32_to_f16 against the definition: the result decodes (vx_f16_to_f32) to a nearest float16, an
+ * even one on a tie, for every bf16 value (all exponents, subnormals and the overflow edge), every
+ * halfway point between two float16 and random float32; inf beyond, NaN kept. */
+static void test_f32_to_f16(void) {
+    int bad = 0;
+    for (uint32_t i = 0; i < 65536 + 0x7bff + 200000 && bad < 5; i++) {
+        uint32_t u;
+        float f;
+        if (i < 65536) u = i << 16;
+        else if (i < 65536 + 0x7bff) {   /* halfway between two float16: the ties, exact in float32 */
+            uint16_t m = (uint16_t)(i - 65536);
+            f = (float)(((double)vx_f16_to_f32(m) + (double)vx_f16_to_f32((uint16_t)(m + 1))) / 2);
+            memcpy(&u, &f, 4);
+        } else
+            u = rnd32() ^ (rnd32() << 16);
+        memcpy(&f, &u, 4);
+        uint16_t h = vx_f32_to_f16(f);
+        if (f != f) {
+            bad += (h & 0x7c00) != 0x7c00 || !(h & 0x3ff);
+            continue;
+        }
+        double a = fabs((double)f);
+        if (a >= 65520.0) {
+            bad += (h & 0x7fff) != 0x7c00 || (h >> 15) != (u >> 31);
+            continue;
+        }
+        uint16_t m = h & 0x7fff;
+        double got = vx_f16_to_f32(m), err = fabs(a - got);
+        double below = m ? fabs(a - vx_f16_to_f32((uint16_t)(m - 1))) : 1e300;
+        double above = m < 0x7bff ? fabs(a - vx_f16_to_f32((uint16_t)(m + 1))) : 1e300;
+        int sign_ok = (h >> 15) == (u >> 31);
+        if (!sign_ok || err > below || err > above || ((err == below || err == above) && (m & 1))) {
+            if (bad < 3) fprintf(stderr, "vx_f32_to_f16(%.9g) = 0x%04x\n", (double)f, h);
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "vx_f32_to_f16: %d values not rounded to the nearest (even) float16", bad);
+}
+
 static void test_linear(void) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_F16, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
     static const int64_t ns[] = {1, 2, 3, 7, 33, 64, 257};
@@ -1952,6 +1991,7 @@ int main(int argc, char **argv) {
      * VOX_TEST_KERNEL_PATHS=neon,...: only those paths' kernel tests (under CPU emulation, where a
      * smaller emulated CPU re-runs just its own path: scripts/test-aarch64.sh); the rest is unchanged */
     const char *only = getenv("VOX_TEST_KERNEL_PATHS");
+    test_f32_to_f16();   /* scalar: once */
     for (int p = 0; p < VX_PATHS; p++) {
         if (only && *only) {
             char list[256];

@@ -437,6 +437,23 @@ void vx_attention(vx_pool *pool, const float *q, int64_t nq, int64_t hq, const f
 void vx_gather_rows(const vx_mat *w, const int32_t *ids, int64_t n, float *out) {
     if (n > 0) vx_kernels_active()->gather_rows(w, ids, n, out);
 }
+uint16_t vx_f32_to_f16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a >= 0x47800000u) return (uint16_t)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));   /* inf, nan */
+    if (a < 0x38800000u) {   /* below 2^-14: a multiple of 2^-24 */
+        uint32_t e = a >> 23;
+        if (e < 102) return (uint16_t)sign;   /* below 2^-25: 0 */
+        uint32_t m = (a & 0x7fffffu) | 0x800000u, sh = 126 - e, r = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+        if (rem > half || (rem == half && (r & 1u))) r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = a - 0x38000000u, out = r >> 13, rem = r & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (out & 1u))) out++;
+    return (uint16_t)(sign | out);
+}
+
 vox_status vx_to_f32(vox_dtype dtype, const void *src, int64_t n, float *out) {
     if (dtype != VOX_DTYPE_F32 && dtype != VOX_DTYPE_F16 && dtype != VOX_DTYPE_BF16)
         return vox_set_error(VOX_ERR_UNSUPPORTED, "conversion of dtype %d to f32", (int)dtype);

@@ -38,32 +38,13 @@ void vx_gmat_free(vx_gpu *g, vx_gmat *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* float32 to float16, rounded to nearest even, subnormals included (the bf16 weights of vx_gmat_upload_f16,
- * which float16 holds: below 65520 in magnitude) */
-static uint16_t f16_of(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
-    if (a >= 0x47800000u) return (uint16_t)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));   /* inf, nan */
-    if (a < 0x38800000u) {   /* below 2^-14: a multiple of 2^-24 */
-        uint32_t e = a >> 23;
-        if (e < 102) return (uint16_t)sign;   /* below 2^-25: 0 */
-        uint32_t m = (a & 0x7fffffu) | 0x800000u, sh = 126 - e, r = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
-        if (rem > half || (rem == half && (r & 1u))) r++;
-        return (uint16_t)(sign | r);
-    }
-    uint32_t r = a - 0x38000000u, out = r >> 13, rem = r & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (out & 1u))) out++;
-    return (uint16_t)(sign | out);
-}
-
 /* n bf16 values as float16 (in place is fine: 2 bytes each) */
 static void bf16_to_f16(const uint16_t *src, uint16_t *dst, uint64_t n) {
     for (uint64_t i = 0; i < n; i++) {
         uint32_t u = (uint32_t)src[i] << 16;
         float f;
         memcpy(&f, &u, 4);
-        dst[i] = f16_of(f);
+        dst[i] = vx_f32_to_f16(f);
     }
 }
 

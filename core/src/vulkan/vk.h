@@ -46,7 +46,7 @@ typedef struct vx_vk_device_info {
      * storage (gemm_cm2.comp, attention_cm2.comp) */
     int coopmat2;
     uint32_t coopmat2_invocations;
-    char coopmat2_shapes[96];        /* "MgxNgxKg@invocations" of each f16 x f16 -> f32 workgroup entry */
+    char coopmat2_shapes[96];        /* "MgxNgxKg@invocations" of each f16 x f16 -> f32 workgroup entry (granularities) */
 } vx_vk_device_info;
 
 /* The devices of this machine, enumerated once (thread-safe). *n = 0 when Vulkan is unavailable; then

@@ -210,11 +210,11 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
         cf.f16.pNext = &cf2.cm2;
         dci.enabledExtensionCount = 4;
         dci.ppEnabledExtensionNames = cm_ext2;
-        /* the tile: 128 x 128, K steps of 32 (VOX_VK_CM2_TILE=TMxTNxBK, multiples of 16, for measuring others) */
+        /* the tile: 128 x 128, K steps of 32 (VOX_VK_CM2_TILE=TMxTNxBK, multiples of 32, for measuring others) */
         g->cm2_tile[0] = 128, g->cm2_tile[1] = 128, g->cm2_tile[2] = 32;
         const char *t = getenv("VOX_VK_CM2_TILE");
         unsigned a, b, c;
-        if (t && sscanf(t, "%ux%ux%u", &a, &b, &c) == 3 && a && b && c && a % 16 == 0 && b % 16 == 0 && c % 16 == 0 &&
+        if (t && sscanf(t, "%ux%ux%u", &a, &b, &c) == 3 && a && b && c && a % 32 == 0 && b % 32 == 0 && c % 32 == 0 &&
             a <= 256 && b <= 256 && c <= 128)
             g->cm2_tile[0] = a, g->cm2_tile[1] = b, g->cm2_tile[2] = c;
     }

@@ -122,7 +122,7 @@ static void coopmat_of(VkPhysicalDevice pd, const VkPhysicalDeviceSubgroupProper
 
 /* VK_NV_cooperative_matrix2 as gemm_cm2.comp uses it (after coopmat_of: it builds on cooperative
  * matrices): the extension, its features, 16-bit storage, and a workgroup-scope float16 x float16 ->
- * float32 entry whose granularities divide 16 (the shader's tiles are multiples of 16). */
+ * float32 entry whose granularities divide 32 (every dimension of the shaders' matrices is a multiple of 32). */
 static void coopmat2_of(VkPhysicalDevice pd, vx_vk_device_info *d) {
     if (!d->coopmat || d->api_version < VK_API_VERSION_1_3 || api_version < VK_API_VERSION_1_3 ||
         !fns.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV ||
@@ -144,8 +144,8 @@ static void coopmat2_of(VkPhysicalDevice pd, vx_vk_device_info *d) {
             size_t len = strlen(d->coopmat2_shapes);
             snprintf(d->coopmat2_shapes + len, sizeof d->coopmat2_shapes - len, "%s%ux%ux%u@%u", len ? " " : "",
                      c->MGranularity, c->NGranularity, c->KGranularity, c->workgroupInvocations);
-            int fits = c->MGranularity && 16 % c->MGranularity == 0 && c->NGranularity && 16 % c->NGranularity == 0 &&
-                       c->KGranularity && 16 % c->KGranularity == 0 && c->workgroupInvocations >= 64 &&
+            int fits = c->MGranularity && 32 % c->MGranularity == 0 && c->NGranularity && 32 % c->NGranularity == 0 &&
+                       c->KGranularity && 32 % c->KGranularity == 0 && c->workgroupInvocations >= 64 &&
                        c->workgroupInvocations <= d->max_workgroup_invocations;
             if (fits && (inv != 256 && (c->workgroupInvocations == 256 || c->workgroupInvocations > inv)))
                 inv = c->workgroupInvocations;
