@@ -106,11 +106,10 @@ static vox_status rec_embed(f5_gpu *G, const f5_model *m, int64_t batch, int64_t
 }
 
 /* Whether block b's attention output and FFN run with their elementwise passes in the GEMMs' epilogues
- * (vx_gop_linear_epi: on VK_NV_cooperative_matrix2; VOX_VK_F5_FUSE=0: separate passes, for measuring). */
-static int fused(vx_gpu *g, const f5_gblock *b, int64_t rows) {
-    const char *e = getenv("VOX_VK_F5_FUSE");
-    return !(e && !strcmp(e, "0")) && vx_gop_linear_epi_ok(g, &b->o, rows) && vx_gop_linear_epi_ok(g, &b->ff1, rows) &&
-           vx_gop_linear_epi_ok(g, &b->ff2, rows);
+ * (vx_gop_linear_epi: on VK_NV_cooperative_matrix2; G->fuse off: separate passes, for measuring). */
+static int fused(const f5_gpu *G, const f5_gblock *b, int64_t rows) {
+    return G->fuse && vx_gop_linear_epi_ok(G->g, &b->o, rows) && vx_gop_linear_epi_ok(G->g, &b->ff1, rows) &&
+           vx_gop_linear_epi_ok(G->g, &b->ff2, rows);
 }
 
 /* The blocks and the output projection: H -> FLOW. */
@@ -135,7 +134,7 @@ static vox_status rec_blocks(f5_gpu *G, const f5_model *m, int64_t batch, int64_
             (st = vx_gop_attention_full(g, qkv[0], qkv[1], qkv[2], batch, n, c->heads, dh, inner, scale, G->f16,
                                         f5_bind(&G->O, 0), "f5/attention")))
             return st;
-        if (fused(g, b, rows)) {   /* the GELU and the gated residuals in the GEMMs' epilogues */
+        if (fused(G, b, rows)) {   /* the GELU and the gated residuals in the GEMMs' epilogues */
             if ((st = vx_gop_linear_epi(g, &b->o, &b->o_b, f5_bind(&G->O, 0), rows, h, 0, VX_EPI_GATED_ADD, &gate1,
                                         "f5/attn_out")) ||
                 (st = vx_gop_adaln(g, h, scale2, shift2, rows, d, 1e-6f, a, "f5/block")) ||

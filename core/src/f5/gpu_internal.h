@@ -32,6 +32,8 @@ typedef struct f5_gpu {
     int f16;                           /* the DiT's products and attention in float16 arithmetic on tensor
                                           cores (gpu_load.c: choose_math), else float32 activations */
     const char *math;                  /* what the DiT computes in, and why (the placement line) */
+    int fuse;                          /* the blocks' GELU and gated residuals in the GEMMs' epilogues where they
+                                          run there (vx_gop_linear_epi_ok; VOX_VK_F5_FUSE=0: separate passes) */
     vx_gbuf vec;                       /* every small vector (biases, norms, depthwise kernels, window) */
     /* DiT */
     vx_gmat in_proj, t1, t2, norm_out, proj_out;

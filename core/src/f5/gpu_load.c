@@ -197,6 +197,8 @@ static vox_status load_dit(f5_gpu *G, const f5_model *m, vecs *vs) {
         return st;
     G->in_proj.cm_wide = !getenv("VOX_VK_F5_NARROW");   /* the wide tensor-core tiles (VOX_VK_F5_NARROW=1: the 64 x 32 ones) */
     G->in_proj.cm2 = cm2;
+    const char *fe = getenv("VOX_VK_F5_FUSE");
+    G->fuse = !(fe && !strcmp(fe, "0"));
     G->in_proj_b = vec_add(vs, m->in_proj_b, c->dim);
     G->t1_b = vec_add(vs, m->t1_b, c->dim);
     G->t2_b = vec_add(vs, m->t2_b, c->dim);

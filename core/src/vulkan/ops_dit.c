@@ -1,10 +1,10 @@
 /* Ops of diffusion / flow-matching transformers and spectral vocoders on the GPU (ops_dit.h). */
 
-#include "error.h"
-#include "ops_dit.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "error.h"
+#include "ops_dit.h"
 #include "shaders.h"
 
 vox_status vx_gop_adaln(vx_gpu *g, vx_gbind x, vx_gbind scale, vx_gbind shift, int64_t rows, int64_t d, float eps,
