@@ -264,6 +264,47 @@ def bf16dot_row(math: str, tmod, gen, ref, ours) -> Row:
     return cpu("qwen3.decoder_audio_bf16dot", ours, f32, subject + ": bf16 dot products vs f32 products")
 
 
+def test_codec_int8(env, qwen3_tmod, record):
+    """VOX_QWEN3_CODEC=int8 (an option, not the default): the convolutions and transposed convolutions as
+    int8 dot products, against f32 products of the same weights (qwen3.decoder_audio_int8dot) and the
+    official f32 decoder (reported); the same bits for any chunk size and thread count, and on a path
+    without an int8 kernel the default math with a line that says so."""
+    e = env("base06")
+    ref = e.refs["ref_en_24k.wav"]
+    gen = random_codes(12, 60)
+    subject = "base06 ref_en 81 + 60, warm-up 50, chunk 4"
+    off, _ = codec.official_forward(e.tts, np.concatenate([ref[len(ref) - 50:], gen]))
+    f32 = decode(e.engines[1], gen, ref, "stream", 50, 4)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("VOX_QWEN3_CODEC", "int8")
+    try:
+        e1 = vox.Engine(str(qwen3_tmod("base06")), threads=1)
+        e2 = vox.Engine(str(qwen3_tmod("base06")), threads=2)
+    finally:
+        mp.undo()
+    with e1, e2:
+        math = e1.info["codec_math"]
+        if not vox.devices()["cpu"]["dots"]["int8"]:
+            assert math.startswith("f32 products"), math
+            record([Row.not_supported("qwen3.decoder_audio_int8dot", subject, math)])
+            return
+        assert math.startswith("int8 dot products"), math
+        a4 = decode(e1, gen, ref, "stream", 50, 4)
+        rows = [cpu("qwen3.decoder_audio_int8dot", a4, f32, subject + ": int8 dot products vs f32 products"),
+                cpu("qwen3.decoder_audio_int8_vs_official", a4, off[50 * SPF:], subject)]
+        for what, a in (("chunk 1", decode(e1, gen, ref, "stream", 50, 1)),
+                        ("chunk 7, 2 threads", decode(e2, gen, ref, "stream", 50, 7))):
+            assert np.array_equal(a.view(np.uint32), a4.view(np.uint32)), what
+            rows.append(bits(a, a4, f"base06 int8 codec: {what} vs chunk 4"))
+    record(rows)
+
+
+def test_codec_math_rejects_unknown_values(qwen3_tmod, monkeypatch):
+    monkeypatch.setenv("VOX_QWEN3_CODEC", "int4")
+    with pytest.raises(vox.VoxError, match="VOX_QWEN3_CODEC=int4: use auto"):
+        vox.Engine(str(qwen3_tmod("base06")), threads=1)
+
+
 # ----------------------------------------------------------------------------- invalid input
 def _raw_array(name: str, a: np.ndarray | None, keep: list, dtype=lib.VOX_DTYPE_I32, data=True):
     """A vox_array input of the raw ABI (numpy `a` as I32 by default; data=False: no data pointer)."""

@@ -7,7 +7,7 @@ import os
 
 from ..sides import side, table
 
-COLUMNS = [("side", "{}"), ("device", "{}"), ("precision", "{}"), ("threads", "{}"), ("frames", "{}"), ("rtf", "{:.3f}"),
+COLUMNS = [("side", "{}"), ("device", "{}"), ("precision", "{}"), ("codec", "{}"), ("threads", "{}"), ("frames", "{}"), ("rtf", "{:.3f}"),
            ("first_chunk_s", "{:.3f}"), ("first_chunk_after_prompt_s", "{:.3f}"), ("talker_ms_per_frame", "{:.1f}"),
            ("predictor_ms_per_frame", "{:.1f}"), ("decoder_ms_per_frame", "{:.1f}"), ("peak_rss_mb", "{:.0f}"),
            ("vram_mb", "{:.0f}")]

@@ -70,6 +70,9 @@ def run_vox(model: str, frames: int, threads: int, seed: int = 0, device: str = 
                talker_ms_per_frame=d["talker_ms"] / nf, predictor_ms_per_frame=d["predictor_ms"] / nf,
                decoder_ms_per_frame=d["decoder_ms"] / nf, load_s=load_s, clone_voice_s=voice_s,
                peak_rss_mb=peak_rss_mb())
+    math = eng.info.get("codec_math") or ""   # how the codec's convolutions multiply (VOX_QWEN3_CODEC)
+    out["codec_math"] = math
+    out["codec"] = " ".join(math.split()[:2]) if math.startswith(("int8", "bf16")) else "f32"
     gpu = eng.info.get("gpu")
     out["device"] = gpu["name"] if gpu else "cpu"
     if gpu:   # video memory the engine held after loading (weights; sessions add caches)

@@ -106,6 +106,7 @@ vox_status vx_cpu_check(void);
  * none (their packing then returns VOX_ERR_UNSUPPORTED). */
 typedef struct vx_dot_caps {
     const char *int8;  /* "AVX512-VNNI", "AVX-VNNI", "AVX2 vpmaddwd", "NEON I8MM usdot", "NEON sdot", "NEON smlal" */
+    int int8_widened;  /* ... with codes widened to 16 bits (vpmaddwd, smlal): ~1.5x the f32 rate, not 3-4x */
     const char *bf16;  /* "AVX512-BF16" / "NEON BF16 bfdot" (x rounded to bf16 too), "bf16 weights widened, f32 FMA" */
     int bf16_rounds_x; /* the bf16 kernel rounds its input rows to bf16 (vdpbf16ps, bfdot) */
     int bf16_tiles;    /* ... on matrix tiles (AMX-BF16): faster than the q8 kernel's vector dot products */

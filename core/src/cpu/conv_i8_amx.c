@@ -111,4 +111,5 @@ void vx_conv_i8_init_amx(vx_kernels *t) {
     t->conv_i8 = ci_conv_amx;
     t->conv_i8_work = ci_work_size_amx;
     t->dots.int8 = "AMX-INT8";
+    t->dots.int8_widened = 0;
 }

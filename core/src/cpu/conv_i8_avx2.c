@@ -67,4 +67,5 @@ void vx_conv_i8_init_avx2(vx_kernels *t) {
     t->conv_i8 = ci_conv_avx2;
     t->conv_i8_work = ci_work_size_avx2;
     t->dots.int8 = "AVX2 vpmaddwd";
+    t->dots.int8_widened = 1;
 }

@@ -60,4 +60,5 @@ void vx_conv_i8_init_avx2_vnni(vx_kernels *t) {
     t->conv_i8 = ci_conv_avx2_vnni;
     t->conv_i8_work = ci_work_size_avx2_vnni;
     t->dots.int8 = "AVX-VNNI";
+    t->dots.int8_widened = 0;
 }

@@ -79,4 +79,5 @@ void vx_conv_i8_init_avx512(vx_kernels *t) {
     t->conv_i8 = ci_conv_avx512;
     t->conv_i8_work = ci_work_size_avx512;
     t->dots.int8 = "AVX512-VNNI";
+    t->dots.int8_widened = 0;
 }

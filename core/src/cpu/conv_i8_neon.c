@@ -7,4 +7,5 @@ void vx_conv_i8_init_neon(vx_kernels *t) {
     t->conv_i8 = ci_conv_neon;
     t->conv_i8_work = ci_work_size_neon;
     t->dots.int8 = "NEON smlal";
+    t->dots.int8_widened = 1;
 }

@@ -7,4 +7,5 @@ void vx_conv_i8_init_neon_dotprod(vx_kernels *t) {
     t->conv_i8 = ci_conv_neon_dotprod;
     t->conv_i8_work = ci_work_size_neon_dotprod;
     t->dots.int8 = "NEON DotProd sdot";
+    t->dots.int8_widened = 0;
 }

@@ -8,4 +8,5 @@ void vx_conv_i8_init_neon_i8mm(vx_kernels *t) {
     t->conv_i8 = ci_conv_neon_i8mm;
     t->conv_i8_work = ci_work_size_neon_i8mm;
     t->dots.int8 = "NEON I8MM usdot";
+    t->dots.int8_widened = 0;
 }

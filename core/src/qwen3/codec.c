@@ -301,14 +301,87 @@ static vox_status bind_weights(const q3_model *m, q3_codec *c) {
     return bind_conv(m, &c->final_conv, last, 1, 7, 1, name);
 }
 
-/* The convolutions' math (q3_codec.math): bf16 dot products for bf16 weights where the path's bf16 kernel
- * rounds its inputs, the convolutions that pack; f32 products otherwise. */
+/* The stride-1 convolutions that pack (all but the final one-channel one). */
+static int packable_convs(q3_codec *c, q3_conv **convs) {
+    int n = 0;
+    convs[n++] = &c->pre_conv;
+    convs[n++] = &c->dec0;
+    for (int64_t b = 0; b < c->n_blocks; b++)
+        for (int u = 0; u < Q3_CODEC_UNITS; u++) convs[n++] = &c->blocks[b].conv1[u], convs[n++] = &c->blocks[b].conv2[u];
+    return n;
+}
+
+/* The transposed convolutions (the ConvNeXt stages' and the blocks'). */
+static int transposed_convs(q3_codec *c, q3_tconv **tcs) {
+    int n = 0;
+    for (int64_t i = 0; i < c->n_up; i++) tcs[n++] = &c->up[i].up;
+    for (int64_t b = 0; b < c->n_blocks; b++) tcs[n++] = &c->blocks[b].up;
+    return n;
+}
+
+/* w (any float dtype) widened to f32, transposed if asked (a transposed convolution's [c_in][c_out * k]
+ * as [c_out * k][c_in]: one tap over c_in), zero rows up to a multiple of 64, packed as int8 codes. */
+static vox_status pack_i8(const vx_mat *w, int transpose, int64_t c_in, int64_t k, vx_i8w *out) {
+    const int64_t R = transpose ? w->cols : w->rows, C = transpose ? w->rows : w->cols, Rp = (R + 63) / 64 * 64;
+    float *src = malloc((size_t)(w->rows * w->cols) * sizeof *src), *dst = calloc((size_t)(Rp * C), sizeof *dst);
+    int32_t *ids = malloc((size_t)w->rows * sizeof *ids);
+    vox_status st = VOX_OK;
+    if (!src || !dst || !ids) {
+        st = vox_oom();
+    } else {
+        for (int64_t r = 0; r < w->rows; r++) ids[r] = (int32_t)r;
+        vx_gather_rows(w, ids, w->rows, src);
+        if (transpose) {
+            for (int64_t r = 0; r < R; r++)
+                for (int64_t i = 0; i < C; i++) dst[r * C + i] = src[i * R + r];
+        } else {
+            memcpy(dst, src, (size_t)(R * C) * sizeof *dst);
+        }
+        const vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = Rp, .cols = C, .data = dst};
+        st = vx_i8w_pack_conv(&m, c_in, k, out);
+    }
+    free(src), free(dst), free(ids);
+    return st;
+}
+
+/* The convolutions' math (q3_codec.math), by VOX_QWEN3_CODEC: unset or "auto", bf16 dot products for
+ * bf16 weights where the path's bf16 kernel rounds its inputs, f32 products otherwise; "f32" f32
+ * products always; "int8" int8 dot products for any weights where the path has the int8 convolution
+ * (else what auto chooses, with a line on stderr). */
 static vox_status choose_math(q3_codec *c) {
     c->math = "f32 products of the stored weights";
     const vx_dot_caps dots = vx_cpu_dots();
     const char *want = getenv("VOX_QWEN3_CODEC");
+    if (!want || !*want) want = "auto";
+    const int ask_f32 = !strcmp(want, "f32"), ask_int8 = !strcmp(want, "int8");
+    if (!ask_f32 && !ask_int8 && strcmp(want, "auto"))
+        return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
+                             "VOX_QWEN3_CODEC=%s: use auto (the default: bf16 dot products for bf16 codec weights where "
+                             "the CPU path has them, f32 products otherwise), f32 or int8", want);
+    q3_conv *convs[2 + Q3_CODEC_MAX_BLOCKS * 2 * Q3_CODEC_UNITS];
+    const int n = packable_convs(c, convs);
+    if (ask_int8 && dots.int8) {
+        q3_tconv *tcs[Q3_CODEC_MAX_UP + Q3_CODEC_MAX_BLOCKS];
+        vox_status st = VOX_OK;
+        for (int i = 0; i < n && !st; i++) /* padding c_out to 64k costs more than widened codes gain */
+            if (convs[i]->c_out % 64 == 0 || !dots.int8_widened)
+                st = pack_i8(&convs[i]->w, 0, convs[i]->c_in, convs[i]->k, &convs[i]->iw);
+        for (int i = 0, nt = transposed_convs(c, tcs); i < nt && !st; i++) /* taps written in place: unpadded only */
+            if (tcs[i]->w.cols % 64 == 0) st = pack_i8(&tcs[i]->w, 1, tcs[i]->c_in, 1, &tcs[i]->iw);
+        if (st) return st;
+        c->math = dots.int8_widened
+                      ? "int8 dot products in the convolutions of 64k channels and the transposed convolutions (8-bit "
+                        "weights per output channel and tap, each input row 8-bit with its own range, exact int32 sums; "
+                        "VOX_QWEN3_CODEC=int8)"
+                      : "int8 dot products in the convolutions and transposed convolutions (8-bit weights per output "
+                        "channel and tap, each input row 8-bit with its own range, exact int32 sums; VOX_QWEN3_CODEC=int8)";
+        return VOX_OK;
+    }
+    if (ask_int8)
+        fprintf(stderr, "vox: VOX_QWEN3_CODEC=int8: the CPU path %s has no int8 convolution kernel; the codec "
+                        "decoder's convolutions run as the default chooses\n", vx_cpu()->name);
     if (c->dec0.w.dtype != VOX_DTYPE_BF16) return VOX_OK;
-    if (want && !strcmp(want, "f32")) {
+    if (ask_f32) {
         c->math = "f32 products of the bf16 weights (VOX_QWEN3_CODEC=f32)";
         return VOX_OK;
     }
@@ -316,12 +389,6 @@ static vox_status choose_math(q3_codec *c) {
         c->math = "f32 products of the bf16 weights (this kernel path has no bf16 dot product)";
         return VOX_OK;
     }
-    q3_conv *convs[2 + Q3_CODEC_MAX_BLOCKS * 2 * Q3_CODEC_UNITS];
-    int n = 0;
-    convs[n++] = &c->pre_conv;
-    convs[n++] = &c->dec0;
-    for (int64_t b = 0; b < c->n_blocks; b++)
-        for (int u = 0; u < Q3_CODEC_UNITS; u++) convs[n++] = &c->blocks[b].conv1[u], convs[n++] = &c->blocks[b].conv2[u];
     for (int i = 0; i < n; i++) {
         q3_conv *cv = convs[i];
         if (cv->w.dtype != VOX_DTYPE_BF16 || cv->c_out % 64 || cv->c_in % 2) continue; /* stays f32 */
@@ -355,10 +422,10 @@ static void free_snake(q3_snake *s) {
 
 void q3_codec_free(q3_codec *c) {
     if (!c) return;
-    vx_bf16w_free(&c->pre_conv.pw);
-    vx_bf16w_free(&c->dec0.pw);
-    for (int64_t b = 0; b < Q3_CODEC_MAX_BLOCKS; b++)
-        for (int u = 0; u < Q3_CODEC_UNITS; u++) vx_bf16w_free(&c->blocks[b].conv1[u].pw), vx_bf16w_free(&c->blocks[b].conv2[u].pw);
+    q3_conv *convs[2 + Q3_CODEC_MAX_BLOCKS * 2 * Q3_CODEC_UNITS];
+    for (int i = 0, n = packable_convs(c, convs); i < n; i++) vx_bf16w_free(&convs[i]->pw), vx_i8w_free(&convs[i]->iw);
+    q3_tconv *tcs[Q3_CODEC_MAX_UP + Q3_CODEC_MAX_BLOCKS];
+    for (int i = 0, n = transposed_convs(c, tcs); i < n; i++) vx_i8w_free(&tcs[i]->iw);
     free(c->cb_sum);
     free(c->cb_usage);
     free(c->layers);

@@ -74,6 +74,8 @@ typedef struct q3_conv {
     const float *b;            /* [c_out] or NULL */
     int64_t c_in, c_out, k, dilation;
     vx_bf16w pw;               /* bf16 weights packed for vx_conv1d_bf16w (q3_codec.math), else pw.data NULL */
+    vx_i8w iw;                 /* int8 codes for vx_conv1d_i8w (VOX_QWEN3_CODEC=int8), else iw.data NULL; its rows
+                                * are c_out rounded up to 64 (zero channels past c_out: conv_rows drops them) */
 } q3_conv;
 
 /* Causal transposed convolution (k = stride or 2 * stride): torch weight [c_in][c_out][k] used in
@@ -82,6 +84,7 @@ typedef struct q3_tconv {
     vx_mat w;
     const float *b;            /* [c_out] */
     int64_t c_in, c_out, k, stride;
+    vx_i8w iw;                 /* W^T [c_out * k][c_in] as int8 codes (VOX_QWEN3_CODEC=int8), else iw.data NULL */
 } q3_tconv;
 
 /* SnakeBeta with the official init-time transforms precomputed (owned): exp(alpha), 1/(exp(beta)+1e-9). */
@@ -135,7 +138,13 @@ struct q3_codec {
      * weights on a path whose bf16 kernel rounds its inputs (AVX512-BF16, AMX, NEON BF16), "bf16 dot
      * products ...": the convolutions whose shapes pack (c_out a multiple of 64, c_in even) through
      * vx_conv1d_bf16w (inputs rounded to bf16, twice the f32 rate; AMX tiles on the amx path).
-     * VOX_QWEN3_CODEC=f32 keeps the f32 products. Chosen at load, never by the chunk size. */
+     * VOX_QWEN3_CODEC=f32 keeps the f32 products; VOX_QWEN3_CODEC=int8 (any weight dtype, a path with an
+     * int8 convolution kernel) runs every convolution but the last (one output channel) and every
+     * transposed convolution as int8 dot products instead (vx_conv1d_i8w: 8-bit weights per output
+     * channel and tap, each input row 8-bit with its own range, exact int32 sums: the same bits on every
+     * path that has the kernel, except that where it widens codes to 16 bits (avx2, neon) convolutions of
+     * c_out not a multiple of 64 keep f32 products: padding them costs more than it gains there).
+     * Chosen at load, never by the chunk size. */
     const char *math;
     /* the decoder's copy in VRAM (--device vulkan without codec=cpu; set at load by family.c, freed
      * there), or NULL: then every stream of this codec decodes on the CPU */

@@ -53,6 +53,9 @@
 #  define COL_BUDGET (1 << 20)
 #endif
 #define COL_MIN_ROWS 64
+/* Rows per tile of an int8 convolution whose c_out is not a multiple of 64 (its padded output goes
+ * through the im2col buffer): four of the kernel's 96-row tasks. */
+#define I8_PAD_ROWS 384
 
 struct q3_stream {
     const q3_codec *c;
@@ -148,6 +151,19 @@ static int64_t col_tile(int64_t cols) { return imax(COL_MIN_ROWS, COL_BUDGET / c
 /* Causal conv (stride 1) over xp = [(k-1)*dilation context rows; t rows] (time-major, c_in wide):
  * y[t][c_out]. */
 static void conv_rows(vx_pool *pool, const q3_conv *cv, const float *xp, int64_t t, float *col, float *y) {
+    if (cv->iw.data && cv->iw.rows == cv->c_out) { /* int8 dot products (q3_codec.math); scratch is its only failure */
+        if (vx_conv1d_i8w(pool, &cv->iw, cv->b, xp, t, cv->dilation, y) == VOX_OK) return;
+    } else if (cv->iw.data) { /* c_out padded to 64k channels: tiles of I8_PAD_ROWS rows through col */
+        const int64_t rp = cv->iw.rows;
+        vox_status st = VOX_OK;
+        for (int64_t r = 0; r < t && !st; r += I8_PAD_ROWS) {
+            const int64_t n = imin(I8_PAD_ROWS, t - r);
+            st = vx_conv1d_i8w(pool, &cv->iw, NULL, xp + r * cv->c_in, n, cv->dilation, col);
+            for (int64_t i = 0; i < n && !st; i++)
+                for (int64_t o = 0; o < cv->c_out; o++) y[(r + i) * cv->c_out + o] = col[i * rp + o] + (cv->b ? cv->b[o] : 0.0f);
+        }
+        if (!st) return;
+    }
     if (cv->pw.data) { /* bf16 dot products (q3_codec.math); the packing's scratch is its only failure */
         if (vx_conv1d_bf16w(pool, &cv->pw, cv->b, xp, t, cv->dilation, y) == VOX_OK) return;
     }
@@ -198,7 +214,8 @@ static void ola_range(void *ctx, int64_t t0, int64_t t1) {
 /* Causal transposed conv of x [t][c_in] -> out [t * stride][c_out]; Y [t][c_out * k] scratch;
  * tail [stride][c_out] carried (k == 2 * stride) or NULL (k == stride). */
 static void tconv_rows(vx_pool *pool, const q3_tconv *tc, const float *x, int64_t t, float *Y, float *tail, float *out) {
-    vx_matmul_nn(pool, &tc->w, x, t, Y);
+    if (!tc->iw.data || vx_conv1d_i8w(pool, &tc->iw, NULL, x, t, 1, Y) != VOX_OK) /* int8 (q3_codec.math) or f32 */
+        vx_matmul_nn(pool, &tc->w, x, t, Y);
     ola_job j = {.Y = Y, .tail_in = tail, .bias = tc->b, .out = out, .co = tc->c_out, .k = tc->k, .r = tc->stride};
     vx_pool_for(pool, t, 1, ola_range, &j);
     if (tc->k != tc->stride) { /* new tail: the last input's overhang, taps stride .. k-1 */
@@ -346,6 +363,10 @@ q3_voc_sizes q3_vocoder_sizes(const q3_codec *c, int64_t k) {
     const int64_t last = c->decoder_dim >> c->n_blocks;
     act = imax(act, (6 + t) * last);
     tmp = imax(tmp, t);
+    for (int64_t b = 0; b < c->n_blocks; b++) { /* an int8 convolution's padded output tiles (conv_rows) */
+        const int64_t cout = (c->decoder_dim >> b) / 2;
+        if (cout % 64) col = imax(col, I8_PAD_ROWS * ((cout + 63) / 64 * 64));
+    }
     col = imax(col, imin(t, col_tile(7 * last)) * 7 * last);
     return (q3_voc_sizes){sig, act, tmp, tmp2, col};
 }
