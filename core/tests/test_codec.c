@@ -480,6 +480,49 @@ static void test_chunkings(const cfg *c, vox_dtype dt, int64_t n, int n_random) 
     unload(&l);
 }
 
+/* VOX_QWEN3_CODEC=int8: on a path with an int8 convolution the math says so and the audio stays within a
+ * few percent of the f32 products' (8-bit weights and activations: ~40 dB on these random weights); on
+ * one without, the default math; an unknown value is refused. The chunking, thread and warm-up identities
+ * are test_chunkings' under the same setting (main). */
+static void test_int8_math(const cfg *c, int64_t n) {
+    wdtype = VOX_DTYPE_F32;
+    const int64_t all[1] = {n}, spf = spf_of(c);
+    int32_t *codes = random_codes(c, n);
+    const uint64_t seed = rs; /* the same random weights for both loads */
+    float *a = NULL, *b = NULL;
+    loaded l;
+    unsetenv("VOX_QWEN3_CODEC");
+    vox_status st = load(c, &l);
+    CHECK(st == VOX_OK, "%s: load f32: %s", c->label, vox_last_error());
+    if (!st) a = stream(l.codec, pools[0], NULL, 0, codes, n, all, 1);
+    unload(&l);
+    rs = seed;
+    setenv("VOX_QWEN3_CODEC", "int8", 1);
+    st = load(c, &l);
+    CHECK(st == VOX_OK, "%s: load int8: %s", c->label, vox_last_error());
+    const int has = vx_cpu_dots().int8 != NULL;
+    if (!st) {
+        CHECK(!strncmp(l.codec->math, has ? "int8 dot products" : "f32 products", has ? 17 : 12), "%s: math %s",
+              c->label, l.codec->math);
+        b = stream(l.codec, pools[1], NULL, 0, codes, n, all, 1);
+    }
+    unload(&l);
+    if (a && b) {
+        double err = 0, peak = max_abs(a, n * spf);
+        for (int64_t i = 0; i < n * spf; i++) err = fmax(err, fabs((double)a[i] - b[i]));
+        printf("test_codec: %s int8 (%s) vs f32 products: max |diff| %.3g, peak %.3g\n", c->label,
+               has ? vx_cpu_dots().int8 : "none", err, peak);
+        CHECK(has ? err <= 0.05 * peak : err == 0, "%s: int8 vs f32 max |diff| %g (peak %g)", c->label, err, peak);
+    }
+    setenv("VOX_QWEN3_CODEC", "int4", 1);
+    st = load(c, &l);
+    CHECK(st == VOX_ERR_INVALID_ARGUMENT && strstr(vox_last_error(), "VOX_QWEN3_CODEC=int4"), "%s: int4 accepted (%d)",
+          c->label, (int)st);
+    unload(&l);
+    unsetenv("VOX_QWEN3_CODEC");
+    free(a), free(b), free(codes);
+}
+
 /* Reference mode == its definition; ranges == slices. */
 static void test_reference(const cfg *c, int64_t n) {
     wdtype = VOX_DTYPE_F32;
@@ -627,6 +670,10 @@ int main(void) {
         test_chunkings(&CFG_ODD, VOX_DTYPE_F32, 30, 4);
         test_chunkings(&CFG_ODD, VOX_DTYPE_BF16, 20, 2);
         test_reference(&CFG_ODD, 330); /* two official pieces: 300 frames, then 30 with 25 of context */
+        test_int8_math(&CFG_12HZ, 8);
+        setenv("VOX_QWEN3_CODEC", "int8", 1);
+        test_chunkings(&CFG_12HZ, VOX_DTYPE_F32, 12, 1);
+        unsetenv("VOX_QWEN3_CODEC");
     } else {
         test_chunkings(&CFG_12HZ, VOX_DTYPE_F32, 100, 10);
         test_chunkings(&CFG_ODD, VOX_DTYPE_F32, 60, 30);
@@ -634,6 +681,12 @@ int main(void) {
         test_chunkings(&CFG_ODD, VOX_DTYPE_F16, 40, 6);
         test_chunkings(&CFG_12HZ, VOX_DTYPE_BF16, 30, 3);
         test_reference(&CFG_ODD, 650);
+        test_int8_math(&CFG_12HZ, 30);
+        test_int8_math(&CFG_ODD, 30);
+        setenv("VOX_QWEN3_CODEC", "int8", 1); /* the same identities with the int8 convolutions */
+        test_chunkings(&CFG_12HZ, VOX_DTYPE_F32, 40, 4);
+        test_chunkings(&CFG_ODD, VOX_DTYPE_BF16, 30, 4);
+        unsetenv("VOX_QWEN3_CODEC");
     }
     test_invalid();
     for (int i = 0; i < 3; i++) vx_pool_free(pools[i]);

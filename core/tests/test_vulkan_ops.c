@@ -302,6 +302,11 @@ static void test_coopmat2(vx_gpu *g) {
         for (int s = 0; s < 7; s++)
             for (int k = 0; k < 4; k++) {
                 int parts = 0;
+                if (verbose > 1) { /* VOX_TEST_VERBOSE=2: each case before it runs (a hang names its case) */
+                    fprintf(stderr, "coopmat2 case %s %lldx%lld n=%lld\n", dt_name(dts[d]), (long long)shapes[s][0],
+                            (long long)shapes[s][1], (long long)ns[k]);
+                    fflush(stderr);
+                }
                 double e = linear_case_acc(g, dts[d], shapes[s][0], shapes[s][1], ns[k], (k + s) % 2, &parts, k % 2 == 1);
                 CHECK(last_coopmat, "coopmat2 %s %lldx%lld: the matrix was not uploaded as float16 for gemm_cm2",
                       dt_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1]);
@@ -1221,6 +1226,16 @@ static void test_profile(vx_gpu *g) {
     vx_gpu_set_profile(g, 0);
 }
 
+/* VOX_TEST_ONLY=name[,name...]: run only those test functions (a device session's diagnosis) */
+static int wanted(const char *name) {
+    const char *only = getenv("VOX_TEST_ONLY");
+    if (!only || !*only) return 1;
+    const size_t n = strlen(name);
+    for (const char *p = strstr(only, name); p; p = strstr(p + 1, name))
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
+}
+
 int main(void) {
     const char *v = getenv("VOX_TEST_VERBOSE");
     verbose = v ? atoi(v) : 0;
@@ -1237,26 +1252,26 @@ int main(void) {
            info->name, info->type_name, info->subgroup_size, (unsigned long long)info->max_storage_buffer_range,
            vx_gpu_coopmat(g) ? "used" : info->coopmat ? "off" : "no", info->coopmat_shapes[0] ? info->coopmat_shapes : "none",
            vx_gpu_coopmat2(g) ? "used" : info->coopmat2 ? "off" : "no", info->coopmat2_shapes[0] ? info->coopmat2_shapes : "none");
-    test_linear(g, "linear");
-    test_gemm(g, "gemm");
-    test_coopmat(g);
-    test_coopmat_half(g);
-    test_coopmat2(g);
-    test_norm_elementwise(g);
-    test_rope(g);
-    test_fused_linear(g);
-    test_fused_stack(g);
-    test_fused_norm_rope(g);
-    test_attention_nr(g);
-    test_attention(g);
-    test_attention_full(g);
-    test_stack(g, VX_GEMV_MAX_ROWS + 8);
-    test_batch_invariance(g);
-    test_quantize(g);
-    test_sample_gather(g);
-    test_profile(g);
-    test_barriers(g);
-    test_split(dev);
+    if (wanted("test_linear")) test_linear(g, "linear");
+    if (wanted("test_gemm")) test_gemm(g, "gemm");
+    if (wanted("test_coopmat")) test_coopmat(g);
+    if (wanted("test_coopmat_half")) test_coopmat_half(g);
+    if (wanted("test_coopmat2")) test_coopmat2(g);
+    if (wanted("test_norm_elementwise")) test_norm_elementwise(g);
+    if (wanted("test_rope")) test_rope(g);
+    if (wanted("test_fused_linear")) test_fused_linear(g);
+    if (wanted("test_fused_stack")) test_fused_stack(g);
+    if (wanted("test_fused_norm_rope")) test_fused_norm_rope(g);
+    if (wanted("test_attention_nr")) test_attention_nr(g);
+    if (wanted("test_attention")) test_attention(g);
+    if (wanted("test_attention_full")) test_attention_full(g);
+    if (wanted("test_stack")) test_stack(g, VX_GEMV_MAX_ROWS + 8);
+    if (wanted("test_batch_invariance")) test_batch_invariance(g);
+    if (wanted("test_quantize")) test_quantize(g);
+    if (wanted("test_sample_gather")) test_sample_gather(g);
+    if (wanted("test_profile")) test_profile(g);
+    if (wanted("test_barriers")) test_barriers(g);
+    if (wanted("test_split")) test_split(dev);
     vx_gpu_free(g);
     vx_pool_free(pool);
     printf("%s\n", fails ? "FAILED" : "ok");
