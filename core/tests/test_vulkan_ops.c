@@ -352,7 +352,6 @@ static void test_attention_full(vx_gpu *g) {
         for (int f16 = 0; f16 <= cm + cm2; f16++) {   /* 1: attention_cm.comp, 2: attention_cm2.comp */
             if (f16 == 2) setenv("VOX_VK_ATTN_CM2", "1", 1);
             else unsetenv("VOX_VK_ATTN_CM2");
-            if (f16 == 1) setenv("VOX_VK_ATTN_CM2", "0", 1);
             if (f16 == 1) {   /* the inputs rounded as the shader rounds them; the reference in double */
                 for (int64_t i = 0; i < total; i++) q[i] = round_f16(q[i]), k[i] = round_f16(k[i]), v[i] = round_f16(v[i]);
                 for (int64_t b = 0; b < batch; b++)

@@ -70,9 +70,10 @@ vox_status vx_gop_attention_full(vx_gpu *g, vx_gbind q, vx_gbind k, vx_gbind v, 
     if (f16 && (!vx_gop_attention_cm_ok(g, d, ld) || (push.q_base | push.k_base | push.v_base | push.o_base) % 4))
         return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_attention_full: the float16 attention does not run here "
                              "(d %lld, ld %lld, or a tensor not on 16 bytes)", (long long)d, (long long)ld);
-    /* with VK_NV_cooperative_matrix2 the same arithmetic on workgroup-scope matrices (VOX_VK_ATTN_CM2=0: not) */
+    /* VOX_VK_ATTN_CM2=1, with VK_NV_cooperative_matrix2: the same arithmetic on workgroup-scope matrices
+     * (attention_cm2.comp; on an H100 381 us a call against attention_cm.comp's 366: not the default) */
     const char *e = getenv("VOX_VK_ATTN_CM2");
-    const int cm2 = f16 && vx_gpu_coopmat2(g) && !(e && !strcmp(e, "0"));
+    const int cm2 = f16 && vx_gpu_coopmat2(g) && e && !strcmp(e, "1");
     return vx_gpu_dispatch(g, cm2 ? VX_SH_ATTENTION_CM2 : f16 ? VX_SH_ATTENTION_CM : VX_SH_ATTENTION_FULL, b, 4, &push, sizeof push,
                            (uint32_t)((n + 63) / 64), (uint32_t)heads, (uint32_t)batch, label);
 }

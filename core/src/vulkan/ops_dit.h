@@ -28,8 +28,8 @@ vox_status vx_gop_rope_pairs(vx_gpu *g, vx_gbind q, vx_gbind k, int64_t rows, in
  * floats apart (the same ld for all four); d <= 64, d % 4 == 0. f16 = 0: float32 arithmetic
  * (attention_full.comp); f16 = 1: flash attention on cooperative matrices (attention_cm.comp: q, k, v and
  * the softmax weights rounded to float16, float32 sums), where vx_gop_attention_cm_ok says it runs and q,
- * k, v, out start on 16 bytes; on devices with VK_NV_cooperative_matrix2 that arithmetic runs on
- * workgroup-scope matrices (attention_cm2.comp; VOX_VK_ATTN_CM2=0 keeps attention_cm.comp). */
+ * k, v, out start on 16 bytes; with VOX_VK_ATTN_CM2=1 on devices with VK_NV_cooperative_matrix2 that
+ * arithmetic runs on workgroup-scope matrices (attention_cm2.comp: no faster on an H100). */
 vox_status vx_gop_attention_full(vx_gpu *g, vx_gbind q, vx_gbind k, vx_gbind v, int64_t batch, int64_t n,
                                  int64_t heads, int64_t d, int64_t ld, float scale, int f16, vx_gbind out,
                                  const char *label);
