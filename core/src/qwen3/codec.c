@@ -331,9 +331,11 @@ static vox_status pack_i8(const vx_mat *w, int transpose, int64_t c_in, int64_t 
     } else {
         for (int64_t r = 0; r < w->rows; r++) ids[r] = (int32_t)r;
         vx_gather_rows(w, ids, w->rows, src);
-        if (transpose) {
-            for (int64_t r = 0; r < R; r++)
-                for (int64_t i = 0; i < C; i++) dst[r * C + i] = src[i * R + r];
+        if (transpose) { /* in 64 x 64 blocks: both sides stay in cache */
+            for (int64_t r0 = 0; r0 < R; r0 += 64)
+                for (int64_t i0 = 0; i0 < C; i0 += 64)
+                    for (int64_t r = r0; r < R && r < r0 + 64; r++)
+                        for (int64_t i = i0; i < C && i < i0 + 64; i++) dst[r * C + i] = src[i * R + r];
         } else {
             memcpy(dst, src, (size_t)(R * C) * sizeof *dst);
         }
