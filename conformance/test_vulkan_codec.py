@@ -71,6 +71,9 @@ def test_vulkan_decoder_audio(variant, engines, record):
     (asserted), GPU vs the reference decoder (reported), chunk sizes bit-identical on the GPU, and
     codec=cpu bit-identical to the CPU engine."""
     cpu, gpu, gcpu, dec = engines(variant)
+    # the info says where the codec's products run: the Vulkan decoder, or the CPU's math with codec=cpu
+    assert gpu.info["codec_math"].startswith("on the GPU"), gpu.info["codec_math"]
+    assert gcpu.info["codec_math"] == cpu.info["codec_math"] and cpu.info["codec_math"].startswith("f32 products")
     gen, ref = _codes(5, 10), _codes(6, 14)
     rows = []
     want = decode(cpu, gen, ref, "stream", 12, 10)

@@ -72,7 +72,8 @@ def run_vox(model: str, frames: int, threads: int, seed: int = 0, device: str = 
                peak_rss_mb=peak_rss_mb())
     math = eng.info.get("codec_math") or ""   # how the codec's convolutions multiply (VOX_QWEN3_CODEC)
     out["codec_math"] = math
-    out["codec"] = " ".join(math.split()[:2]) if math.startswith(("int8", "bf16")) else "f32"
+    out["codec"] = (" ".join(math.split()[:2]) if math.startswith(("int8", "bf16"))
+                    else "gpu" if math.startswith("on the GPU") else "f32")
     gpu = eng.info.get("gpu")
     out["device"] = gpu["name"] if gpu else "cpu"
     if gpu:   # video memory the engine held after loading (weights; sessions add caches)

@@ -143,7 +143,8 @@ static char *build_info(const vox_engine *e, const q3_model *m) {
     vx_buf_printf(&b, "}");
     if (m->codec) {
         vx_buf_printf(&b, ",\"codec_math\":");
-        vx_buf_json_string(&b, m->codec->math, (size_t)-1);
+        vx_buf_json_string(&b, m->codec->gpu ? "on the GPU (the Vulkan decoder; VOX_QWEN3_CODEC applies to the CPU's)"
+                                             : m->codec->math, (size_t)-1);
     }
     vx_buf_printf(&b, ",\"threads\":%d,\"cpu\":", vx_pool_size(e->pool));   /* the engine adds "device" */
     vx_buf_json_string(&b, cpu->name, (size_t)-1);
