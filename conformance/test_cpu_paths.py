@@ -36,7 +36,6 @@ SUBSET = [
     "conformance/test_native_codec.py::test_whole_sequence[base06]",
     "conformance/test_native_codec.py::test_codec_dtypes[bf16]",
     "conformance/test_native_codec.py::test_stream_any_chunking",
-    "conformance/test_native_codec.py::test_codec_int8",
     "conformance/test_native_voice.py::test_encoders_24k[ref_en_24k.wav-base06]",
     "conformance/test_native_voice.py::test_threads_deterministic",
     "conformance/test_kokoro_native.py::test_native_vs_reference",
