@@ -56,6 +56,7 @@
 /* Rows per tile of an int8 convolution whose c_out is not a multiple of 64 (its padded output goes
  * through the im2col buffer): four of the kernel's 96-row tasks. */
 #define I8_PAD_ROWS 384
+_Static_assert(Q3_STREAM_MAX_FRAMES <= I8_PAD_ROWS, "the pre_conv's padded tile is sized for one sub-chunk");
 
 struct q3_stream {
     const q3_codec *c;
@@ -148,9 +149,9 @@ static void im2col_range(void *ctx, int64_t r0, int64_t r1) {
  * least the rows the linear kernel blocks together anyway (no extra weight traffic). */
 static int64_t col_tile(int64_t cols) { return imax(COL_MIN_ROWS, COL_BUDGET / cols); }
 
-/* Floats of the im2col buffer an int8 convolution of c_out channels needs for its padded output tiles
- * (conv_rows: c_out not a multiple of 64), else 0. */
-static int64_t pad_tile(int64_t c_out) { return c_out % 64 ? I8_PAD_ROWS * ((c_out + 63) / 64 * 64) : 0; }
+/* The padded width of an int8 convolution of c_out channels (conv_rows: c_out not a multiple of 64, its
+ * output tiles of up to I8_PAD_ROWS rows go through the im2col buffer), else 0. */
+static int64_t pad_width(int64_t c_out) { return c_out % 64 ? (c_out + 63) / 64 * 64 : 0; }
 
 /* Causal conv (stride 1) over xp = [(k-1)*dilation context rows; t rows] (time-major, c_in wide):
  * y[t][c_out]. */
@@ -280,7 +281,7 @@ vox_status q3_stream_create(const q3_codec *c, q3_stream **out) {
     const int64_t S = Q3_STREAM_MAX_FRAMES, half = c->codebook_dim / 2, H = c->hidden,
                   qd = c->n_heads * c->head_dim, I = c->intermediate, d = c->head_dim;
     const int64_t sizes[] = {S * half, S * half, S * half, S * c->codebook_dim, S * c->codebook_dim,
-                             (S + 2) * c->codebook_dim, imax(S * 3 * c->codebook_dim, imin(S, I8_PAD_ROWS) * pad_tile(L) / I8_PAD_ROWS),
+                             (S + 2) * c->codebook_dim, imax(S * 3 * c->codebook_dim, S * pad_width(L)) /* S <= I8_PAD_ROWS */,
                              S * L, S * H, S * H, S * qd,
                              (W - 1 + S) * kvd, (W - 1 + S) * kvd, S * qd, S * H, S * I, S * I, S * d, S * d, S * L};
     size_t ln = 0;
@@ -368,8 +369,8 @@ q3_voc_sizes q3_vocoder_sizes(const q3_codec *c, int64_t k) {
     const int64_t last = c->decoder_dim >> c->n_blocks;
     act = imax(act, (6 + t) * last);
     tmp = imax(tmp, t);
-    col = imax(col, pad_tile(c->decoder_dim)); /* the padded int8 convolutions' output tiles (conv_rows) */
-    for (int64_t b = 0; b < c->n_blocks; b++) col = imax(col, pad_tile((c->decoder_dim >> b) / 2));
+    col = imax(col, I8_PAD_ROWS * pad_width(c->decoder_dim)); /* the padded int8 convolutions' output tiles */
+    for (int64_t b = 0; b < c->n_blocks; b++) col = imax(col, I8_PAD_ROWS * pad_width((c->decoder_dim >> b) / 2));
     col = imax(col, imin(t, col_tile(7 * last)) * 7 * last);
     return (q3_voc_sizes){sig, act, tmp, tmp2, col};
 }
