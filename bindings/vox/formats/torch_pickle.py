@@ -45,6 +45,12 @@ PICKLE_MAX_BYTES = 16 << 20
 PICKLE_MAX_OPS = 1 << 20
 
 
+def _r(obj, limit: int) -> str:
+    """repr(obj) as one printable line of at most `limit` characters: the objects a hostile pickle
+    builds are anything (an array's repr spans lines)."""
+    return shown(repr(obj), limit)
+
+
 class _Budget:
     """The bytes the reader may still allocate; take() refuses a request before it is allocated."""
 
@@ -84,7 +90,7 @@ def _make_rebuild(budget: _Budget):
         size, stride = _ints(size, "size"), _ints(stride, "stride")
         if type(offset) is not int or len(size) != len(stride) or any(s < 0 for s in size) or any(
                 st < 0 for st in stride):
-            raise FormatError(f"tensor of size {list(size)} and stride {list(stride)} at offset {offset!r}: "
+            raise FormatError(f"tensor of size {list(size)} and stride {list(stride)} at offset {_r(offset, 40)}: "
                               "sizes, strides and the offset must be non-negative integers, one stride per axis")
         data = storage.data
         n, it = len(data), data.itemsize
@@ -127,17 +133,17 @@ class _Unpickler(pickle.Unpickler):
         if module == "torch" and name in _STORAGES:
             return _StorageType(name)
         what = f"{module}.{name}"
-        raise FormatError(f"the checkpoint's pickle refers to {what!r:.80}, which a weights file has no reason to "
+        raise FormatError(f"the checkpoint's pickle refers to {_r(what, 80)}, which a weights file has no reason to "
                           "use; refusing it")
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"):
-            raise FormatError(f"unknown persistent id {pid!r:.60}")
+            raise FormatError(f"unknown persistent id {_r(pid, 60)}")
         stype, key, _location, numel = pid[1], pid[2], pid[3], pid[4]
         if not isinstance(stype, _StorageType):
-            raise FormatError(f"unknown storage type {stype!r:.60}")
+            raise FormatError(f"unknown storage type {_r(stype, 60)}")
         if type(numel) is not int or numel < 0 or not isinstance(key, (str, int)):
-            raise FormatError(f"invalid storage record {pid!r:.80}")
+            raise FormatError(f"invalid storage record {_r(pid, 80)}")
         key = str(key)
         return self._load(key, stype, numel)
 
@@ -156,11 +162,11 @@ def _check_pickle(data: bytes, path) -> None:
                 raise FormatError(f"{path}: the checkpoint's pickle has more than {PICKLE_MAX_OPS} opcodes; "
                                   "a weights file needs far fewer")
             if op.name in _PUTS and not (type(arg) is int and 0 <= arg <= i):
-                raise FormatError(f"{path}: corrupt checkpoint pickle (memo index {arg!r:.20} at opcode {i})")
+                raise FormatError(f"{path}: corrupt checkpoint pickle (memo index {_r(arg, 20)} at opcode {i})")
     except FormatError:
         raise
     except Exception as e:  # pickletools reports a malformed stream with ValueError and friends
-        raise FormatError(f"{path}: corrupt checkpoint pickle ({type(e).__name__}: {e})") from None
+        raise FormatError(f"{path}: corrupt checkpoint pickle ({type(e).__name__}: {shown(str(e), 200)})") from None
 
 
 def read_torch_file(path: str | os.PathLike, max_bytes: int | None = None) -> object:
@@ -180,7 +186,7 @@ def read_torch_file(path: str | os.PathLike, max_bytes: int | None = None) -> ob
     try:
         is_zip = zipfile.is_zipfile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as e:  # is_zipfile raises for some end records it parses
-        raise FormatError(f"{path}: damaged checkpoint archive ({e})") from None
+        raise FormatError(f"{path}: damaged checkpoint archive ({shown(str(e), 200)})") from None
     if not is_zip:
         raise FormatError(f"{path}: not a PyTorch checkpoint (not a ZIP archive; {size} bytes, truncated?)")
     budget = _Budget(4 * size + (1 << 20) if max_bytes is None else max_bytes, path)
@@ -229,7 +235,7 @@ def read_torch_file(path: str | os.PathLike, max_bytes: int | None = None) -> ob
         raise FormatError(f"{path}: {e}") from None  # raised while unpickling: name the file
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:
         # NotImplementedError: a compression method zipfile lacks; RuntimeError: an encrypted member
-        raise FormatError(f"{path}: damaged checkpoint archive ({e})") from None
+        raise FormatError(f"{path}: damaged checkpoint archive ({shown(str(e), 200)})") from None
     except (pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError, KeyError,
             RecursionError, OverflowError) as e:
-        raise FormatError(f"{path}: corrupt checkpoint pickle ({type(e).__name__}: {e})") from None
+        raise FormatError(f"{path}: corrupt checkpoint pickle ({type(e).__name__}: {shown(str(e), 200)})") from None
