@@ -97,6 +97,26 @@ def test_vulkan_decoder_audio(variant, engines, record):
     record(rows)
 
 
+def test_vulkan_codec_int8_request(engines, qwen3_tmod, monkeypatch):
+    """VOX_QWEN3_CODEC=int8 is the CPU decoder's math: an engine whose codec decodes on the GPU drops the
+    int8 codes it packed at load and decodes the same bits as without it; with codec=cpu the int8 math runs."""
+    cpu, gpu, _, _ = engines("base06")
+    idx = _gpu_index()
+    monkeypatch.setenv("VOX_QWEN3_CODEC", "int8")
+    path = str(qwen3_tmod("base06"))
+    gen, ref = _codes(5, 10), _codes(6, 14)
+    with vox.Engine(path, device=f"vulkan:{idx}", threads=1) as g8, \
+            vox.Engine(path, device=f"vulkan:{idx},codec=cpu", threads=1) as c8:
+        assert g8.info["codec_math"].startswith("on the GPU"), g8.info["codec_math"]
+        got = decode(g8, gen, ref, "stream", 12, 3)
+        assert np.array_equal(got.view(np.uint32), decode(gpu, gen, ref, "stream", 12, 3).view(np.uint32))
+        on_cpu = np.abs(decode(c8, gen, ref, "stream", 12, 3) - decode(cpu, gen, ref, "stream", 12, 3)).max()
+        if vox.devices()["cpu"]["dots"]["int8"]:
+            assert c8.info["codec_math"].startswith("int8 dot products") and on_cpu > 0, c8.info["codec_math"]
+        else:   # a path without the int8 convolution (scalar) keeps the default math
+            assert c8.info["codec_math"] == cpu.info["codec_math"] and on_cpu == 0
+
+
 def _startup(model, device: str) -> str:
     code = f"import vox\nvox.Engine({str(model)!r}, device={device!r}).close()\n"
     env = dict(os.environ, VOX_VERBOSE="0")

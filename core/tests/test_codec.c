@@ -327,7 +327,8 @@ typedef struct loaded {
     q3_codec *codec;
 } loaded;
 
-static vox_status load(const cfg *c, loaded *out) {
+/* pack_pool: NULL loads as q3_codec_load does; else opens and packs over that pool (as an engine does) */
+static vox_status load_packed_by(const cfg *c, loaded *out, vx_pool *pack_pool) {
     memset(out, 0, sizeof *out);
     make_tensors(c);
     write_tmod(c);
@@ -336,8 +337,12 @@ static vox_status load(const cfg *c, loaded *out) {
     out->m.file = out->file;
     out->m.manifest = vox_model_json(out->file);
     out->m.st_config = vox_json_get(out->m.manifest, "speech_tokenizer_config");
-    return q3_codec_load(&out->m, &out->codec);
+    if (!pack_pool) return q3_codec_load(&out->m, &out->codec);
+    if ((st = q3_codec_open(&out->m, &out->codec)) != VOX_OK) return st;
+    return q3_codec_prepare_cpu(out->codec, pack_pool);
 }
+
+static vox_status load(const cfg *c, loaded *out) { return load_packed_by(c, out, NULL); }
 static void unload(loaded *l) {
     q3_codec_free(l->codec);
     vox_model_close(l->file);
@@ -505,6 +510,16 @@ static void test_int8_math(const cfg *c, int64_t n) {
         CHECK(!strncmp(l.codec->math, has ? "int8 dot products" : "f32 products", has ? 17 : 12), "%s: math %s",
               c->label, l.codec->math);
         b = stream(l.codec, pools[1], NULL, 0, codes, n, all, 1);
+    }
+    unload(&l);
+    /* the codes packed over a pool of threads (one weight per job, as an engine packs): the same audio */
+    rs = seed;
+    st = load_packed_by(c, &l, pools[2]);
+    CHECK(st == VOX_OK, "%s: load int8 over a pool: %s", c->label, vox_last_error());
+    if (!st && b) {
+        float *b2 = stream(l.codec, pools[1], NULL, 0, codes, n, all, 1);
+        CHECK(b2 && same(b2, b, n * spf), "%s: int8 codes packed over a pool change the audio", c->label);
+        free(b2);
     }
     unload(&l);
     if (a && b) {

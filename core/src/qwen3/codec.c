@@ -324,7 +324,7 @@ static int transposed_convs(q3_codec *c, q3_tconv **tcs) {
 static vox_status pack_i8(const vx_mat *w, int transpose, int64_t c_in, int64_t k, vx_i8w *out) {
     const int64_t R = transpose ? w->cols : w->rows, C = transpose ? w->rows : w->cols, Rp = (R + 63) / 64 * 64;
     float *src = malloc((size_t)(w->rows * w->cols) * sizeof *src), *dst = calloc((size_t)(Rp * C), sizeof *dst);
-    int32_t *ids = malloc((size_t)w->rows * sizeof *ids);
+    int32_t *ids = calloc((size_t)w->rows, sizeof *ids);   /* calloc: gcc cannot see the loop fill it */
     vox_status st = VOX_OK;
     if (!src || !dst || !ids) {
         st = vox_oom();
@@ -350,26 +350,67 @@ static vox_status pack_i8(const vx_mat *w, int transpose, int64_t c_in, int64_t 
  * bf16 weights where the path's bf16 kernel rounds its inputs, f32 products otherwise; "f32" f32
  * products always; "int8" int8 dot products for any weights where the path has the int8 convolution
  * (else what auto chooses, with a line on stderr). */
-static vox_status choose_math(q3_codec *c) {
-    c->math = "f32 products of the stored weights";
-    const vx_dot_caps dots = vx_cpu_dots();
+static vox_status read_choice(int *ask_f32, int *ask_int8) {
     const char *want = getenv("VOX_QWEN3_CODEC");
     if (!want || !*want) want = "auto";
-    const int ask_f32 = !strcmp(want, "f32"), ask_int8 = !strcmp(want, "int8");
-    if (!ask_f32 && !ask_int8 && strcmp(want, "auto"))
+    *ask_f32 = !strcmp(want, "f32"), *ask_int8 = !strcmp(want, "int8");
+    if (!*ask_f32 && !*ask_int8 && strcmp(want, "auto"))
         return vox_set_error(VOX_ERR_INVALID_ARGUMENT,
                              "VOX_QWEN3_CODEC=%s: use auto (the default: bf16 dot products for bf16 codec weights where "
                              "the CPU path has them, f32 products otherwise), f32 or int8", want);
+    return VOX_OK;
+}
+
+/* One packing job: a convolution's int8 or bf16 codes, or a transposed convolution's int8 codes. */
+typedef struct pack_job {
+    q3_conv *conv;
+    q3_tconv *tconv;
+    int bf16;
+    vox_status st;
+} pack_job;
+
+static vox_status run_pack(pack_job *j) {
+    if (j->tconv) return pack_i8(&j->tconv->w, 1, j->tconv->c_in, 1, &j->tconv->iw);
+    if (j->bf16) return vx_bf16w_pack_conv(&j->conv->w, j->conv->c_in, j->conv->k, &j->conv->pw);
+    return pack_i8(&j->conv->w, 0, j->conv->c_in, j->conv->k, &j->conv->iw);
+}
+
+static void pack_range(void *ctx, int64_t begin, int64_t end) {
+    pack_job *jobs = ctx;
+    for (int64_t i = begin; i < end; i++) jobs[i].st = run_pack(&jobs[i]);
+}
+
+/* The jobs over the pool (each weight packed whole by one thread: the same codes for any pool); a job
+ * that failed runs again on the calling thread, so its error message is this thread's. */
+static vox_status run_packs(vx_pool *pool, pack_job *jobs, int n) {
+    vx_pool_for_chunks(pool, n, 1, 8, pack_range, jobs);
+    for (int i = 0; i < n; i++)
+        if (jobs[i].st != VOX_OK) {
+            if (jobs[i].tconv) vx_i8w_free(&jobs[i].tconv->iw);
+            else vx_i8w_free(&jobs[i].conv->iw), vx_bf16w_free(&jobs[i].conv->pw);
+            vox_status st = run_pack(&jobs[i]);
+            if (st) return st;
+        }
+    return VOX_OK;
+}
+
+static vox_status choose_math(q3_codec *c, vx_pool *pool) {
+    c->math = "f32 products of the stored weights";
+    const vx_dot_caps dots = vx_cpu_dots();
+    int ask_f32, ask_int8;
+    vox_status cs = read_choice(&ask_f32, &ask_int8);
+    if (cs) return cs;
     q3_conv *convs[2 + Q3_CODEC_MAX_BLOCKS * 2 * Q3_CODEC_UNITS];
+    q3_tconv *tcs[Q3_CODEC_MAX_UP + Q3_CODEC_MAX_BLOCKS];
+    pack_job jobs[sizeof convs / sizeof *convs + sizeof tcs / sizeof *tcs];
+    int nj = 0;
     const int n = packable_convs(c, convs);
     if (ask_int8 && dots.int8) {
-        q3_tconv *tcs[Q3_CODEC_MAX_UP + Q3_CODEC_MAX_BLOCKS];
-        vox_status st = VOX_OK;
-        for (int i = 0; i < n && !st; i++) /* padding c_out to 64k costs more than widened codes gain */
-            if (convs[i]->c_out % 64 == 0 || !dots.int8_widened)
-                st = pack_i8(&convs[i]->w, 0, convs[i]->c_in, convs[i]->k, &convs[i]->iw);
-        for (int i = 0, nt = transposed_convs(c, tcs); i < nt && !st; i++) /* taps written in place: unpadded only */
-            if (tcs[i]->w.cols % 64 == 0) st = pack_i8(&tcs[i]->w, 1, tcs[i]->c_in, 1, &tcs[i]->iw);
+        for (int i = 0; i < n; i++) /* padding c_out to 64k costs more than widened codes gain */
+            if (convs[i]->c_out % 64 == 0 || !dots.int8_widened) jobs[nj++] = (pack_job){.conv = convs[i]};
+        for (int i = 0, nt = transposed_convs(c, tcs); i < nt; i++) /* taps written in place: unpadded only */
+            if (tcs[i]->w.cols % 64 == 0) jobs[nj++] = (pack_job){.tconv = tcs[i]};
+        vox_status st = run_packs(pool, jobs, nj);
         if (st) return st;
         c->math = dots.int8_widened
                       ? "int8 dot products in the convolutions of 64k channels and the transposed convolutions (8-bit "
@@ -393,28 +434,42 @@ static vox_status choose_math(q3_codec *c) {
     }
     for (int i = 0; i < n; i++) {
         q3_conv *cv = convs[i];
-        if (cv->w.dtype != VOX_DTYPE_BF16 || cv->c_out % 64 || cv->c_in % 2) continue; /* stays f32 */
-        vox_status st = vx_bf16w_pack_conv(&cv->w, cv->c_in, cv->k, &cv->pw);
-        if (st) return st;
+        if (cv->w.dtype == VOX_DTYPE_BF16 && cv->c_out % 64 == 0 && cv->c_in % 2 == 0) /* else it stays f32 */
+            jobs[nj++] = (pack_job){.conv = cv, .bf16 = 1};
     }
+    vox_status st = run_packs(pool, jobs, nj);
+    if (st) return st;
     c->math = "bf16 dot products in the convolutions of 64k channels (inputs rounded to bf16; "
               "VOX_QWEN3_CODEC=f32 for f32 products)";
     return VOX_OK;
 }
 
-vox_status q3_codec_load(const q3_model *m, q3_codec **out) {
+vox_status q3_codec_open(const q3_model *m, q3_codec **out) {
     *out = NULL;
     q3_codec *c = calloc(1, sizeof *c);
     if (!c) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    int ask_f32, ask_int8;
     vox_status s = read_config(m, c);
     if (!s) s = bind_weights(m, c);
-    if (!s) s = choose_math(c);
+    if (!s) s = read_choice(&ask_f32, &ask_int8);   /* a bad value fails the load wherever the codec runs */
     if (s) {
         q3_codec_free(c);
         return s;
     }
+    c->math = "f32 products of the stored weights";
     *out = c;
     return VOX_OK;
+}
+
+vox_status q3_codec_prepare_cpu(q3_codec *c, vx_pool *pool) { return choose_math(c, pool); }
+
+vox_status q3_codec_load(const q3_model *m, q3_codec **out) {
+    vox_status s = q3_codec_open(m, out);
+    if (!s && (s = q3_codec_prepare_cpu(*out, NULL)) != VOX_OK) {
+        q3_codec_free(*out);
+        *out = NULL;
+    }
+    return s;
 }
 
 static void free_snake(q3_snake *s) {
@@ -422,12 +477,16 @@ static void free_snake(q3_snake *s) {
     free(s->inv_beta);
 }
 
-void q3_codec_free(q3_codec *c) {
-    if (!c) return;
+static void free_packs(q3_codec *c) {
     q3_conv *convs[2 + Q3_CODEC_MAX_BLOCKS * 2 * Q3_CODEC_UNITS];
     for (int i = 0, n = packable_convs(c, convs); i < n; i++) vx_bf16w_free(&convs[i]->pw), vx_i8w_free(&convs[i]->iw);
     q3_tconv *tcs[Q3_CODEC_MAX_UP + Q3_CODEC_MAX_BLOCKS];
     for (int i = 0, n = transposed_convs(c, tcs); i < n; i++) vx_i8w_free(&tcs[i]->iw);
+}
+
+void q3_codec_free(q3_codec *c) {
+    if (!c) return;
+    free_packs(c);
     free(c->cb_sum);
     free(c->cb_usage);
     free(c->layers);

@@ -14,7 +14,13 @@
 
 #include "model.h"
 
+/* q3_codec_load = q3_codec_open (configuration and weights bound; VOX_QWEN3_CODEC checked) and then
+ * q3_codec_prepare_cpu (the CPU's math chosen and its packed weights made: int8 / bf16 dot products,
+ * over the pool's threads).
+ * An engine whose codec decodes on the GPU opens it only, so it never packs what it would not read. */
 vox_status q3_codec_load(const q3_model *m, q3_codec **out);
+vox_status q3_codec_open(const q3_model *m, q3_codec **out);
+vox_status q3_codec_prepare_cpu(q3_codec *codec, vx_pool *pool); /* pool: NULL packs on this thread */
 void q3_codec_free(q3_codec *codec);
 int32_t q3_codec_groups(const q3_codec *codec);            /* 16 */
 int32_t q3_codec_codebook_size(const q3_codec *codec);     /* 2048 */

@@ -165,12 +165,13 @@ static vox_status q3_load(vox_engine *e) {
     copy_str(m->model_id, sizeof m->model_id, vox_json_get(e->manifest, "model_id"));
     vox_status st;
     if ((st = q3_tokenizer_load(m, &m->tok)) != VOX_OK || (st = q3_lm_load(m, &m->lm)) != VOX_OK ||
-        (st = q3_codec_load(m, &m->codec)) != VOX_OK || (st = q3_venc_load(m, &m->venc)) != VOX_OK ||
+        (st = q3_codec_open(m, &m->codec)) != VOX_OK || (st = q3_venc_load(m, &m->venc)) != VOX_OK ||
         (m->codec && (st = q3_prime_cache_create(Q3_PRIME_CACHE_VOICES, &m->primes)) != VOX_OK)) {
         q3_free(m);
         return st;
     }
-    if (e->gpu && (st = place_on_gpu(e, m)) != VOX_OK) {
+    if ((e->gpu && (st = place_on_gpu(e, m)) != VOX_OK) ||
+        (m->codec && !m->codec->gpu && (st = q3_codec_prepare_cpu(m->codec, e->pool)) != VOX_OK)) {
         q3_free(m);
         return st;
     }
