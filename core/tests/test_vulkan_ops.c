@@ -297,11 +297,16 @@ static void test_coopmat2(vx_gpu *g) {
     static const int64_t shapes[][2] = {{256, 1024}, {300, 1024}, {130, 2048}, {256, 712}, {45, 100}, {71, 66}, {384, 256}};
     static const int64_t ns[] = {33, 128, 257, 512};
     double tol = tolerance_row(row, "max"), worst = 0;
+    /* VOX_TEST_CM2_SHAPE=s: only shape s (0-6) and no epilogues, to find a case that hangs a driver one
+     * process at a time (a hung dispatch never returns, so the cases after it would not run) */
+    const char *only = getenv("VOX_TEST_CM2_SHAPE");
+    const int only_s = only && *only ? atoi(only) : -1;
     cm2_mode = 1;
     for (int d = 0; d < 2; d++)
         for (int s = 0; s < 7; s++)
             for (int k = 0; k < 4; k++) {
                 int parts = 0;
+                if (only_s >= 0 && s != only_s) continue;
                 if (verbose > 1) { /* VOX_TEST_VERBOSE=2: each case before it runs (a hang names its case) */
                     fprintf(stderr, "coopmat2 case %s %lldx%lld n=%lld\n", dt_name(dts[d]), (long long)shapes[s][0],
                             (long long)shapes[s][1], (long long)ns[k]);
@@ -315,7 +320,7 @@ static void test_coopmat2(vx_gpu *g) {
                       (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
             }
     /* the DiT epilogues: GELU-tanh, and the gated residual y += gate (x . W + b) */
-    for (int ep = VX_EPI_GELU_TANH; ep <= VX_EPI_GATED_ADD; ep++)
+    for (int ep = VX_EPI_GELU_TANH; ep <= VX_EPI_GATED_ADD && only_s < 0; ep++)
         for (int s = 0; s < 4; s++) {
             int parts = 0;
             epi_mode = ep;
