@@ -23,6 +23,8 @@ F5-TTS: no --official: the official CFM and Vocos (f5-tts 1.1.22, vocos 0.1.0) a
 .tmod's own weights, and the core is compared with them: the tokenizer, the mel, the text encoder and
 the DiT's two guidance branches, Vocos, and a clone of a recording end to end (the same Philox noise).
 bf16 dot products and q8 weights are held end to end against the numpy reference on the same weights.
+The official loaders read files: a float32 copy of the weights (1.3 GB for F5TTS_v1_Base) is written
+to a temporary folder ($TMPDIR, else /tmp) and removed at the end.
 Needs: pip install torch==2.13.0 && pip install f5-tts==1.1.22 vocos==0.1.0
 
 Prints one row per check with its measured error and its limit from the tolerance table; exits

@@ -15,6 +15,7 @@ the CLI, and inputs that must be refused with a clear error.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -606,6 +607,22 @@ def test_vox_verify_fails_on_a_wrong_model_and_restores_the_fp_state(tmods, monk
     failed = {r.check for r in rows if not r.passed}
     assert {"f5.native.dit_spread", "f5.native.audio_spread", "f5.native.reference_vs_official"} <= failed, failed
     assert all(r.passed for r in rows if r.check in ("f5.native.tokens", "f5.native.vocos", "f5.native.sample_mel"))
+
+
+def test_vox_verify_says_where_the_weights_copy_did_not_fit(tmods, monkeypatch):
+    """The official loaders read a float32 copy of the weights from a temporary folder: a full disk there is
+    reported with the size needed and the way out (TMPDIR), not as a bare errno."""
+    import errno
+
+    from vox.verify.f5 import official, runner
+
+    def full(model, directory):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(directory) + "/model.safetensors")
+
+    monkeypatch.setattr(official, "load_from_model", full)
+    with pytest.raises(OSError, match=r"float32 weights the official loaders read \(0\.\d GiB\) into .* "
+                                      r"\(No space left on device\); set TMPDIR"):
+        runner.verify(str(tmods("v1")), nfe_step=2)
 
 
 # ------------------------------------------------------------------------------------ odd inputs

@@ -187,7 +187,12 @@ def verify(model_path, *, ref_audio: str | None = None, ref_text: str | None = N
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="vox-f5-verify-") as d:
         say(f"loading the official CFM and Vocos with the weights of {label}")
-        cfm, voc = official.load_from_model(model, d)
+        try:
+            cfm, voc = official.load_from_model(model, d)
+        except OSError as e:   # the float32 copy the official loaders read (1.3 GB for F5TTS_v1_Base)
+            need = sum(4 * int(np.prod(a.shape)) for a in model.weights.values())
+            raise OSError(f"writing the float32 weights the official loaders read ({need / 2**30:.1f} GiB) "
+                          f"into {d} failed ({e.strerror or e}); set TMPDIR to a folder with room") from None
         if ref_audio is None:
             ref_audio, ref_text = str(Path(d) / "reference.wav"), "This is a synthetic reference recording."
             x = np.round(np.clip(speech_like(24000, 4.0), -1, 1 - 2 ** -15) * 32768).astype(np.int16)
