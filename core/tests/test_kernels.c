@@ -123,8 +123,9 @@ static void quant_q4(const float *x, uint8_t *packed, float *s) {
 static wmat make_w(vox_dtype dt, int64_t rows, int64_t cols) {
     wmat w = {0};
     int64_t n = rows * cols;
+    const size_t nz = n > 0 ? (size_t)n : 1; /* allocation sizes (at least one element) */
     float *src = fvec(n, -1.0f, 1.0f);
-    w.deq = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    w.deq = malloc(sizeof(float) * nz);
     w.m.dtype = dt;
     w.m.rows = rows;
     w.m.cols = cols;
@@ -136,7 +137,7 @@ static wmat make_w(vox_dtype dt, int64_t rows, int64_t cols) {
         break;
     case VOX_DTYPE_F16:
     case VOX_DTYPE_BF16: {
-        uint16_t *h = malloc(2 * (size_t)(n ? n : 1));
+        uint16_t *h = malloc(2 * nz);
         for (int64_t i = 0; i < n; i++) {
             h[i] = dt == VOX_DTYPE_F16 ? f32_to_f16(src[i]) : f32_to_bf16(src[i]);
             w.deq[i] = dt == VOX_DTYPE_F16 ? vx_f16_to_f32(h[i]) : vx_bf16_to_f32(h[i]);
@@ -145,7 +146,7 @@ static wmat make_w(vox_dtype dt, int64_t rows, int64_t cols) {
         break;
     }
     case VOX_DTYPE_Q8: {
-        int8_t *q = malloc((size_t)(n ? n : 1));
+        int8_t *q = malloc(nz);
         w.scales = malloc(sizeof(float) * (size_t)(n / 32 + 1));
         for (int64_t b = 0; b < n / 32; b++) {
             quant_q8(src + 32 * b, q + 32 * b, &w.scales[b]);
