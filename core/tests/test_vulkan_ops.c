@@ -1256,26 +1256,28 @@ int main(void) {
            info->name, info->type_name, info->subgroup_size, (unsigned long long)info->max_storage_buffer_range,
            vx_gpu_coopmat(g) ? "used" : info->coopmat ? "off" : "no", info->coopmat_shapes[0] ? info->coopmat_shapes : "none",
            vx_gpu_coopmat2(g) ? "used" : info->coopmat2 ? "off" : "no", info->coopmat2_shapes[0] ? info->coopmat2_shapes : "none");
-    if (wanted("test_linear")) test_linear(g, "linear");
-    if (wanted("test_gemm")) test_gemm(g, "gemm");
-    if (wanted("test_coopmat")) test_coopmat(g);
-    if (wanted("test_coopmat_half")) test_coopmat_half(g);
-    if (wanted("test_coopmat2")) test_coopmat2(g);
-    if (wanted("test_norm_elementwise")) test_norm_elementwise(g);
-    if (wanted("test_rope")) test_rope(g);
-    if (wanted("test_fused_linear")) test_fused_linear(g);
-    if (wanted("test_fused_stack")) test_fused_stack(g);
-    if (wanted("test_fused_norm_rope")) test_fused_norm_rope(g);
-    if (wanted("test_attention_nr")) test_attention_nr(g);
-    if (wanted("test_attention")) test_attention(g);
-    if (wanted("test_attention_full")) test_attention_full(g);
-    if (wanted("test_stack")) test_stack(g, VX_GEMV_MAX_ROWS + 8);
-    if (wanted("test_batch_invariance")) test_batch_invariance(g);
-    if (wanted("test_quantize")) test_quantize(g);
-    if (wanted("test_sample_gather")) test_sample_gather(g);
-    if (wanted("test_profile")) test_profile(g);
-    if (wanted("test_barriers")) test_barriers(g);
-    if (wanted("test_split")) test_split(dev);
+#define RUN(fn, ...) if (wanted(#fn)) fn(__VA_ARGS__)
+    RUN(test_linear, g, "linear");
+    RUN(test_gemm, g, "gemm");
+    RUN(test_coopmat, g);
+    RUN(test_coopmat_half, g);
+    RUN(test_coopmat2, g);
+    RUN(test_norm_elementwise, g);
+    RUN(test_rope, g);
+    RUN(test_fused_linear, g);
+    RUN(test_fused_stack, g);
+    RUN(test_fused_norm_rope, g);
+    RUN(test_attention_nr, g);
+    RUN(test_attention, g);
+    RUN(test_attention_full, g);
+    RUN(test_stack, g, VX_GEMV_MAX_ROWS + 8);
+    RUN(test_batch_invariance, g);
+    RUN(test_quantize, g);
+    RUN(test_sample_gather, g);
+    RUN(test_profile, g);
+    RUN(test_barriers, g);
+    RUN(test_split, dev);
+#undef RUN
     vx_gpu_free(g);
     vx_pool_free(pool);
     printf("%s\n", fails ? "FAILED" : "ok");

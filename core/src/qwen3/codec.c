@@ -323,26 +323,23 @@ static int transposed_convs(q3_codec *c, q3_tconv **tcs) {
  * as [c_out * k][c_in]: one tap over c_in), zero rows up to a multiple of 64, packed as int8 codes. */
 static vox_status pack_i8(const vx_mat *w, int transpose, int64_t c_in, int64_t k, vx_i8w *out) {
     const int64_t R = transpose ? w->cols : w->rows, C = transpose ? w->rows : w->cols, Rp = (R + 63) / 64 * 64;
-    float *src = malloc((size_t)(w->rows * w->cols) * sizeof *src), *dst = calloc((size_t)(Rp * C), sizeof *dst);
-    int32_t *ids = calloc((size_t)w->rows, sizeof *ids);   /* calloc: gcc cannot see the loop fill it */
-    vox_status st = VOX_OK;
-    if (!src || !dst || !ids) {
+    float *dst = calloc((size_t)(Rp * C), sizeof *dst);
+    float *src = transpose ? malloc((size_t)(w->rows * w->cols) * sizeof *src) : dst; /* widened in place if not */
+    vox_status st;
+    if (!dst || !src) {
         st = vox_oom();
-    } else {
-        for (int64_t r = 0; r < w->rows; r++) ids[r] = (int32_t)r;
-        vx_gather_rows(w, ids, w->rows, src);
+    } else if ((st = vx_to_f32(w->dtype, w->data, w->rows * w->cols, src)) == VOX_OK) {
         if (transpose) { /* in 64 x 64 blocks: both sides stay in cache */
             for (int64_t r0 = 0; r0 < R; r0 += 64)
                 for (int64_t i0 = 0; i0 < C; i0 += 64)
                     for (int64_t r = r0; r < R && r < r0 + 64; r++)
                         for (int64_t i = i0; i < C && i < i0 + 64; i++) dst[r * C + i] = src[i * R + r];
-        } else {
-            memcpy(dst, src, (size_t)(R * C) * sizeof *dst);
         }
         const vx_mat m = {.dtype = VOX_DTYPE_F32, .rows = Rp, .cols = C, .data = dst};
         st = vx_i8w_pack_conv(&m, c_in, k, out);
     }
-    free(src), free(dst), free(ids);
+    if (src != dst) free(src);
+    free(dst);
     return st;
 }
 
