@@ -81,12 +81,12 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
         vx_gpu_upload(g, &bb, 0, bias, (uint64_t)rows * 4);
     }
     vx_gbind bias_bind = whole(&bb);
+    vx_gbuf bg = {0};   /* uploaded before the chain: an upload inside one is refused (test_chain_reentry) */
+    if (gate && vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bg) == VOX_OK) vx_gpu_upload(g, &bg, 0, gate, (uint64_t)rows * 4);
+    vx_gbind gate_bind = whole(&bg);
     st = vx_gpu_begin(g);
     int quant = dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4;
     if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd), "test");
-    vx_gbuf bg = {0};
-    if (gate && vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bg) == VOX_OK) vx_gpu_upload(g, &bg, 0, gate, (uint64_t)rows * 4);
-    vx_gbind gate_bind = whole(&bg);
     if (st == VOX_OK && epi_mode)
         st = vx_gop_linear_epi(g, &gm, bias ? &bias_bind : NULL, whole(&bx), n, whole(&by), 0, epi_mode, &gate_bind,
                                "test/linear_epi");
@@ -917,6 +917,28 @@ static void barrier_chain(vx_gpu *g, gt *x, gt *x2, gt *x3, gt *w, vx_gmat *m, g
     CHECK(vx_gpu_submit(g) == VOX_OK, "barrier chain: %s", vox_last_error());
 }
 
+/* Calls that take the device lock (prepare, and upload / download of memory the host cannot map) from the
+ * thread that records a chain: refused with an error, not a deadlock that hangs the process (a test that
+ * uploaded inside its chain hung on NVIDIA, where lavapipe's mapped memory never takes the lock); the
+ * chain still submits, and the device works after it. */
+static void test_chain_reentry(vx_gpu *g) {
+    float v[4] = {1, 2, 3, 4}, back[4] = {0};
+    vx_gbuf b;
+    CHECK(vx_gpu_alloc(g, sizeof v, 0, &b) == VOX_OK, "alloc: %s", vox_last_error());
+    CHECK(vx_gpu_begin(g) == VOX_OK, "begin: %s", vox_last_error());
+    CHECK(vx_gpu_prepare(g) != VOX_OK && strstr(vox_last_error(), "same thread"),
+          "vx_gpu_prepare inside a chain was not refused (%s)", vox_last_error());
+    if (!b.map) {   /* device-local memory: through the staging buffer, under the lock */
+        CHECK(vx_gpu_upload(g, &b, 0, v, sizeof v) != VOX_OK, "vx_gpu_upload inside a chain was not refused");
+        CHECK(vx_gpu_download(g, &b, 0, back, sizeof back) != VOX_OK, "vx_gpu_download inside a chain was not refused");
+    }
+    CHECK(vx_gpu_submit(g) == VOX_OK, "submit after a refused call: %s", vox_last_error());
+    CHECK(vx_gpu_upload(g, &b, 0, v, sizeof v) == VOX_OK && vx_gpu_download(g, &b, 0, back, sizeof back) == VOX_OK &&
+              !memcmp(v, back, sizeof v),
+          "upload and download after the chain: %s", vox_last_error());
+    vx_gpu_release(g, &b);
+}
+
 static void test_barriers(vx_gpu *g) {
     const int64_t n = 3, d = 256;
     float *xs[3] = {fvec(n * d, -2, 2), fvec(n * d, -2, 2), fvec(n * d, -2, 2)}, *wv = fvec(d, 0.5f, 1.5f);
@@ -1276,6 +1298,7 @@ int main(void) {
     RUN(test_sample_gather, g);
     RUN(test_profile, g);
     RUN(test_barriers, g);
+    RUN(test_chain_reentry, g);
     RUN(test_split, dev);
 #undef RUN
     vx_gpu_free(g);

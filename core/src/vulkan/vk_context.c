@@ -1,5 +1,6 @@
 /* A Vulkan device for vox: memory, the pipeline cache, command chains and timestamps. */
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include "vk_internal.h"
 
 #define MAX_SETS 4096          /* dispatches per chain */
-#define VX_CM2_DEFAULT 0       /* VK_NV_cooperative_matrix2 used without VOX_VK_COOPMAT2 (see vx_gpu_create) */
+#define VX_CM2_DEFAULT 1       /* VK_NV_cooperative_matrix2 used without VOX_VK_COOPMAT2 (see vx_gpu_create) */
 #define POOL_SETS 16384        /* descriptor sets kept across chains (the cache below) */
 #define CACHE_SLOTS 32768      /* open addressing, a power of two > POOL_SETS */
 
@@ -151,7 +152,13 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     if (!fi) return vox_set_error(VOX_ERR_DEVICE, "there is no Vulkan device %d", index);
     vx_gpu *g = calloc(1, sizeof *g);
     if (!g) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    pthread_mutex_init(&g->lock, NULL);
+    /* error-checking: a thread that calls back in while it records a chain (vx_gpu_begin holds the lock
+     * until vx_gpu_submit) gets an error from gpu_lock, not a deadlock that hangs the process */
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_init(&g->lock, &ma);
+    pthread_mutexattr_destroy(&ma);
     g->fi = fi;
     g->pd = pd;
     for (int i = 0; i < n; i++)
@@ -184,7 +191,7 @@ vox_status vx_gpu_create(int index, vx_gpu **out) {
     const char *cme = getenv("VOX_VK_COOPMAT");
     g->coopmat = g->info.coopmat && !(cme && !strcmp(cme, "0"));
     /* VK_NV_cooperative_matrix2 (gemm_cm2.comp, attention_cm2.comp) on top: VOX_VK_COOPMAT2=1 turns it on,
-     * =0 off; by default VX_CM2_DEFAULT (off until its kernels are measured on the hardware that has them) */
+     * =0 off; by default VX_CM2_DEFAULT (on: measured faster on an H100, its test row passing there) */
     const char *cm_ext2[] = {"VK_KHR_cooperative_matrix", "VK_KHR_vulkan_memory_model", "VK_KHR_shader_float16_int8",
                              "VK_NV_cooperative_matrix2"};
     vx_vk_cm2_features cf2;
@@ -444,6 +451,16 @@ static vox_status one_shot_end(vx_gpu *g) {
     return VOX_OK;
 }
 
+/* g->lock for one call; a thread recording a chain of its own (between vx_gpu_begin and vx_gpu_submit)
+ * already holds it: that is a caller's error, reported, where a plain mutex would wait for ever. */
+static vox_status gpu_lock(vx_gpu *g, const char *what) {
+    int e = pthread_mutex_lock(&g->lock);
+    if (e == EDEADLK)
+        return vox_set_error(VOX_ERR_INTERNAL, "%s between vx_gpu_begin and vx_gpu_submit on the same thread: "
+                             "upload, download and prepare before recording or after submitting", what);
+    return e ? vox_set_error(VOX_ERR_INTERNAL, "%s: the device lock failed (%d)", what, e) : VOX_OK;
+}
+
 static vox_status copy(vx_gpu *g, const vx_gbuf *src, uint64_t so, const vx_gbuf *dst, uint64_t d_o, uint64_t n) {
     vox_status st = one_shot_begin(g);
     if (st != VOX_OK) return st;
@@ -462,7 +479,7 @@ vox_status vx_gpu_upload(vx_gpu *g, vx_gbuf *dst, uint64_t offset, const void *s
         memcpy((char *)dst->map + offset, src, n);
         return VOX_OK;
     }
-    pthread_mutex_lock(&g->lock);
+    if (gpu_lock(g, "vx_gpu_upload") != VOX_OK) return VOX_ERR_INTERNAL;
     vox_status st = staging(g);
     for (uint64_t done = 0; st == VOX_OK && done < n; done += STAGING_BYTES) {
         uint64_t k = n - done < STAGING_BYTES ? n - done : STAGING_BYTES;
@@ -479,7 +496,7 @@ vox_status vx_gpu_download(vx_gpu *g, const vx_gbuf *src, uint64_t offset, void 
         memcpy(dst, (const char *)src->map + offset, n);
         return VOX_OK;
     }
-    pthread_mutex_lock(&g->lock);
+    if (gpu_lock(g, "vx_gpu_download") != VOX_OK) return VOX_ERR_INTERNAL;
     vox_status st = staging(g);
     for (uint64_t done = 0; st == VOX_OK && done < n; done += STAGING_BYTES) {
         uint64_t k = n - done < STAGING_BYTES ? n - done : STAGING_BYTES;
@@ -568,7 +585,7 @@ static vox_status pipeline(vx_gpu *g, int shader) {
 }
 
 vox_status vx_gpu_prepare(vx_gpu *g) {
-    pthread_mutex_lock(&g->lock);
+    if (gpu_lock(g, "vx_gpu_prepare") != VOX_OK) return VOX_ERR_INTERNAL;
     vox_status st = VOX_OK;
     for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
         if (coopmat2_shader(i) ? g->coopmat2
@@ -580,7 +597,7 @@ vox_status vx_gpu_prepare(vx_gpu *g) {
 
 /* ------------------------------------------------------------------------------ chains */
 vox_status vx_gpu_begin(vx_gpu *g) {
-    pthread_mutex_lock(&g->lock);   /* held until vx_gpu_submit */
+    if (gpu_lock(g, "vx_gpu_begin") != VOX_OK) return VOX_ERR_INTERNAL;   /* held until vx_gpu_submit */
     if (atomic_exchange(&g->sets_dirty, 0) || g->n_sets + MAX_SETS > POOL_SETS) {   /* none is in flight here */
         g->f.vkResetDescriptorPool(g->dev, g->desc_pool, 0);
         memset(g->sets, 0, CACHE_SLOTS * sizeof *g->sets);
