@@ -287,7 +287,7 @@ static void test_coopmat2(vx_gpu *g) {
     const vx_vk_device_info *info = vx_gpu_info(g);
     if (!vx_gpu_coopmat2(g)) {
         printf("coopmat2: not tested on this device (%s%s%s)\n",
-               info->coopmat2 ? (vx_gpu_coopmat2_off(g)[0] ? vx_gpu_coopmat2_off(g) : "not enabled: VOX_VK_COOPMAT2=1")
+               info->coopmat2 ? (vx_gpu_coopmat2_off(g)[0] ? vx_gpu_coopmat2_off(g) : "turned off: VOX_VK_COOPMAT2=0")
                               : "no VK_NV_cooperative_matrix2 with workgroup-scope f16 x f16 -> f32",
                info->coopmat2_shapes[0] ? "; entries " : "", info->coopmat2_shapes);
         emit_unsupported(row, subject, "no VK_NV_cooperative_matrix2 with workgroup-scope f16 x f16 -> f32");

@@ -43,7 +43,7 @@ typedef struct vx_gemv_part {
  * bytes apart; block scales d at dx, dxrow floats apart) times packed groups [0, ng) of 16 weight rows
  * (p: the first group at block b0; gstride bytes from a group to the next), blocks b0 .. b0 + kb - 1,
  * into y [mr][16 ng] (ldy floats apart): the chain starts at 0 (first) or at y, + bias after the last
- * block (last). mr <= the table's q8w_mr (4, or 16 with AMX), ng <= 3. */
+ * block (last). mr <= 4, ng <= 3. */
 typedef struct vx_q8w_tile {
     int mr, ng, first, last;
     const unsigned char *xq;
@@ -133,7 +133,6 @@ typedef struct vx_kernels {
     /* linear_q8w: vx_linear_q8w's tiles (cpu/q8w.c: the job, the layout and the order of operations);
      * NULL: q8w.c's scalar tile. */
     void (*q8w_tile)(const struct vx_q8w_tile *t);
-    int q8w_mr;   /* x rows the tile takes at most: 0 means 4 (AMX: 16) */
     /* One 32-block of x to int8 codes: vx_quantize_block_q8 (the scalar table) or a SIMD copy of its bits. */
     float (*quant_block_q8)(const float *x, int8_t *q);
     /* n floats to bf16 bits, vx_bf16_rne's (the scalar table) or the hardware's, the same bits. */
@@ -168,8 +167,6 @@ void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table 
 void vx_linear_q_init_avx2_vnni(vx_kernels *t); /* the same function with AVX-VNNI */
 void vx_linear_q_init_avx512(vx_kernels *t);    /* needs AVX512-VNNI */
 void vx_q8w_init_avx512(vx_kernels *t);         /* vx_linear_q8w with AVX512-VNNI (q8w_avx512.c) */
-void vx_q8w_tile_avx512(const vx_q8w_tile *t);  /*   its tile (mr <= 4), which the AMX tile uses for few rows */
-void vx_q8w_init_amx(vx_kernels *t);            /* vx_linear_q8w with AMX-INT8 (q8w_amx.c) */
 /* One 32-block of x to int8 codes, bit-identical to vx_quantize_block_q8 (linear_q_avx512.c). */
 float vx_quant_block_q8_avx512(const float *x, int8_t *q);
 void vx_conv_i8_init_avx2(vx_kernels *t);       /* vpmaddwd */

@@ -24,7 +24,7 @@
 
 #define Q8W_NR 16   /* weight rows per group */
 #define Q8W_BLOCK 640
-#define Q8W_MR 4    /* x rows per register tile (the table's q8w_mr where it sets one: AMX's 16) */
+#define Q8W_MR 4    /* x rows per register tile */
 #define Q8W_NG 3    /* groups per register tile */
 #define Q8W_KB 32   /* blocks per K block: 3 groups x 32 blocks = 60 KB of weights, in L2; rows of up to 1024
                      * columns in one pass (no partial sums through y): 4-6% faster than 8 blocks (15 KB, in L1)
@@ -124,7 +124,6 @@ typedef struct q8w_job {
     unsigned char *xq; /* [n][cols]: codes + 128 */
     float *dx;         /* [n][nb] */
     int64_t n, gsplit;
-    int mr; /* x rows per tile */
     void (*tile)(const vx_q8w_tile *t);
 } q8w_job;
 
@@ -153,8 +152,8 @@ static void tasks(void *ctx, int64_t t0, int64_t t1) {
         const int64_t g0 = groups * gs / j->gsplit, g1 = groups * (gs + 1) / j->gsplit;
         for (int64_t g = g0; g < g1; g += Q8W_NG)
             for (int64_t b0 = 0; b0 < nb; b0 += Q8W_KB)
-                for (int64_t i = i0; i < i1; i += j->mr) {
-                    vx_q8w_tile tl = {.mr = (int)(i1 - i < j->mr ? i1 - i : j->mr),
+                for (int64_t i = i0; i < i1; i += Q8W_MR) {
+                    vx_q8w_tile tl = {.mr = (int)(i1 - i < Q8W_MR ? i1 - i : Q8W_MR),
                                       .ng = (int)(g1 - g < Q8W_NG ? g1 - g : Q8W_NG),
                                       .first = b0 == 0,
                                       .last = b0 + Q8W_KB >= nb,
@@ -190,7 +189,6 @@ vox_status vx_linear_q8w(vx_pool *pool, const vx_q8w *w, const float *bias, cons
     int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
     if (gsplit > groups) gsplit = groups;
     q8w_job j = {.w = w, .bias = bias, .x = x, .y = y, .xq = xq, .dx = dx, .n = n, .gsplit = gsplit,
-                 .mr = kt->q8w_tile && kt->q8w_mr ? kt->q8w_mr : Q8W_MR,
                  .tile = kt->q8w_tile ? kt->q8w_tile : tile_scalar};
     uint32_t fp = vx_fp_fast();
     vx_pool_for(pool, n, 16, quantize_rows, &j);

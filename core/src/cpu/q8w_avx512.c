@@ -57,7 +57,7 @@ static inline __attribute__((always_inline)) void tile(const int MR, const int N
     }
 }
 
-void vx_q8w_tile_avx512(const vx_q8w_tile *t) {
+static void q8w_tile(const vx_q8w_tile *t) {
     switch (t->mr * 4 + t->ng) {
     case 4 * 4 + 3: tile(4, 3, t); break;
     case 4 * 4 + 2: tile(4, 2, t); break;
@@ -75,7 +75,7 @@ void vx_q8w_tile_avx512(const vx_q8w_tile *t) {
 }
 
 void vx_q8w_init_avx512(vx_kernels *t) {
-    t->q8w_tile = vx_q8w_tile_avx512;
+    t->q8w_tile = q8w_tile;
     t->quant_block_q8 = vx_quant_block_q8_avx512;
     t->dots.q8 = "AVX512-VNNI";
 }

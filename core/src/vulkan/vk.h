@@ -100,8 +100,8 @@ uint64_t vx_gpu_bytes_allocated(const vx_gpu *g);
 /* 1 when the device was created with cooperative matrices (info.coopmat, unless VOX_VK_COOPMAT=0): the
  * prefill GEMM of f16/bf16 weights then runs on them (gemm_cm_*.comp). */
 int vx_gpu_coopmat(const vx_gpu *g);
-/* 1 when the device was also created with VK_NV_cooperative_matrix2 (info.coopmat2 and VOX_VK_COOPMAT2=1;
- * off by default for now): the workgroup-scope GEMM gemm_cm2.comp, in tiles of *tm x rows by *tn weight
+/* 1 when the device was also created with VK_NV_cooperative_matrix2 (info.coopmat2, unless
+ * VOX_VK_COOPMAT2=0): the workgroup-scope GEMM gemm_cm2.comp, in tiles of *tm x rows by *tn weight
  * rows, and attention_cm2.comp. */
 int vx_gpu_coopmat2(const vx_gpu *g);
 /* Why a device with info.coopmat2 does not use it ("" when it does or has none): its pipelines failed. */
