@@ -74,7 +74,14 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     vx_gpu_alloc(g, (uint64_t)(n * rows) * 4, 0, &by);
     vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
     vx_gpu_alloc(g, (uint64_t)(n * cols / 32 + 1) * 4, 0, &bd);
-    vx_gpu_upload(g, &bx, 0, x, (uint64_t)(n * cols) * 4);
+    const int xh = cm2_mode && half_x;   /* gemm_cm2 with x given as float16 (vx_gop_linear_h) */
+    if (xh) {
+        uint16_t *h = malloc(sizeof(uint16_t) * (size_t)(n * cols));
+        for (int64_t i = 0; i < n * cols; i++) h[i] = f32_to_f16(x[i]);
+        vx_gpu_upload(g, &bx, 0, h, (uint64_t)(n * cols) * 2);
+        free(h);
+    } else
+        vx_gpu_upload(g, &bx, 0, x, (uint64_t)(n * cols) * 4);
     if (acc) vx_gpu_upload(g, &by, 0, y0, (uint64_t)(n * rows) * 4);
     if (bias) {
         vx_gpu_alloc(g, (uint64_t)rows * 4, 0, &bb);
@@ -87,7 +94,10 @@ static double linear_case_acc(vx_gpu *g, vox_dtype dt, int64_t rows, int64_t col
     st = vx_gpu_begin(g);
     int quant = dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4;
     if (st == VOX_OK && quant) st = vx_gop_quantize(g, whole(&bx), n, cols, whole(&bq), whole(&bd), "test");
-    if (st == VOX_OK && epi_mode)
+    if (st == VOX_OK && xh)
+        st = vx_gop_linear_h(g, &gm, bias ? &bias_bind : NULL, whole(&bx), n, whole(&by), 0, epi_mode, &gate_bind,
+                             "test/linear_h");
+    else if (st == VOX_OK && epi_mode)
         st = vx_gop_linear_epi(g, &gm, bias ? &bias_bind : NULL, whole(&bx), n, whole(&by), 0, epi_mode, &gate_bind,
                                "test/linear_epi");
     else if (st == VOX_OK)
@@ -274,6 +284,51 @@ static void test_coopmat_half(vx_gpu *g) {
     emit_row(row, subject, worst);
 }
 
+/* A stacked matrix on gemm_cm2 (F5's q|k|v is one): 200|130|300 rows of 256, so that some 128-row tiles lie
+ * in one output (stored whole by a tensor store) and some cross two (element by element); each output
+ * against vx_linear of its matrix (max_abs_rel returned) and, into `out` (n x 630 floats, the outputs
+ * one after another), what the GPU gave. */
+static double cm2_stack_case(vx_gpu *g, int64_t n, float *out) {
+    const int64_t rows[3] = {200, 130, 300}, cols = 256;
+    wmat w[3];
+    float *bias[3], *ref[3];
+    for (int i = 0; i < 3; i++) {
+        w[i] = make_w(VOX_DTYPE_BF16, rows[i], cols);
+        bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
+        ref[i] = malloc(sizeof(float) * (size_t)(n * rows[i]));
+    }
+    float *x = fvec(n * cols, -1, 1);
+    for (int i = 0; i < 3; i++) vx_linear(pool, &w[i].m, bias[i], x, n, ref[i]);
+    const vx_mat *ms[3] = {&w[0].m, &w[1].m, &w[2].m};
+    const float *bs[3] = {bias[0], bias[1], bias[2]};
+    vx_gmat gm;
+    double worst = INFINITY;
+    vox_status st = vx_gmat_upload_stack_f16(g, ms, bs, 3, &gm);
+    CHECK(st == VOX_OK && gm.dtype == VOX_DTYPE_F16, "cm2 stack upload: %s", vox_last_error());
+    if (st == VOX_OK) {
+        gm.cm2 = 1;
+        gt gx = put(g, x, n * cols), gy[3] = {put(g, NULL, n * rows[0]), put(g, NULL, n * rows[1]), put(g, NULL, n * rows[2])};
+        vx_gbind ys[3] = {T(&gy[0]), T(&gy[1]), T(&gy[2])};
+        CHECK(vx_gop_linear_epi_ok(g, &gm, n), "cm2 stack: not on gemm_cm2");
+        vx_gpu_begin(g);
+        st = vx_gop_linear_stack(g, &gm, T(&gx), T(&gx), T(&gx), n, ys, "test/cm2_stack");
+        vox_status sub = vx_gpu_submit(g);
+        CHECK(st == VOX_OK && sub == VOX_OK, "cm2 stack: %s", vox_last_error());
+        worst = 0;
+        for (int i = 0, off = 0; i < 3; off += (int)rows[i], i++) {
+            get(g, &gy[i], out + n * off);
+            double e = max_abs_rel(out + n * off, ref[i], n * rows[i]);
+            if (e > worst) worst = e;
+        }
+        drop(g, &gx);
+        for (int i = 0; i < 3; i++) drop(g, &gy[i]);
+        vx_gmat_free(g, &gm);
+    }
+    for (int i = 0; i < 3; i++) free_w(&w[i]), free(bias[i]), free(ref[i]);
+    free(x);
+    return worst;
+}
+
 /* The GEMM on VK_NV_cooperative_matrix2 (gemm_cm2.comp: workgroup-scope matrices, x as hi + lo, the
  * weights uploaded as float16 by vx_gmat_upload_f16, bf16 converted) against vx_linear of the original
  * weights, in the rows of the other cooperative-matrix GEMM. Shapes cross the 128-row and 128-column
@@ -319,13 +374,56 @@ static void test_coopmat2(vx_gpu *g) {
                 CHECK(e <= tol, "coopmat2 %s GEMM %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", dt_name(dts[d]),
                       (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, tol);
             }
+    /* the tile stored whole (a tensor store) or element by element (VOX_VK_CM2_STORE=element): the same
+     * bits, with bias and residual add, tiles across the edges */
+    for (int s = 0; s < 7 && only_s < 0; s++) {
+        const uint64_t seed = rng_state;
+        int parts = 0;
+        linear_case_acc(g, dts[s % 2], shapes[s][0], shapes[s][1], ns[s % 4], s % 2, &parts, s % 3 == 0);
+        float *whole_tile = last_out;
+        last_out = NULL;
+        rng_state = seed;
+        setenv("VOX_VK_CM2_STORE", "element", 1);
+        linear_case_acc(g, dts[s % 2], shapes[s][0], shapes[s][1], ns[s % 4], s % 2, &parts, s % 3 == 0);
+        unsetenv("VOX_VK_CM2_STORE");
+        CHECK(whole_tile && last_out && !memcmp(whole_tile, last_out, sizeof(float) * (size_t)(ns[s % 4] * shapes[s][0])),
+              "coopmat2 %lldx%lld: the tensor store changes the bits", (long long)shapes[s][0], (long long)shapes[s][1]);
+        free(whole_tile);
+    }
+    /* a stacked matrix: tiles in one output and across two; the same bits stored whole or by elements */
+    for (int k = 0; k < 2 && only_s < 0; k++) {
+        const int64_t n = k ? 257 : 128;
+        const uint64_t seed = rng_state;
+        float *a = malloc(sizeof(float) * (size_t)(n * 630)), *b = malloc(sizeof(float) * (size_t)(n * 630));
+        double e = cm2_stack_case(g, n, a);
+        rng_state = seed;
+        setenv("VOX_VK_CM2_STORE", "element", 1);
+        cm2_stack_case(g, n, b);
+        unsetenv("VOX_VK_CM2_STORE");
+        if (e > worst) worst = e;
+        CHECK(e <= tol, "coopmat2 stack 200|130|300 x 256, n=%lld: max_abs_rel %.3g > %.3g", (long long)n, e, tol);
+        CHECK(!memcmp(a, b, sizeof(float) * (size_t)(n * 630)), "coopmat2 stack n=%lld: the tensor store changes the bits",
+              (long long)n);
+        free(a), free(b);
+    }
     /* the DiT epilogues: GELU-tanh, and the gated residual y += gate (x . W + b) */
     for (int ep = VX_EPI_GELU_TANH; ep <= VX_EPI_GATED_ADD && only_s < 0; ep++)
         for (int s = 0; s < 4; s++) {
             int parts = 0;
+            const uint64_t seed = rng_state;
             epi_mode = ep;
             double e = linear_case_acc(g, dts[s % 2], shapes[s][0], shapes[s][1], ns[s], s % 2, &parts, 0);
+            float *whole_tile = last_out;   /* and element by element: the same bits */
+            last_out = NULL;
+            rng_state = seed;
+            setenv("VOX_VK_CM2_STORE", "element", 1);
+            linear_case_acc(g, dts[s % 2], shapes[s][0], shapes[s][1], ns[s], s % 2, &parts, 0);
+            unsetenv("VOX_VK_CM2_STORE");
             epi_mode = 0;
+            CHECK(whole_tile && last_out && !memcmp(whole_tile, last_out, sizeof(float) * (size_t)(ns[s] * shapes[s][0])),
+                  "coopmat2 epilogue %d %lldx%lld: the tensor store changes the bits", ep, (long long)shapes[s][0],
+                  (long long)shapes[s][1]);
+            free(whole_tile);
             if (e > worst) worst = e;
             CHECK(e <= tol, "coopmat2 epilogue %d %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", ep, (long long)shapes[s][0],
                   (long long)shapes[s][1], (long long)ns[s], e, tol);
@@ -333,6 +431,26 @@ static void test_coopmat2(vx_gpu *g) {
     cm2_mode = 0;
     if (verbose) printf("coopmat2   %-22s max_abs_rel %.3g (limit %.3g)\n", row, worst, tol);
     emit_row(row, subject, worst);
+    if (only_s >= 0) return;
+    /* x given as float16 (vx_gop_linear_h: one product) against vx_linear of the same rounded x, as the
+     * one-product subgroup GEMM (the vulkan.linear_cmh row): only float32 rounding remains; with each
+     * epilogue, edge shapes, 16-byte-misaligned rows (45x100: 200-byte rows) */
+    const char *hrow = "vulkan.linear_cmh";
+    double htol = tolerance_row(hrow, "max"), hworst = 0;
+    cm2_mode = 1, half_x = 1;
+    for (int s = 0; s < 7; s++)
+        for (int ep = 0; ep <= VX_EPI_GATED_ADD; ep++) {
+            int parts = 0;
+            const int k = (s + ep) % 4;
+            epi_mode = ep;
+            double e = linear_case_acc(g, dts[(s + ep) % 2], shapes[s][0], shapes[s][1], ns[k], (s + ep) % 2, &parts, 0);
+            epi_mode = 0;
+            if (e > hworst) hworst = e;
+            CHECK(e <= htol, "coopmat2 float16 x, epilogue %d, %lldx%lld n=%lld: max_abs_rel %.3g > %.3g", ep,
+                  (long long)shapes[s][0], (long long)shapes[s][1], (long long)ns[k], e, htol);
+        }
+    cm2_mode = 0, half_x = 0;
+    if (verbose) printf("coopmat2   %-22s max_abs_rel %.3g (limit %.3g; x as float16)\n", hrow, hworst, htol);
 }
 
 /* Attention of q, k, v rows as F5's DiT lays them out (vx_gop_attention_full, heads of 64 at rows ld floats

@@ -91,6 +91,10 @@ vox_status vx_gop_quantize_silu(vx_gpu *g, vx_gbind gate, vx_gbind up, int64_t n
 int vx_gop_linear_epi_ok(const vx_gpu *g, const vx_gmat *w, int64_t n);
 vox_status vx_gop_linear_epi(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, int64_t n, vx_gbind y,
                              int64_t y_stride, int epi, const vx_gbind *gate, const char *label);
+/* The same (epi 0: none) with x given as float16 rows (cols apart; x16 bound at an offset that is a
+ * multiple of 4 bytes), one product on the tensor cores: the arithmetic of an fp16 model. */
+vox_status vx_gop_linear_h(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x16, int64_t n, vx_gbind y,
+                           int64_t y_stride, int epi, const vx_gbind *gate, const char *label);
 
 /* y[i][r] = x[i] . W[r] (+ bias[r]) for i < n, y rows y_stride floats apart (0: w->rows); with
  * accumulate, y[i][r] += that (a residual connection, in the CPU's order y + (x . W + bias)).

@@ -269,7 +269,7 @@ static int cm_wide_loads(const vx_gmat *w, uint32_t x_base) {
  * (float weights on the GEMV only: vx_gop_linear_pro_ok). */
 static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x, vx_gbind xq, vx_gbind xd,
                        int64_t n, const vx_gbind *ys, const int64_t *strides, int accumulate, const vx_gpro *pro,
-                       int epi, const vx_gbind *gate, const char *label) {
+                       int epi, const vx_gbind *gate, int xh, const char *label) {
     int q = quantized(w->dtype);
     int pk = pro ? (int)pro->kind : VX_PRO_NONE;
     if (pk != VX_PRO_NONE && !vx_gop_linear_pro_ok(g, w, n))
@@ -318,8 +318,17 @@ static vox_status gemv(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbi
     push.cols = (uint32_t)w->cols;
     push.x_stride = (uint32_t)(q ? w->cols / 32 : w->cols);
     push.flags = (bias != NULL ? 1u : 0u) | (accumulate ? 2u : 0u) | (cm && cm_wide_loads(w, xb0) ? 4u : 0u);
-    if (epi && shader != VX_SH_GEMM_CM2)
-        return vox_set_error(VOX_ERR_INTERNAL, "linear epilogue %d: the matrix does not run on gemm_cm2", epi);
+    if ((epi || xh) && shader != VX_SH_GEMM_CM2)
+        return vox_set_error(VOX_ERR_INTERNAL, "linear epilogue %d / float16 x %d: the matrix does not run on gemm_cm2",
+                             epi, xh);
+    /* gemm_cm2: a tile whose rows lie in one output goes out by a tensor store (flags bit 6), not element
+     * by element (VOX_VK_CM2_STORE=element keeps the latter: the same bits, ~10% slower on an H100) */
+    const char *cs = getenv("VOX_VK_CM2_STORE");
+    if (shader == VX_SH_GEMM_CM2 && !(cs && !strcmp(cs, "element"))) push.flags |= 64u;
+    if (xh) {   /* x as float16: its first element and row stride in float16 elements */
+        push.flags |= 32u;
+        xb0 *= 2;
+    }
     if (epi == VX_EPI_GELU_TANH) push.flags |= 8u;
     if (epi == VX_EPI_GATED_ADD) push.flags |= 16u | 2u;
     push.x_base = q ? 0 : xb0;   /* quantized: xq / xd are bound from their start */
@@ -371,7 +380,7 @@ vox_status vx_gop_linear(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_g
     int64_t stride = y_stride > 0 ? y_stride : w->rows;
     vx_gmat one = *w;   /* a stack applied as one matrix: every row to y */
     one.n_segs = 1;
-    return gemv(g, &one, bias, x, xq, xd, n, &y, &stride, accumulate, NULL, 0, NULL, label);
+    return gemv(g, &one, bias, x, xq, xd, n, &y, &stride, accumulate, NULL, 0, NULL, 0, label);
 }
 
 vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, const vx_gpro *pro, vx_gbind x,
@@ -379,19 +388,19 @@ vox_status vx_gop_linear_pro(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, 
     int64_t stride = y_stride > 0 ? y_stride : w->rows;
     vx_gmat one = *w;
     one.n_segs = 1;
-    return gemv(g, &one, bias, x, x, x, n, &y, &stride, accumulate, pro, 0, NULL, label);
+    return gemv(g, &one, bias, x, x, x, n, &y, &stride, accumulate, pro, 0, NULL, 0, label);
 }
 
 vox_status vx_gop_linear_stack(vx_gpu *g, const vx_gmat *w, vx_gbind x, vx_gbind xq, vx_gbind xd, int64_t n,
                                const vx_gbind *ys, const char *label) {
     vx_gbind b = {&w->bias, 0, 0};
-    return gemv(g, w, w->has_bias ? &b : NULL, x, xq, xd, n, ys, w->seg_rows, 0, NULL, 0, NULL, label);
+    return gemv(g, w, w->has_bias ? &b : NULL, x, xq, xd, n, ys, w->seg_rows, 0, NULL, 0, NULL, 0, label);
 }
 
 vox_status vx_gop_linear_stack_pro(vx_gpu *g, const vx_gmat *w, const vx_gpro *pro, vx_gbind x, int64_t n,
                                    const vx_gbind *ys, const char *label) {
     vx_gbind b = {&w->bias, 0, 0};
-    return gemv(g, w, w->has_bias ? &b : NULL, x, x, x, n, ys, w->seg_rows, 0, pro, 0, NULL, label);
+    return gemv(g, w, w->has_bias ? &b : NULL, x, x, x, n, ys, w->seg_rows, 0, pro, 0, NULL, 0, label);
 }
 
 int vx_gop_linear_epi_ok(const vx_gpu *g, const vx_gmat *w, int64_t n) {
@@ -406,5 +415,15 @@ vox_status vx_gop_linear_epi(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, 
     int64_t stride = y_stride > 0 ? y_stride : w->rows;
     vx_gmat one = *w;
     one.n_segs = 1;
-    return gemv(g, &one, bias, x, x, x, n, &y, &stride, 0, NULL, epi, gate, label);
+    return gemv(g, &one, bias, x, x, x, n, &y, &stride, 0, NULL, epi, gate, 0, label);
+}
+
+vox_status vx_gop_linear_h(vx_gpu *g, const vx_gmat *w, const vx_gbind *bias, vx_gbind x16, int64_t n, vx_gbind y,
+                           int64_t y_stride, int epi, const vx_gbind *gate, const char *label) {
+    if (!vx_gop_linear_epi_ok(g, w, n) || epi < 0 || epi > VX_EPI_GATED_ADD || (epi == VX_EPI_GATED_ADD && !gate))
+        return vox_set_error(VOX_ERR_INTERNAL, "vx_gop_linear_h: float16 x (epilogue %d) does not run here", epi);
+    int64_t stride = y_stride > 0 ? y_stride : w->rows;
+    vx_gmat one = *w;
+    one.n_segs = 1;
+    return gemv(g, &one, bias, x16, x16, x16, n, &y, &stride, 0, NULL, epi, gate, 1, label);
 }
