@@ -166,6 +166,8 @@ void vx_bf16_round_row(const float *x, int64_t cols, uint32_t *o);
 void vx_linear_q_init_avx2(vx_kernels *t);      /* the q8/q4 entries of a table (vpmaddubsw) */
 void vx_linear_q_init_avx2_vnni(vx_kernels *t); /* the same function with AVX-VNNI */
 void vx_linear_q_init_avx512(vx_kernels *t);    /* needs AVX512-VNNI */
+void vx_q8w_init_avx2(vx_kernels *t);           /* vx_linear_q8w with vpmaddubsw (q8w_avx2.c) */
+void vx_q8w_init_avx2_vnni(vx_kernels *t);      /* with AVX-VNNI (q8w_avx2_vnni.c) */
 void vx_q8w_init_avx512(vx_kernels *t);         /* vx_linear_q8w with AVX512-VNNI (q8w_avx512.c) */
 /* One 32-block of x to int8 codes, bit-identical to vx_quantize_block_q8 (linear_q_avx512.c). */
 float vx_quant_block_q8_avx512(const float *x, int8_t *q);

@@ -13,10 +13,12 @@ void vx_kernels_init_avx2(vx_kernels *t) {
     fill_conv_bf16(t);
     vx_linear_q_init_avx2(t);
     vx_conv_i8_init_avx2(t);
+    vx_q8w_init_avx2(t);
 }
 
 /* avx2-vnni: the avx2 table with AVX-VNNI's vpdpbusd in the integer kernels (the same bits). */
 void vx_kernels_init_avx2_vnni(vx_kernels *t) {
     vx_linear_q_init_avx2_vnni(t);
     vx_conv_i8_init_avx2_vnni(t);
+    vx_q8w_init_avx2_vnni(t);
 }

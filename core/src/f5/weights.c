@@ -298,6 +298,15 @@ static block_linears linears_of(f5_block *b) {
                            {&b->qq, &b->qk, &b->qv, &b->qo, &b->qff1, &b->qff2}};
 }
 
+/* After a linear's weights were packed (the packed copy is all the products read), its pages of the
+ * mapped .tmod are given back: clean file pages, so nothing is lost (they fault back in if read), and a
+ * packed model no longer holds its weights twice in memory. */
+static void drop_unpacked(const f5_model *m, const vx_mat *w) {
+    const size_t n = (size_t)(w->rows * w->cols);   /* q8: a byte a weight; bf16: two */
+    vox_model_drop_pages(m->file, w->data, w->dtype == VOX_DTYPE_Q8 ? n : 2 * n);
+    if (w->scales) vox_model_drop_pages(m->file, w->scales, (size_t)(w->rows * (w->cols / 32)) * sizeof(float));
+}
+
 /* q8 weights: the same arithmetic as vx_linear's q8 kernels (x quantized per 32-block, exact int32 block
  * sums), on tiles of many rows where the path has an int8 GEMM kernel (vx_cpu_dots().q8). */
 static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *want) {
@@ -314,6 +323,7 @@ static vox_status choose_q8(f5_model *m, const vx_dot_caps *dots, const char *wa
         for (int j = 0; j < 6; j++) {
             vox_status st = vx_q8w_pack(l.w[j], l.q8[j]);
             if (st != VOX_OK) return st;
+            drop_unpacked(m, l.w[j]);
         }
     }
     m->dit_q8 = 1;
@@ -389,6 +399,7 @@ static vox_status choose_products(f5_model *m) {
         for (int j = 0; j < 6; j++) {
             vox_status st = vx_bf16w_pack(l.w[j], l.bf16[j]);
             if (st != VOX_OK) return st;
+            drop_unpacked(m, l.w[j]);
         }
     }
     m->dit_bf16 = m->att_bf16 = 1;

@@ -1,0 +1,8 @@
+/* vx_linear_q8w's tile with AVX2 vpmaddubsw + vpmaddwd (q8w_avx2.h). */
+#define Q8W_VNNI 0
+#include "cpu/q8w_avx2.h"
+
+void vx_q8w_init_avx2(vx_kernels *t) {
+    t->q8w_tile = q8w_tile_avx2;
+    t->dots.q8 = "AVX2 vpmaddubsw";
+}
