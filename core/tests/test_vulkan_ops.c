@@ -284,16 +284,17 @@ static void test_coopmat_half(vx_gpu *g) {
     emit_row(row, subject, worst);
 }
 
-/* A stacked matrix on gemm_cm2 (F5's q|k|v is one): 200|130|300 rows of 256, so that some 128-row tiles lie
- * in one output (stored whole by a tensor store) and some cross two (element by element); each output
- * against vx_linear of its matrix (max_abs_rel returned) and, into `out` (n x 630 floats, the outputs
- * one after another), what the GPU gave. */
-static double cm2_stack_case(vx_gpu *g, int64_t n, float *out) {
-    const int64_t rows[3] = {200, 130, 300}, cols = 256;
+/* Three matrices of dtype dt and cols stacked by rows (q|k|v-like; the second without bias) as one
+ * vx_gop_linear_stack of n x rows; with cm2, uploaded as float16 for gemm_cm2 (a tile inside one output
+ * is stored whole, one across two element by element). Returns the largest max_abs_rel of the three
+ * outputs against vx_linear of their matrices; out (n x the rows, the outputs one after another) gets
+ * what the GPU gave, *parts the matrix's parts. */
+static double stack_run(vx_gpu *g, vox_dtype dt, const int64_t rows[3], int64_t cols, int64_t n, int cm2, float *out,
+                        int *parts) {
     wmat w[3];
     float *bias[3], *ref[3];
     for (int i = 0; i < 3; i++) {
-        w[i] = make_w(VOX_DTYPE_BF16, rows[i], cols);
+        w[i] = make_w(dt, rows[i], cols);
         bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
         ref[i] = malloc(sizeof(float) * (size_t)(n * rows[i]));
     }
@@ -303,17 +304,22 @@ static double cm2_stack_case(vx_gpu *g, int64_t n, float *out) {
     const float *bs[3] = {bias[0], bias[1], bias[2]};
     vx_gmat gm;
     double worst = INFINITY;
-    vox_status st = vx_gmat_upload_stack_f16(g, ms, bs, 3, &gm);
-    CHECK(st == VOX_OK && gm.dtype == VOX_DTYPE_F16, "cm2 stack upload: %s", vox_last_error());
+    vox_status st = (cm2 ? vx_gmat_upload_stack_f16 : vx_gmat_upload_stack)(g, ms, bs, 3, &gm);
+    CHECK(st == VOX_OK, "stack upload: %s", vox_last_error());
     if (st == VOX_OK) {
-        gm.cm2 = 1;
+        gm.cm2 = cm2;
+        *parts = gm.n_parts;
+        CHECK(!cm2 || vx_gop_linear_epi_ok(g, &gm, n), "stack: not on gemm_cm2");
         gt gx = put(g, x, n * cols), gy[3] = {put(g, NULL, n * rows[0]), put(g, NULL, n * rows[1]), put(g, NULL, n * rows[2])};
+        vx_gbuf bq, bd;
+        vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
+        vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
         vx_gbind ys[3] = {T(&gy[0]), T(&gy[1]), T(&gy[2])};
-        CHECK(vx_gop_linear_epi_ok(g, &gm, n), "cm2 stack: not on gemm_cm2");
         vx_gpu_begin(g);
-        st = vx_gop_linear_stack(g, &gm, T(&gx), T(&gx), T(&gx), n, ys, "test/cm2_stack");
+        if (dt == VOX_DTYPE_Q8 || dt == VOX_DTYPE_Q4) vx_gop_quantize(g, T(&gx), n, cols, whole(&bq), whole(&bd), NULL);
+        st = vx_gop_linear_stack(g, &gm, T(&gx), whole(&bq), whole(&bd), n, ys, "test/stack");
         vox_status sub = vx_gpu_submit(g);
-        CHECK(st == VOX_OK && sub == VOX_OK, "cm2 stack: %s", vox_last_error());
+        CHECK(st == VOX_OK && sub == VOX_OK, "stack: %s", vox_last_error());
         worst = 0;
         for (int i = 0, off = 0; i < 3; off += (int)rows[i], i++) {
             get(g, &gy[i], out + n * off);
@@ -322,6 +328,8 @@ static double cm2_stack_case(vx_gpu *g, int64_t n, float *out) {
         }
         drop(g, &gx);
         for (int i = 0; i < 3; i++) drop(g, &gy[i]);
+        vx_gpu_release(g, &bq);
+        vx_gpu_release(g, &bd);
         vx_gmat_free(g, &gm);
     }
     for (int i = 0; i < 3; i++) free_w(&w[i]), free(bias[i]), free(ref[i]);
@@ -392,13 +400,15 @@ static void test_coopmat2(vx_gpu *g) {
     }
     /* a stacked matrix: tiles in one output and across two; the same bits stored whole or by elements */
     for (int k = 0; k < 2 && only_s < 0; k++) {
+        static const int64_t srows[3] = {200, 130, 300};   /* 128-row tiles inside one output and across two */
         const int64_t n = k ? 257 : 128;
         const uint64_t seed = rng_state;
         float *a = malloc(sizeof(float) * (size_t)(n * 630)), *b = malloc(sizeof(float) * (size_t)(n * 630));
-        double e = cm2_stack_case(g, n, a);
+        int parts;
+        double e = stack_run(g, VOX_DTYPE_BF16, srows, 256, n, 1, a, &parts);
         rng_state = seed;
         setenv("VOX_VK_CM2_STORE", "element", 1);
-        cm2_stack_case(g, n, b);
+        stack_run(g, VOX_DTYPE_BF16, srows, 256, n, 1, b, &parts);
         unsetenv("VOX_VK_CM2_STORE");
         if (e > worst) worst = e;
         CHECK(e <= tol, "coopmat2 stack 200|130|300 x 256, n=%lld: max_abs_rel %.3g > %.3g", (long long)n, e, tol);
@@ -914,57 +924,17 @@ static void test_stack(vx_gpu *g, int64_t n_gemm) {
 
 static void stack_case(vx_gpu *g, int64_t n) {
     static const vox_dtype dts[] = {VOX_DTYPE_F32, VOX_DTYPE_BF16, VOX_DTYPE_Q8, VOX_DTYPE_Q4};
-    const int64_t rows[3] = {64, 24, 40}, cols = 256;
+    static const int64_t rows[3] = {64, 24, 40};
+    float *got = malloc(sizeof(float) * 128 * (size_t)n);
     for (int d = 0; d < 4; d++) {
-        wmat w[3];
-        float *bias[3], *ref[3], *got = malloc(sizeof(float) * 64 * (size_t)n);
-        for (int i = 0; i < 3; i++) {
-            w[i] = make_w(dts[d], rows[i], cols);
-            bias[i] = i == 1 ? NULL : fvec(rows[i], -1, 1);
-            ref[i] = malloc(sizeof(float) * (size_t)(n * rows[i]));
-        }
-        float *x = fvec(n * cols, -1, 1);
-        for (int i = 0; i < 3; i++) vx_linear(pool, &w[i].m, bias[i], x, n, ref[i]);
-        const vx_mat *ms[3] = {&w[0].m, &w[1].m, &w[2].m};
-        const float *bs[3] = {bias[0], bias[1], bias[2]};
-        vx_gmat gm;
-        vox_status st = vx_gmat_upload_stack(g, ms, bs, 3, &gm);
-        CHECK(st == VOX_OK, "stack upload: %s", vox_last_error());
-        if (st != VOX_OK) continue;
-        gt gx = put(g, x, n * cols), gy[3] = {put(g, NULL, n * rows[0]), put(g, NULL, n * rows[1]), put(g, NULL, n * rows[2])};
-        vx_gbuf bq, bd;
-        vx_gpu_alloc(g, (uint64_t)(n * cols), 0, &bq);
-        vx_gpu_alloc(g, (uint64_t)(n * cols / 32) * 4, 0, &bd);
-        vx_gbind ys[3] = {T(&gy[0]), T(&gy[1]), T(&gy[2])};
-        vx_gpu_begin(g);
-        if (dts[d] == VOX_DTYPE_Q8 || dts[d] == VOX_DTYPE_Q4)
-            vx_gop_quantize(g, T(&gx), n, cols, whole(&bq), whole(&bd), NULL);
-        vx_gop_linear_stack(g, &gm, T(&gx), whole(&bq), whole(&bd), n, ys, NULL);
-        CHECK(vx_gpu_submit(g) == VOX_OK, "stack: %s", vox_last_error());
-        char row[64];
+        int parts = 0;
+        double worst = stack_run(g, dts[d], rows, 256, n, 0, got, &parts);
+        char row[64], what[96];
         snprintf(row, sizeof row, "vulkan.linear_%s", dt_name(dts[d]));
-        double worst = 0;
-        for (int i = 0; i < 3; i++) {
-            get(g, &gy[i], got);
-            double e = max_abs_rel(got, ref[i], n * rows[i]);
-            if (e > worst) worst = e;
-        }
-        char what[96];
-        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s), %lld x rows", gm.n_parts, (long long)n);
+        snprintf(what, sizeof what, "stack of 3 (64|24|40 x 256) in %d part(s), %lld x rows", parts, (long long)n);
         report(row, what, worst);
-        drop(g, &gx);
-        for (int i = 0; i < 3; i++) drop(g, &gy[i]);
-        vx_gpu_release(g, &bq);
-        vx_gpu_release(g, &bd);
-        vx_gmat_free(g, &gm);
-        for (int i = 0; i < 3; i++) {
-            free_w(&w[i]);
-            free(bias[i]);
-            free(ref[i]);
-        }
-        free(x);
-        free(got);
     }
+    free(got);
 }
 
 /* A matrix larger than one binding may cover is split by rows: the result is the same. */
