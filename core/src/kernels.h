@@ -201,6 +201,13 @@ void vx_q8w_free(vx_q8w *w);
  * The same bits on every path, for any n and thread count (not vx_linear's bits: its float order is
  * the path's). VOX_ERR_OUT_OF_MEMORY. */
 vox_status vx_linear_q8w(vx_pool *pool, const vx_q8w *w, const float *bias, const float *x, int64_t n, float *y);
+/* The same arithmetic (the same bits as vx_linear_q8w of vx_q8w_pack(w)) for an unpacked q8 matrix: each
+ * task packs its groups of 16 rows into scratch as it needs them: for the products of tens of rows (a
+ * prompt's prefill) without a packed copy of the weights. vx_linear_q8t_fast says whether the path
+ * packs fast enough for that to beat vx_linear (a vectorized packer and a tile). Another matrix (not q8,
+ * rows % 16 != 0) takes vx_linear. VOX_ERR_OUT_OF_MEMORY. */
+vox_status vx_linear_q8t(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y);
+int vx_linear_q8t_fast(void);
 /* Bytes of a packed q8 matrix (rows % 16 == 0, cols % 32 == 0). */
 size_t vx_q8w_bytes(int64_t rows, int64_t cols);
 /* rows x cols of strided f32 (element (r, c) at src[r ld + c], cols % 32 == 0) quantized per 32-block

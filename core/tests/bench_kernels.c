@@ -434,20 +434,25 @@ typedef struct q8_ctx {
     const float *x;
     float *y;
     int64_t n;
+    int kind;   /* 0: vx_linear, 1: vx_linear_q8w (packed), 2: vx_linear_q8t (packed as it goes) */
 } q8_ctx;
 static void q8_run(void *c_, int iter) {
     q8_ctx *c = c_;
     (void)iter;
-    if (c->pw) vx_linear_q8w(c->pool, c->pw, NULL, c->x, c->n, c->y);
+    if (c->kind == 1) vx_linear_q8w(c->pool, c->pw, NULL, c->x, c->n, c->y);
+    else if (c->kind == 2) vx_linear_q8t(c->pool, c->w, NULL, c->x, c->n, c->y);
     else vx_linear(c->pool, c->w, NULL, c->x, c->n, c->y);
 }
 
-/* F5's DiT layers with q8 weights: vx_linear's q8 kernels (built for GEMVs) against vx_linear_q8w's
- * tiles (where the path has them: vx_cpu_dots().q8); GOP/s = 2 rows cols n / time. */
+/* F5's DiT layers and a Qwen3 0.6B talker's prefill of a 60-row prompt with q8 weights: vx_linear's q8
+ * kernels (built for GEMVs) against vx_linear_q8w's tiles (where the path has them: vx_cpu_dots().q8), and
+ * for the prefill vx_linear_q8t (the same tiles, groups packed on the fly); GOP/s = 2 rows cols n / time. */
 static void bench_q8(void) {
     static const struct { int64_t rows, cols, n; const char *what; } cases[] = {
         {3072, 1024, 2670, "F5 DiT q|k|v"}, {1024, 1024, 2670, "F5 DiT attention out"},
         {2048, 1024, 2670, "F5 DiT ff1"}, {1024, 2048, 2670, "F5 DiT ff2"},
+        {2048, 1024, 60, "Qwen3 talker q"}, {1024, 2048, 60, "Qwen3 talker o"},
+        {3072, 1024, 60, "Qwen3 talker gate"}, {1024, 3072, 60, "Qwen3 talker down"},
     };
     const vx_dot_caps dots = vx_cpu_dots();
     printf("\n## q8 GEMMs of many rows (F5's DiT layers; GOP/s = 2 rows cols n / time)\n\n");
@@ -459,12 +464,14 @@ static void bench_q8(void) {
         for (int64_t i = 0; i < n * cols; i++) x[i] = frand();
         vx_q8w pw = {0};
         const int has_tiles = dots.q8 && vx_q8w_pack(&w, &pw) == VOX_OK;
-        for (int kind = 0; kind <= has_tiles; kind++)
+        for (int kind = 0; kind <= (has_tiles ? 2 : 0); kind++)
             for (int t = 0; t < n_threads; t++) {
-                q8_ctx ctx = {pools[thread_list[t]], &w, kind ? &pw : NULL, x, y, n};
+                if (kind == 1 && n < 1000) continue;   /* the prefill: no packed copy */
+                if (kind == 2 && n >= 1000) continue;
+                q8_ctx ctx = {pools[thread_list[t]], &w, &pw, x, y, n, kind};
                 double tm = time_it(q8_run, &ctx);
                 char name[64];
-                if (kind) snprintf(name, sizeof name, "vx_linear_q8w (%s)", dots.q8);
+                if (kind) snprintf(name, sizeof name, "%s (%s)", kind == 1 ? "vx_linear_q8w" : "vx_linear_q8t", dots.q8);
                 else snprintf(name, sizeof name, "vx_linear q8");
                 printf("| %lldx%lld n=%lld | %s | %s | %d | %.3f | %.1f |\n", (long long)rows, (long long)cols, (long long)n,
                        cases[ci].what, name, thread_list[t], tm * 1e3, 2.0 * (double)(rows * cols) * (double)n / tm / 1e9);

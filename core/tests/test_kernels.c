@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "cpu/dispatch.h"
+#include "cpu/scratch.h"
 #include "error.h"
 #include "kernels.h"
 #include "nn/nn.h"
@@ -1681,6 +1682,13 @@ static void test_linear_q8w(void) {
     CHECK(vx_q8w_pack(&f32, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "q8w: an f32 matrix accepted");
     wmat odd = make_w(VOX_DTYPE_Q8, 24, 64);
     CHECK(vx_q8w_pack(&odd.m, &pk) == VOX_ERR_UNSUPPORTED && pk.data == NULL, "q8w: a 24-row matrix accepted");
+    {   /* vx_linear_q8t of a matrix it cannot pack: vx_linear's bits */
+        float *ox = fvec(5 * 64, -2.0f, 2.0f), *oy = malloc(sizeof(float) * 5 * 24), *ol = malloc(sizeof(float) * 5 * 24);
+        vx_linear(pools[2], &odd.m, NULL, ox, 5, ol);
+        CHECK(vx_linear_q8t(pools[2], &odd.m, NULL, ox, 5, oy) == VOX_OK && same_bits(oy, ol, 5 * 24),
+              "q8t: a 24-row matrix is not vx_linear's");
+        free(ox), free(oy), free(ol);
+    }
     free_w(&odd);
     /* vx_q8w_pack_f32 (the attention's keys): strided rows quantized as vx_linear_q8w quantizes x, the
      * bytes of vx_q8w_pack of those codes and scales, zero rows to the padding */
@@ -1729,6 +1737,16 @@ static void test_linear_q8w(void) {
             CHECK(vx_linear_q8w(pools[t], &pk, bias, x, n, y) == VOX_OK, "q8w linear: %s", vox_last_error());
             CHECK(same_bits(y, ref, n * rows), "q8w %lldx%lld n=%lld, %d threads: not the definition's bits",
                   (long long)rows, (long long)cols, (long long)n, t);
+            /* vx_linear_q8t (groups packed on the fly): the same bits, also without scratch memory (the
+             * block-at-a-time fallback) */
+            for (int refuse = 0; refuse <= 1; refuse++) {
+                memset(y, 0, sizeof(float) * (size_t)(n * rows));
+                vx_scratch_refuse(refuse);
+                CHECK(vx_linear_q8t(pools[t], &w.m, bias, x, n, y) == VOX_OK, "q8t linear: %s", vox_last_error());
+                vx_scratch_refuse(0);
+                CHECK(same_bits(y, ref, n * rows), "q8t %lldx%lld n=%lld, %d threads%s: not the definition's bits",
+                      (long long)rows, (long long)cols, (long long)n, t, refuse ? ", no scratch" : "");
+            }
             free(y);
         }
         float *y1 = malloc(sizeof(float) * (size_t)rows);

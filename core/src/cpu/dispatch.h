@@ -133,6 +133,9 @@ typedef struct vx_kernels {
     /* linear_q8w: vx_linear_q8w's tiles (cpu/q8w.c: the job, the layout and the order of operations);
      * NULL: q8w.c's scalar tile. */
     void (*q8w_tile)(const struct vx_q8w_tile *t);
+    /* One group of 16 q8 rows (codes ld bytes apart, scales nb a row) packed as vx_q8w_pack packs it (the
+     * same bytes), nb blocks to dst; NULL: q8w.c's byte loop (vx_linear_q8t then is not worth it). */
+    void (*q8w_pack_group)(const int8_t *codes, int64_t ld, const float *scales, int64_t nb, unsigned char *dst);
     /* One 32-block of x to int8 codes: vx_quantize_block_q8 (the scalar table) or a SIMD copy of its bits. */
     float (*quant_block_q8)(const float *x, int8_t *q);
     /* n floats to bf16 bits, vx_bf16_rne's (the scalar table) or the hardware's, the same bits. */

@@ -21,6 +21,7 @@
 
 #include "../error.h"
 #include "cpu/dispatch.h"
+#include "cpu/scratch.h"
 
 #define Q8W_NR 16   /* weight rows per group */
 #define Q8W_BLOCK 640
@@ -31,34 +32,50 @@
                      * on Zen 4 for F5's layers */
 #define Q8W_TASK 96 /* x rows per pool task */
 
+/* Block b of group g of w (16 rows by 32 columns) into the packed layout at blk (Q8W_BLOCK bytes). */
+static void pack_block(const vx_mat *w, int64_t g, int64_t b, unsigned char *blk) {
+    const int64_t nb = w->cols / 32;
+    const int8_t *codes = w->data;
+    int32_t corr[Q8W_NR];
+    float sw[Q8W_NR];
+    for (int r = 0; r < Q8W_NR; r++) {
+        const int64_t row = g * Q8W_NR + r;
+        const int8_t *src = codes + row * w->cols + 32 * b;
+        int32_t sum = 0;
+        for (int k = 0; k < 32; k++) {
+            blk[(k / 4) * 64 + r * 4 + k % 4] = (unsigned char)src[k];
+            sum += src[k];
+        }
+        corr[r] = -128 * sum;
+        sw[r] = w->scales[row * nb + b];
+    }
+    memcpy(blk + 512, corr, sizeof corr);
+    memcpy(blk + 576, sw, sizeof sw);
+}
+
+/* Group g, all its blocks, at dst (nb * Q8W_BLOCK bytes): the path's packer where it has one (the same
+ * bytes), else block by block. */
+static void pack_group(const vx_mat *w, int64_t g, unsigned char *dst) {
+    const vx_kernels *kt = vx_kernels_active();
+    const int64_t nb = w->cols / 32;
+    if (kt->q8w_pack_group) {
+        kt->q8w_pack_group((const int8_t *)w->data + g * Q8W_NR * w->cols, w->cols, w->scales + g * Q8W_NR * nb, nb, dst);
+        return;
+    }
+    for (int64_t b = 0; b < nb; b++) pack_block(w, g, b, dst + b * Q8W_BLOCK);
+}
+
+static int packable(const vx_mat *w) { return w->dtype == VOX_DTYPE_Q8 && w->rows % Q8W_NR == 0 && w->cols % 32 == 0 && w->cols > 0; }
+
 vox_status vx_q8w_pack(const vx_mat *w, vx_q8w *out) {
     memset(out, 0, sizeof *out);
-    if (w->dtype != VOX_DTYPE_Q8 || w->rows % Q8W_NR || w->cols % 32 || w->cols <= 0)
+    if (!packable(w))
         return vox_set_error(VOX_ERR_UNSUPPORTED, "q8 packing: %lldx%lld matrix of dtype %d (needs q8, rows %% %d == 0)",
                              (long long)w->rows, (long long)w->cols, (int)w->dtype, Q8W_NR);
     const int64_t nb = w->cols / 32, groups = w->rows / Q8W_NR;
     unsigned char *d = aligned_alloc(64, (size_t)(groups * nb) * Q8W_BLOCK);
     if (!d) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    const int8_t *codes = w->data;
-    for (int64_t g = 0; g < groups; g++)
-        for (int64_t b = 0; b < nb; b++) {
-            unsigned char *blk = d + (g * nb + b) * Q8W_BLOCK;
-            int32_t corr[Q8W_NR];
-            float sw[Q8W_NR];
-            for (int r = 0; r < Q8W_NR; r++) {
-                const int64_t row = g * Q8W_NR + r;
-                const int8_t *src = codes + row * w->cols + 32 * b;
-                int32_t sum = 0;
-                for (int k = 0; k < 32; k++) {
-                    blk[(k / 4) * 64 + r * 4 + k % 4] = (unsigned char)src[k];
-                    sum += src[k];
-                }
-                corr[r] = -128 * sum;
-                sw[r] = w->scales[row * nb + b];
-            }
-            memcpy(blk + 512, corr, sizeof corr);
-            memcpy(blk + 576, sw, sizeof sw);
-        }
+    for (int64_t g = 0; g < groups; g++) pack_group(w, g, d + (size_t)(g * nb) * Q8W_BLOCK);
     out->rows = w->rows, out->cols = w->cols, out->nb = nb, out->data = d;
     return VOX_OK;
 }
@@ -118,7 +135,8 @@ static void tile_scalar(const vx_q8w_tile *t) {
 }
 
 typedef struct q8w_job {
-    const vx_q8w *w;
+    const vx_q8w *w;   /* packed; or (vx_linear_q8t) only its shape, the groups packed as they are needed */
+    const vx_mat *wm;  /* vx_linear_q8t's matrix */
     const float *bias, *x;
     float *y;
     unsigned char *xq; /* [n][cols]: codes + 128 */
@@ -141,35 +159,66 @@ static void quantize_rows(void *ctx, int64_t begin, int64_t end) {
         }
 }
 
+/* Rows [i0, i1) of x by groups [g0, g1), blocks [kb0, kb1) in K steps of kstep, whose packed blocks
+ * are at p (block kb0 of group g0; gstride bytes a group): the tile calls in the order that fixes every
+ * output's chain (a chain goes on through y from one K step to the next: exact). */
+static void tile_range(const q8w_job *j, int64_t i0, int64_t i1, int64_t g0, int64_t g1, const unsigned char *p,
+                       size_t gstride, int64_t kb0, int64_t kb1, int64_t kstep) {
+    const int64_t nb = j->w->nb, rows = j->w->rows;
+    for (int64_t g = g0; g < g1; g += Q8W_NG)
+        for (int64_t b0 = kb0; b0 < kb1; b0 += kstep)
+            for (int64_t i = i0; i < i1; i += Q8W_MR) {
+                vx_q8w_tile tl = {.mr = (int)(i1 - i < Q8W_MR ? i1 - i : Q8W_MR),
+                                  .ng = (int)(g1 - g < Q8W_NG ? g1 - g : Q8W_NG),
+                                  .first = b0 == 0,
+                                  .last = b0 + kstep >= nb,
+                                  .xq = j->xq + i * j->w->cols,
+                                  .xrow = (size_t)j->w->cols,
+                                  .dx = j->dx + i * nb,
+                                  .dxrow = (size_t)nb,
+                                  .p = p + (size_t)(g - g0) * gstride + (size_t)(b0 - kb0) * Q8W_BLOCK,
+                                  .gstride = gstride,
+                                  .b0 = b0,
+                                  .kb = kb1 - b0 < kstep ? kb1 - b0 : kstep,
+                                  .y = j->y + i * rows + g * Q8W_NR,
+                                  .ldy = rows,
+                                  .bias = j->bias ? j->bias + g * Q8W_NR : NULL};
+                j->tile(&tl);
+            }
+}
+
 /* Output rows of one task (Q8W_TASK x rows by a range of groups): per NG groups, K blocks in order. */
 static void tasks(void *ctx, int64_t t0, int64_t t1) {
     const q8w_job *j = ctx;
-    const int64_t nb = j->w->nb, groups = j->w->rows / Q8W_NR, rows = j->w->rows;
-    const size_t gstride = (size_t)nb * Q8W_BLOCK;
+    const int64_t groups = j->w->rows / Q8W_NR;
+    const size_t gstride = (size_t)j->w->nb * Q8W_BLOCK;
     for (int64_t t = t0; t < t1; t++) {
         const int64_t rt = t / j->gsplit, gs = t % j->gsplit;
         const int64_t i0 = rt * Q8W_TASK, i1 = i0 + Q8W_TASK < j->n ? i0 + Q8W_TASK : j->n;
         const int64_t g0 = groups * gs / j->gsplit, g1 = groups * (gs + 1) / j->gsplit;
-        for (int64_t g = g0; g < g1; g += Q8W_NG)
-            for (int64_t b0 = 0; b0 < nb; b0 += Q8W_KB)
-                for (int64_t i = i0; i < i1; i += Q8W_MR) {
-                    vx_q8w_tile tl = {.mr = (int)(i1 - i < Q8W_MR ? i1 - i : Q8W_MR),
-                                      .ng = (int)(g1 - g < Q8W_NG ? g1 - g : Q8W_NG),
-                                      .first = b0 == 0,
-                                      .last = b0 + Q8W_KB >= nb,
-                                      .xq = j->xq + i * j->w->cols,
-                                      .xrow = (size_t)j->w->cols,
-                                      .dx = j->dx + i * nb,
-                                      .dxrow = (size_t)nb,
-                                      .p = j->w->data + (size_t)g * gstride + (size_t)b0 * Q8W_BLOCK,
-                                      .gstride = gstride,
-                                      .b0 = b0,
-                                      .kb = nb - b0 < Q8W_KB ? nb - b0 : Q8W_KB,
-                                      .y = j->y + i * rows + g * Q8W_NR,
-                                      .ldy = rows,
-                                      .bias = j->bias ? j->bias + g * Q8W_NR : NULL};
-                    j->tile(&tl);
-                }
+        tile_range(j, i0, i1, g0, g1, j->w->data + (size_t)g0 * gstride, gstride, 0, j->w->nb, Q8W_KB);
+    }
+}
+
+/* vx_linear_q8t's tasks: NG groups each, packed into the thread's scratch, then every x row; without
+ * scratch memory, one block of the groups at a time in a small buffer (the same bits). */
+static void tasks_unpacked(void *ctx, int64_t t0, int64_t t1) {
+    const q8w_job *j = ctx;
+    const int64_t groups = j->w->rows / Q8W_NR, nb = j->w->nb;
+    const size_t gstride = (size_t)nb * Q8W_BLOCK;
+    unsigned char *p = vx_scratch(VX_SLOT_TILE, Q8W_NG * gstride);
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t g0 = t * Q8W_NG, g1 = g0 + Q8W_NG < groups ? g0 + Q8W_NG : groups;
+        if (p) {
+            for (int64_t g = g0; g < g1; g++) pack_group(j->wm, g, p + (size_t)(g - g0) * gstride);
+            tile_range(j, 0, j->n, g0, g1, p, gstride, 0, nb, Q8W_KB);
+            continue;
+        }
+        _Alignas(64) unsigned char blk[Q8W_NG * Q8W_BLOCK];
+        for (int64_t b = 0; b < nb; b++) {
+            for (int64_t g = g0; g < g1; g++) pack_block(j->wm, g, b, blk + (g - g0) * Q8W_BLOCK);
+            tile_range(j, 0, j->n, g0, g1, blk, Q8W_BLOCK, b, b + 1, 1);
+        }
     }
 }
 
@@ -196,4 +245,33 @@ vox_status vx_linear_q8w(vx_pool *pool, const vx_q8w *w, const float *bias, cons
     vx_fp_restore(fp);
     free(xq), free(dx);
     return VOX_OK;
+}
+
+vox_status vx_linear_q8t(vx_pool *pool, const vx_mat *w, const float *bias, const float *x, int64_t n, float *y) {
+    if (!packable(w)) {
+        vx_linear(pool, w, bias, x, n, y);
+        return VOX_OK;
+    }
+    if (n <= 0) return VOX_OK;
+    const vx_kernels *kt = vx_kernels_active();
+    const vx_q8w shape = {.rows = w->rows, .cols = w->cols, .nb = w->cols / 32, .data = NULL};
+    unsigned char *xq = aligned_alloc(64, (size_t)((n * w->cols + 63) / 64 * 64));
+    float *dx = malloc((size_t)(n * shape.nb) * sizeof *dx);
+    if (!xq || !dx) {
+        free(xq), free(dx);
+        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    q8w_job j = {.w = &shape, .wm = w, .bias = bias, .x = x, .y = y, .xq = xq, .dx = dx, .n = n, .gsplit = 1,
+                 .tile = kt->q8w_tile ? kt->q8w_tile : tile_scalar};
+    uint32_t fp = vx_fp_fast();
+    vx_pool_for(pool, n, 16, quantize_rows, &j);
+    vx_pool_for_chunks(pool, (w->rows / Q8W_NR + Q8W_NG - 1) / Q8W_NG, 1, 1, tasks_unpacked, &j);
+    vx_fp_restore(fp);
+    free(xq), free(dx);
+    return VOX_OK;
+}
+
+int vx_linear_q8t_fast(void) {
+    const vx_kernels *kt = vx_kernels_active();
+    return kt->q8w_tile && kt->q8w_pack_group;
 }

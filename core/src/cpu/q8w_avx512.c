@@ -74,7 +74,30 @@ static void q8w_tile(const vx_q8w_tile *t) {
     }
 }
 
+/* vx_q8w_pack's bytes for one group, a block at a time: per step one gather of the 16 rows' 4 codes (the
+ * 64-byte step vector), their code sums by vpdpbusd against ones (exact), the 16 block scales by a
+ * gather; 10 instructions a block where the byte loop takes ~2000. */
+static void pack_group(const int8_t *codes, int64_t ld, const float *scales, int64_t nb, unsigned char *dst) {
+    const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                            _mm512_set1_epi32((int)ld)),
+                  srow = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                            _mm512_set1_epi32((int)nb)),
+                  ones = _mm512_set1_epi8(1);
+    for (int64_t b = 0; b < nb; b++) {
+        unsigned char *blk = dst + b * 640;
+        __m512i sum = _mm512_setzero_si512();
+        for (int st = 0; st < 8; st++) {
+            const __m512i w = _mm512_i32gather_epi32(rows, (const void *)(codes + 32 * b + 4 * st), 1);
+            _mm512_store_si512((void *)(blk + 64 * st), w);
+            sum = _mm512_dpbusd_epi32(sum, ones, w);
+        }
+        _mm512_store_si512((void *)(blk + 512), _mm512_mullo_epi32(sum, _mm512_set1_epi32(-128)));
+        _mm512_store_ps((void *)(blk + 576), _mm512_i32gather_ps(srow, scales + b, 4));
+    }
+}
+
 void vx_q8w_init_avx512(vx_kernels *t) {
+    t->q8w_pack_group = pack_group;
     t->q8w_tile = q8w_tile;
     t->quant_block_q8 = vx_quant_block_q8_avx512;
     t->dots.q8 = "AVX512-VNNI";

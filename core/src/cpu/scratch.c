@@ -2,6 +2,7 @@
 #include "cpu/scratch.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 typedef struct scratch {
@@ -21,7 +22,11 @@ static void release(void *p) {
 
 static void make_key(void) { key_ok = pthread_key_create(&key, release) == 0; }
 
+static atomic_int refuse;   /* vx_scratch_refuse: the tests of the fallbacks */
+void vx_scratch_refuse(int on) { atomic_store(&refuse, on); }
+
 void *vx_scratch(int slot, size_t bytes) {
+    if (atomic_load_explicit(&refuse, memory_order_relaxed)) return NULL;
     pthread_once(&once, make_key);
     if (!key_ok || slot < 0 || slot >= VX_SCRATCH_SLOTS) return NULL;
     scratch *s = pthread_getspecific(key);

@@ -18,5 +18,7 @@ enum {
 };
 
 void *vx_scratch(int slot, size_t bytes);
+/* Tests: on, every vx_scratch returns NULL (as out of memory), so that a fallback can be checked. */
+void vx_scratch_refuse(int on);
 
 #endif

@@ -102,6 +102,30 @@ void q3_rope_table(const q3_decoder *d, int64_t start, int64_t n, float *cos_out
 }
 
 /* ------------------------------------------------------------------------------ decoder */
+/* The products of a prefill (Q3_TILE_ROWS rows and more) of q8 matrices on the int8 GEMM tiles, their groups
+ * packed as they go (vx_linear_q8t: ~2x vx_linear's GEMV-built q8 kernels at 60 rows on AVX512-VNNI), where
+ * the path packs fast enough; the same arithmetic within 3e-7 (one float order of the same integer block
+ * sums), and every row's bits independent of the others and of the thread count as before. A step's one
+ * row stays on vx_linear; VOX_QWEN3_PREFILL=gemv keeps the prefill there too (for measuring). */
+#define Q3_TILE_ROWS 16
+static void linears(vx_pool *pool, int k, const vx_mat *const *w, const float *const *b, const float *x, int64_t n,
+                    float *const *y) {
+    const char *e = n >= Q3_TILE_ROWS ? getenv("VOX_QWEN3_PREFILL") : NULL;
+    int tiled = n >= Q3_TILE_ROWS && vx_linear_q8t_fast() && !(e && !strcmp(e, "gemv"));
+    for (int m = 0; m < k && tiled; m++) tiled = w[m]->dtype == VOX_DTYPE_Q8;
+    if (!tiled) {
+        if (k == 1) vx_linear(pool, w[0], b ? b[0] : NULL, x, n, y[0]);
+        else vx_linear_multi(pool, k, w, b, x, n, y);
+        return;
+    }
+    for (int m = 0; m < k; m++)
+        if (vx_linear_q8t(pool, w[m], b ? b[m] : NULL, x, n, y[m]) != VOX_OK) vx_linear(pool, w[m], b ? b[m] : NULL, x, n, y[m]);
+}
+
+static void linear(vx_pool *pool, const vx_mat *w, const float *b, const float *x, int64_t n, float *y) {
+    linears(pool, 1, &w, &b, x, n, &y);
+}
+
 void q3_decoder_forward(const q3_decoder *d, vx_pool *pool, q3_scratch *sc, q3_kv *kv, float *x, int64_t n,
                         const float *cos, const float *sin, float *out) {
     const int64_t H = d->hidden, hd = d->head_dim, hq = d->heads, hkv = d->kv_heads, past = kv->len;
@@ -113,7 +137,7 @@ void q3_decoder_forward(const q3_decoder *d, vx_pool *pool, q3_scratch *sc, q3_k
             const vx_mat *w[3] = {&L->q, &L->k, &L->v};
             const float *b[3] = {L->qb, L->kb, L->vb};
             float *y[3] = {sc->q, kc, vc};
-            vx_linear_multi(pool, 3, w, b, sc->h, n, y);
+            linears(pool, 3, w, b, sc->h, n, y);
         }
         /* q_norm / k_norm over each head, then the rotary embedding */
         vx_rms_norm(sc->q, L->q_norm, n * hq, hd, d->eps, sc->q);
@@ -121,16 +145,16 @@ void q3_decoder_forward(const q3_decoder *d, vx_pool *pool, q3_scratch *sc, q3_k
         vx_rope(sc->q, n, hq, hd, cos, sin);
         vx_rope(kc, n, hkv, hd, cos, sin);
         vx_attention(pool, sc->q, n, hq, kv->k[i], kv->v[i], past + n, hkv, hd, d->scale, L->window, sc->a);
-        vx_linear(pool, &L->o, L->ob, sc->a, n, sc->t);
+        linear(pool, &L->o, L->ob, sc->a, n, sc->t);
         vx_add(x, sc->t, n * H, x);
         vx_rms_norm(x, L->post_norm, n, H, d->eps, sc->h);
         {
             const vx_mat *w[2] = {&L->gate, &L->up};
             float *y[2] = {sc->g, sc->u};
-            vx_linear_multi(pool, 2, w, NULL, sc->h, n, y);
+            linears(pool, 2, w, NULL, sc->h, n, y);
         }
         vx_silu_mul(sc->g, sc->u, n * d->inter, sc->g);
-        vx_linear(pool, &L->down, NULL, sc->g, n, sc->t);
+        linear(pool, &L->down, NULL, sc->g, n, sc->t);
         vx_add(x, sc->t, n * H, x);
     }
     kv->len = past + n;
