@@ -113,9 +113,8 @@ static void linears(vx_pool *pool, int k, const vx_mat *const *w, const float *c
     const char *e = n >= Q3_TILE_ROWS ? getenv("VOX_QWEN3_PREFILL") : NULL;
     int tiled = n >= Q3_TILE_ROWS && vx_linear_q8t_fast() && !(e && !strcmp(e, "gemv"));
     for (int m = 0; m < k && tiled; m++) tiled = w[m]->dtype == VOX_DTYPE_Q8;
-    if (!tiled) {
-        if (k == 1) vx_linear(pool, w[0], b ? b[0] : NULL, x, n, y[0]);
-        else vx_linear_multi(pool, k, w, b, x, n, y);
+    if (!tiled) {   /* each output exactly vx_linear's (kernels.h) */
+        vx_linear_multi(pool, k, w, b, x, n, y);
         return;
     }
     for (int m = 0; m < k; m++)

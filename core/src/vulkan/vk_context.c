@@ -479,8 +479,9 @@ vox_status vx_gpu_upload(vx_gpu *g, vx_gbuf *dst, uint64_t offset, const void *s
         memcpy((char *)dst->map + offset, src, n);
         return VOX_OK;
     }
-    if (gpu_lock(g, "vx_gpu_upload") != VOX_OK) return VOX_ERR_INTERNAL;
-    vox_status st = staging(g);
+    vox_status st = gpu_lock(g, "vx_gpu_upload");
+    if (st != VOX_OK) return st;
+    st = staging(g);
     for (uint64_t done = 0; st == VOX_OK && done < n; done += STAGING_BYTES) {
         uint64_t k = n - done < STAGING_BYTES ? n - done : STAGING_BYTES;
         memcpy(g->staging.map, (const char *)src + done, k);
@@ -496,8 +497,9 @@ vox_status vx_gpu_download(vx_gpu *g, const vx_gbuf *src, uint64_t offset, void 
         memcpy(dst, (const char *)src->map + offset, n);
         return VOX_OK;
     }
-    if (gpu_lock(g, "vx_gpu_download") != VOX_OK) return VOX_ERR_INTERNAL;
-    vox_status st = staging(g);
+    vox_status st = gpu_lock(g, "vx_gpu_download");
+    if (st != VOX_OK) return st;
+    st = staging(g);
     for (uint64_t done = 0; st == VOX_OK && done < n; done += STAGING_BYTES) {
         uint64_t k = n - done < STAGING_BYTES ? n - done : STAGING_BYTES;
         uint64_t k4 = (k + 3) & ~3ull;
@@ -585,8 +587,8 @@ static vox_status pipeline(vx_gpu *g, int shader) {
 }
 
 vox_status vx_gpu_prepare(vx_gpu *g) {
-    if (gpu_lock(g, "vx_gpu_prepare") != VOX_OK) return VOX_ERR_INTERNAL;
-    vox_status st = VOX_OK;
+    vox_status st = gpu_lock(g, "vx_gpu_prepare");
+    if (st != VOX_OK) return st;
     for (int i = 0; i < VX_SHADER_COUNT && st == VOX_OK; i++)
         if (coopmat2_shader(i) ? g->coopmat2
                                : !coopmat_shader(i) || (g->coopmat && (!codec_coopmat_shader(i) || vx_codec_coopmat_enabled())))
@@ -597,13 +599,14 @@ vox_status vx_gpu_prepare(vx_gpu *g) {
 
 /* ------------------------------------------------------------------------------ chains */
 vox_status vx_gpu_begin(vx_gpu *g) {
-    if (gpu_lock(g, "vx_gpu_begin") != VOX_OK) return VOX_ERR_INTERNAL;   /* held until vx_gpu_submit */
+    vox_status st = gpu_lock(g, "vx_gpu_begin");   /* held until vx_gpu_submit */
+    if (st != VOX_OK) return st;
     if (atomic_exchange(&g->sets_dirty, 0) || g->n_sets + MAX_SETS > POOL_SETS) {   /* none is in flight here */
         g->f.vkResetDescriptorPool(g->dev, g->desc_pool, 0);
         memset(g->sets, 0, CACHE_SLOTS * sizeof *g->sets);
         g->n_sets = 0;
     }
-    vox_status st = one_shot_begin(g);
+    st = one_shot_begin(g);
     if (st != VOX_OK) {
         pthread_mutex_unlock(&g->lock);
         return st;
