@@ -4,12 +4,18 @@ end-to-end audio of a cloned voice, each against the native CPU path on the same
 numpy reference (vox.reference.f5, itself proven against f5-tts 1.1.22 / vocos 0.1.0 in
 test_f5_reference.py), on the tiny fixtures (fixtures/f5_tiny.py, v1 and v0 layouts, f32); the same seed
 gives the same audio on a device however the text is fed; the start-up line says what runs where.
+The bf16 model NVIDIA GPUs run fast (the v1 layout with 64-wide heads, fixture "v1h64") against the
+reference on the same bf16 weights: where the device has cooperative matrices its attention runs in
+float16 (the vulkan.f5_f16_* rows), elsewhere (lavapipe) in float32 (the float32 rows).
 
 Skips only without any Vulkan device, and fails instead under VOX_REQUIRE_VULKAN=1 (CI: lavapipe).
+On a machine without the official packages, VOX_F5_TMODS=DIR takes the .tmods from DIR ({v1,v0}.tmod,
+v1h64-bf16.tmod, as this module converts them: `python conformance/test_f5_vulkan.py DIR` writes them).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,21 +37,37 @@ REF_TEXT = "The quick brown fox jumps over the lazy dog."
 GEN_TEXT = "Hello there, this runs on the device. A second sentence follows it!"
 
 
-@pytest.fixture(scope="module")
-def f5vk(tmp_path_factory):
-    """{variant: (CPU engine, GPU engine, reference model)} on the f32 .tmod of each tiny fixture."""
+# name -> (fixture variant, dtype) of the .tmods this module runs
+TMODS = {"v1": ("v1", "f32"), "v0": ("v0", "f32"), "v1h64-bf16": ("v1h64", "bf16")}
+
+
+def tmod(name: str, d: Path) -> Path:
+    """The .tmod `name` (TMODS), converted from the tiny official checkpoint into d, or VOX_F5_TMODS/name.tmod."""
+    pre = os.environ.get("VOX_F5_TMODS")
+    if pre:
+        return Path(pre) / f"{name}.tmod"
     from fixtures import f5_tiny
     from vox.families.f5 import convert as f5
     from vox.families.f5 import sources as f5_sources
+
+    variant, dtype = TMODS[name]
+    fx = f5_tiny.fixture(variant)
+    path = d / f"{name}.tmod"
+    f5.convert(fx.safetensors, fx.vocab, fx.vocos, path, dtype=dtype, quant="none",
+               text_data=f5_sources.cached_frontend(fx.vocab.read_bytes()))
+    return path
+
+
+@pytest.fixture(scope="module")
+def f5vk(tmp_path_factory):
+    """{variant: (CPU engine, GPU engine, reference model)} on the f32 .tmod of each tiny fixture."""
+    from vox.families.f5 import convert as f5
 
     idx = _gpu_index()
     d = tmp_path_factory.mktemp("f5vk")
     out = {}
     for v in ("v1", "v0"):
-        fx = f5_tiny.fixture(v)
-        td = f5_sources.cached_frontend(fx.vocab.read_bytes())
-        path = d / f"{v}.tmod"
-        f5.convert(fx.safetensors, fx.vocab, fx.vocos, path, dtype="f32", quant="none", text_data=td)
+        path = tmod(v, d)
         out[v] = (vox.Engine(path, threads=1), vox.Engine(path, device=f"vulkan:{idx}", threads=1), f5.read_tmod(path), path)
     yield out
     for cpu, gpu, _, _ in out.values():
@@ -182,3 +204,70 @@ def test_f5_vulkan_memory_limit(f5vk):
     r = subprocess.run([sys.executable, "-c", code, str(path), f"vulkan:{idx},strict"], capture_output=True, text=True,
                        env=env)
     assert r.stdout.startswith("OutOfMemory") and "strict" in r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.fixture(scope="module")
+def f5vk_bf16(tmp_path_factory):
+    """(GPU engine, reference model on the same bf16 weights, whether the attention runs in float16)."""
+    from vox.families.f5 import convert as f5
+
+    path = tmod("v1h64-bf16", tmp_path_factory.mktemp("f5vk_bf16"))
+    gpu = vox.Engine(path, device=f"vulkan:{_gpu_index()}", threads=1)
+    why = gpu.info["placement"]["cpu_reason"]
+    assert "the DiT, its ODE loop and Vocos on the GPU" in why, why
+    yield gpu, f5.read_tmod(path), "the attention in float16" in why
+    gpu.close()
+
+
+def test_f5_vulkan_bf16(f5vk_bf16, clip, record):
+    """The bf16 model against the reference on its own weights: one DiT evaluation (both branches, three
+    times), the EPSS 7 loop's final mel and a cloned voice's audio. On a device with cooperative matrices
+    the products run on them (x as hi + lo: float32's precision) and the attention in float16, whose
+    rounding of q, k, v and the softmax weights (2^-11 each) is what the f16 rows allow for."""
+    gpu, model, f16 = f5vk_bf16
+    w, c = model.weights, model.config.dit
+    assert c.dim_head == 64 and "bf16" in set(model.extra["dtypes"].values()), (c, model.extra["dtypes"])
+    row = (lambda name: f"vulkan.f5_f16_{name}") if f16 else (lambda name: f"vulkan.f5_{name}")
+    label = "bf16 weights, float16 attention" if f16 else "bf16 weights, float32 arithmetic"
+    rng = np.random.RandomState(17)
+    n = 150
+    ids = rng.randint(0, c.text_num_embeds, 60).astype(np.int32)
+    x = rng.randn(n, 100).astype(np.float32)
+    cond = rng.randn(n, 100).astype(np.float32)
+    cond[90:] = 0
+    te = ref_dit.text_embedding(ids, n, w, c), ref_dit.text_embedding(ids, n, w, c, drop_text=True)
+    rows = []
+    for t in (0.0, 0.37214, 0.98):
+        g = gpu.run("dit", inputs=dict(x=x, cond=cond, ids=ids, t=np.float32(t)))
+        s = f"v1h64, {label}, {n} frames, t={t}"
+        rows += [measure(row("dit_reference"), g["flow_cond"], ref_dit.dit(x, cond, te[0], np.float32(t), w, c),
+                         f"{s}: flow_cond", backend="vulkan"),
+                 measure(row("dit_reference"), g["flow_uncond"],
+                         ref_dit.dit(x, cond, te[1], np.float32(t), w, c, drop_audio_cond=True),
+                         f"{s}: flow_uncond", backend="vulkan")]
+    nc, dur = 70, 130
+    cond = rng.randn(nc, 100).astype(np.float32)
+    ids = np.array(model.tokenizer.encode(REF_TEXT + " Hello there, tiny model."), dtype=np.int32)
+    g = gpu.run("sample", inputs=dict(cond=cond, ids=ids, duration=np.int32(dur), nfe_step=np.int32(7),
+                                      cfg_strength=np.float32(2.0), sway_sampling_coef=np.float32(-1.0),
+                                      use_epss=np.int32(1), seed=np.int32(5)))
+    ref = ref_cfm.sample(cond, ids, dur, lambda d: noise.initial_noise(5, 0, d), w, c, steps=7, cfg_strength=2.0,
+                         sway_sampling_coef=-1.0, use_epss=True)
+    rows.append(measure(row("cfm_reference"), g["mel"], ref.mel, f"v1h64, {label}, EPSS 7 steps: mel", backend="vulkan"))
+    xs, sr = clip
+    voice = gpu.clone_voice((xs.astype(np.float32) / 32768.0, sr), REF_TEXT)
+    ours = gpu.synthesize(GEN_TEXT, voice, seed=3, nfe_step=7, use_epss=True)
+    seg = refaudio.preprocess(xs, sr)
+    ref = pipeline.synthesize(model, (seg.frames[:, 0] / 32768.0).astype(np.float32)[None], seg.rate,
+                              refaudio.fix_ref_text(REF_TEXT), GEN_TEXT, seed=3, nfe_step=7, use_epss=True)
+    rows.append(measure(row("audio_reference"), ours, ref.audio, f"v1h64, {label}, {len(ours) / 24000:.2f} s",
+                        backend="vulkan"))
+    record(rows)
+
+
+if __name__ == "__main__":   # the .tmods for VOX_F5_TMODS, for a machine without the official packages
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    for name in TMODS:
+        print(tmod(name, out))
