@@ -1671,6 +1671,27 @@ static void test_linear_bf16w(void) {
 }
 
 /* ------------------------------------------------------------------------------ q8 GEMM of packed weights */
+/* Whether pk holds the bytes q8w.c's layout defines for w (computed here byte by byte): the path's
+ * packer (q8w_pack_group, the AVX-512 gathers, the AVX2 / NEON transposes) word for word. */
+static int q8w_layout_ok(const vx_mat *w, const vx_q8w *pk) {
+    const int64_t nb = w->cols / 32;
+    const int8_t *codes = w->data;
+    unsigned char blk[640];
+    for (int64_t g = 0; g < w->rows / 16; g++)
+        for (int64_t b = 0; b < nb; b++) {
+            for (int r = 0; r < 16; r++) {
+                const int8_t *src = codes + (g * 16 + r) * w->cols + 32 * b;
+                int32_t sum = 0;
+                for (int k = 0; k < 32; k++) blk[(k / 4) * 64 + r * 4 + k % 4] = (unsigned char)src[k], sum += src[k];
+                const int32_t corr = -128 * sum;
+                memcpy(blk + 512 + 4 * r, &corr, 4);
+                memcpy(blk + 576 + 4 * r, &w->scales[(g * 16 + r) * nb + b], 4);
+            }
+            if (memcmp(blk, (const unsigned char *)pk->data + (g * nb + b) * 640, 640)) return 0;
+        }
+    return 1;
+}
+
 /* vx_linear_q8w against its definition computed here (x quantized by vx_quantize_block_q8, exact int32
  * block sums, acc = fmaf(isum, sw * d, acc) in block order, + bias): the same bits on every path, for
  * 1, 2 and 3 threads and for a row alone; close to vx_linear of the same q8 matrix (the same products,
@@ -1716,6 +1737,8 @@ static void test_linear_q8w(void) {
         wmat w = make_w(VOX_DTYPE_Q8, rows, cols);
         float *x = fvec(n * cols, -2.0f, 2.0f), *bias = fvec(rows, -1.0f, 1.0f);
         CHECK(vx_q8w_pack(&w.m, &pk) == VOX_OK, "q8w pack %lldx%lld: %s", (long long)rows, (long long)cols, vox_last_error());
+        CHECK(q8w_layout_ok(&w.m, &pk), "%s q8w pack %lldx%lld: not the layout's bytes", path_name(cur_path), (long long)rows,
+              (long long)cols);
         float *ref = malloc(sizeof(float) * (size_t)(n * rows)), *lin = malloc(sizeof(float) * (size_t)(n * rows));
         int8_t *q = malloc((size_t)(n * cols));
         float *d = malloc(sizeof(float) * (size_t)(n * nb));

@@ -4,5 +4,6 @@
 
 void vx_q8w_init_avx2(vx_kernels *t) {
     t->q8w_tile = q8w_tile_avx2;
+    t->q8w_pack_group = q8w_pack_group_avx2;
     t->dots.q8 = "AVX2 vpmaddubsw";
 }

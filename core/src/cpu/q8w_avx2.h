@@ -78,3 +78,46 @@ static void q8w_tile_avx2(const vx_q8w_tile *t) {
             else q8w_sub(t, 1, i, g);
         }
 }
+
+/* An 8 x 8 transpose of dwords: r[i]'s dword s to r[s]'s dword i. */
+static inline __attribute__((always_inline)) void q8w_tr8x8(__m256i r[8]) {
+    __m256i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);       /* a0 b0 a1 b1 | a4 b4 a5 b5 */
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);   /* a2 b2 a3 b3 | a6 b6 a7 b7 */
+    }
+    for (int i = 0; i < 2; i++) {
+        u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);       /* a0 b0 c0 d0 | a4 b4 c4 d4 */
+        u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);   /* a1 .. d1 | a5 .. d5 */
+        u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (int s = 0; s < 4; s++) {
+        r[s] = _mm256_permute2x128_si256(u[s], u[4 + s], 0x20);
+        r[4 + s] = _mm256_permute2x128_si256(u[s], u[4 + s], 0x31);
+    }
+}
+
+/* vx_q8w_pack's bytes for one group (q8w.c's layout), a block at a time: the 16 rows' 32 codes are
+ * 16 x 8 dwords, and two 8 x 8 dword transposes give the 8 steps' vectors of rows 0-7 and 8-15; the
+ * rows' code sums by vpmaddubsw against ones and vpmaddwd (exact); the scales by gathers. ~100
+ * instructions a block where the byte loop takes ~2000, so that vx_linear_q8t packs as it goes. */
+static void q8w_pack_group_avx2(const int8_t *codes, int64_t ld, const float *scales, int64_t nb, unsigned char *dst) {
+    const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1), m128 = _mm256_set1_epi32(-128),
+                  srow = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)nb));
+    for (int64_t b = 0; b < nb; b++) {
+        unsigned char *blk = dst + b * 640;
+        for (int h = 0; h < 2; h++) {
+            __m256i r[8];
+            for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(codes + (8 * h + i) * ld + 32 * b));
+            q8w_tr8x8(r);
+            __m256i sum = _mm256_setzero_si256();
+            for (int st = 0; st < 8; st++) {
+                _mm256_store_si256((__m256i *)(void *)(blk + 64 * st + 32 * h), r[st]);
+                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, r[st]), ones16));
+            }
+            _mm256_store_si256((__m256i *)(void *)(blk + 512 + 32 * h), _mm256_mullo_epi32(sum, m128));
+            _mm256_store_ps((float *)(void *)(blk + 576 + 32 * h), _mm256_i32gather_ps(scales + 8 * h * nb + b, srow, 4));
+        }
+    }
+}

@@ -72,3 +72,34 @@ static void q8w_tile_neon(const vx_q8w_tile *t) {
             else q8w_sub(t, 1, i, g);
         }
 }
+
+/* vx_q8w_pack's bytes for one group (q8w.c's layout), a block at a time: per 4 rows, two 4 x 4 dword
+ * transposes of their 32 codes give the 4 rows' part of the 8 steps' vectors; the rows' code sums by
+ * pairwise widening adds (exact). */
+static void q8w_pack_group_neon(const int8_t *codes, int64_t ld, const float *scales, int64_t nb, unsigned char *dst) {
+    for (int64_t b = 0; b < nb; b++) {
+        unsigned char *blk = dst + b * 640;
+        for (int v = 0; v < 4; v++) {
+            int32x4_t sum = vdupq_n_s32(0);
+            for (int h = 0; h < 2; h++) {
+                uint32x4_t r[4];
+                for (int i = 0; i < 4; i++) r[i] = vld1q_u32((const uint32_t *)(const void *)(codes + (4 * v + i) * ld + 32 * b + 16 * h));
+                const uint32x4_t t0 = vtrn1q_u32(r[0], r[1]), t1 = vtrn2q_u32(r[0], r[1]), t2 = vtrn1q_u32(r[2], r[3]),
+                                 t3 = vtrn2q_u32(r[2], r[3]);
+                uint32x4_t c[4];
+                c[0] = vreinterpretq_u32_u64(vtrn1q_u64(vreinterpretq_u64_u32(t0), vreinterpretq_u64_u32(t2)));
+                c[1] = vreinterpretq_u32_u64(vtrn1q_u64(vreinterpretq_u64_u32(t1), vreinterpretq_u64_u32(t3)));
+                c[2] = vreinterpretq_u32_u64(vtrn2q_u64(vreinterpretq_u64_u32(t0), vreinterpretq_u64_u32(t2)));
+                c[3] = vreinterpretq_u32_u64(vtrn2q_u64(vreinterpretq_u64_u32(t1), vreinterpretq_u64_u32(t3)));
+                for (int s = 0; s < 4; s++) {
+                    vst1q_u32((uint32_t *)(void *)(blk + 64 * (4 * h + s) + 16 * v), c[s]);
+                    sum = vaddq_s32(sum, vpaddlq_s16(vpaddlq_s8(vreinterpretq_s8_u32(c[s]))));
+                }
+            }
+            vst1q_s32((int32_t *)(void *)(blk + 512 + 16 * v), vmulq_n_s32(sum, -128));
+            float sw[4];
+            for (int i = 0; i < 4; i++) sw[i] = scales[(4 * v + i) * nb + b];
+            vst1q_f32((float *)(void *)(blk + 576 + 16 * v), vld1q_f32(sw));
+        }
+    }
+}
