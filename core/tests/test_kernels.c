@@ -603,11 +603,12 @@ static void ref_full_attention(const float *qkv, int64_t ld, int64_t B, int64_t 
  * gives the bf16 bits of exactly those values and the same sums; vx_linear_bf16w_rounded of those bits
  * gives the bits vx_linear_bf16w gives for the floats (where the path has the kernel). */
 static void test_exp_rows(void) {
-    static const int64_t shapes[][3] = {/* rows, n, lds */ {3, 1, 1}, {5, 37, 40}, {9, 1335, 1344}, {2, 64, 64}};
+    static const int64_t shapes[][3] = {/* rows, n, lds */ {3, 1, 1}, {5, 37, 40}, {9, 1335, 1344}, {2, 64, 64},
+                                        {37, 300, 304}, {64, 133, 144}};
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
         const int64_t rows = shapes[c][0], n = shapes[c][1], lds = shapes[c][2], ldp = 2 * ((n + 1) / 2);
         const float scale = 0.125f;
-        float *s = fvec(rows * lds, -60, 60), *p = malloc(sizeof(float) * (size_t)(rows * n)), sum[16], sumb[16];
+        float *s = fvec(rows * lds, -60, 60), *p = malloc(sizeof(float) * (size_t)(rows * n)), sum[64], sumb[64];
         uint16_t *pb = calloc((size_t)(rows * ldp), sizeof *pb);
         vx_exp_rows(s, lds, rows, n, scale, p, sum);
         vx_exp_rows_bf16(s, lds, rows, n, scale, pb, ldp, sumb);

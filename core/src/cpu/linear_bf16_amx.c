@@ -15,6 +15,7 @@
  * test_kernels (bf16 operands, f32 sums); every output's chain is independent of the other rows, so
  * a row alone gives the bits it gives in a batch. */
 #include <immintrin.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +31,9 @@ typedef struct ba_job {
     const float *bias, *x;
     float *y;
     uint32_t *xb; /* [n_in + BA_MR][tap_pairs]: the input rows rounded to bf16, then zero rows */
+    const uint32_t *tail; /* rows given already rounded: the last partial tile's rows, zero-padded to BA_MR */
     int64_t n_in, n_out, dil, cols_in;
-    int64_t gsplit;
+    int64_t gsplit, n16;  /* n16: the first row of that tile */
 } ba_job;
 
 static void ba_round(void *ctx, int64_t begin, int64_t end) {
@@ -46,13 +48,12 @@ static void ba_tile(const ba_job *j, int64_t g, int64_t i, int64_t mr) {
     const int rem = (int)(tp % 16);
     const size_t ldx = (size_t)tp * 4;
     float c[4][16][16] __attribute__((aligned(64)));
-    vx_amx_configure(rem);
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
     for (int64_t tap = 0; tap < taps; tap++) {
-        const uint32_t *xi = j->xb + (i + tap * j->dil) * tp;
+        const uint32_t *xi = j->tail && i >= j->n16 ? j->tail + (i - j->n16) * tp : j->xb + (i + tap * j->dil) * tp;
         const uint32_t *P = w->data + (g * w->pairs + tap * tp) * BA_NR;
         for (int64_t k = 0; k < full; k++) {
             const uint32_t *pw = P + k * 16 * BA_NR;
@@ -79,12 +80,21 @@ static void ba_tile(const ba_job *j, int64_t g, int64_t i, int64_t mr) {
             _tile_dpbf16ps(3, 6, 7);
         }
     }
+    const float *b = j->bias ? j->bias + g * BA_NR : NULL;
+    if (!b && mr == BA_MR) {   /* a whole tile and nothing to add: the sums straight to y */
+        float *y = j->y + i * rows + g * BA_NR;
+        _tile_stored(0, y, rows * 4);
+        _tile_stored(1, y + 16, rows * 4);
+        _tile_stored(2, y + 32, rows * 4);
+        _tile_stored(3, y + 48, rows * 4);
+        __asm__ volatile("" : : : "memory");
+        return;
+    }
     _tile_stored(0, c[0], 64);
     _tile_stored(1, c[1], 64);
     _tile_stored(2, c[2], 64);
     _tile_stored(3, c[3], 64);
     __asm__ volatile("" : : : "memory");   /* the sums are in c now (GCC 12: see vx_amx_configure) */
-    const float *b = j->bias ? j->bias + g * BA_NR : NULL;
     for (int64_t r = 0; r < mr; r++) {
         float *y = j->y + (i + r) * rows + g * BA_NR;
         for (int v = 0; v < 4; v++) {
@@ -98,6 +108,7 @@ static void ba_tile(const ba_job *j, int64_t g, int64_t i, int64_t mr) {
 static void ba_tasks(void *ctx, int64_t t0, int64_t t1) {
     const ba_job *j = ctx;
     const int64_t groups = j->w->rows / BA_NR;
+    vx_amx_configure((int)(j->w->tap_pairs % 16));   /* once for the tasks of this call on this thread */
     for (int64_t t = t0; t < t1; t++) {
         int64_t rt = t / j->gsplit, gs = t % j->gsplit;
         int64_t i0 = rt * BA_TASK, i1 = i0 + BA_TASK < j->n_out ? i0 + BA_TASK : j->n_out;
@@ -131,9 +142,36 @@ static vox_status conv_bf16_amx(vx_pool *pool, const vx_bf16w *w, const float *b
     return VOX_OK;
 }
 
+/* x rows already rounded to bf16 (vx_linear_bf16w_rounded; the attention's probabilities, which
+ * vx_exp_rows_bf16 stores as bf16): the tiles read them where they are, with no pass that rounds and
+ * copies them, so the bits conv_bf16_amx gives for the floats they round. The tiles read 16 rows: a last
+ * partial tile reads a zero-padded copy of its rows, so the caller's rows need no padding after them. */
+static vox_status linear_bf16_rounded_amx(vx_pool *pool, const vx_bf16w *w, const uint16_t *xb, int64_t n, float *y) {
+    if (n <= 0) return VOX_OK;
+    const int64_t tp = w->tap_pairs, n16 = n / BA_MR * BA_MR;
+    uint32_t *tail = NULL;
+    if (n16 < n) {
+        tail = aligned_alloc(64, (size_t)(BA_MR * tp * 4 + 63) / 64 * 64);
+        if (!tail) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
+        memset(tail, 0, (size_t)(BA_MR * tp * 4));
+        memcpy(tail, (const uint32_t *)(const void *)xb + n16 * tp, (size_t)((n - n16) * tp * 4));
+    }
+    const int64_t row_tasks = (n + BA_TASK - 1) / BA_TASK, groups = w->rows / BA_NR;
+    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
+    if (gsplit > groups) gsplit = groups;
+    ba_job j = {.w = w, .y = y, .xb = (uint32_t *)(uintptr_t)xb, .tail = tail, .n16 = n16, .n_in = n, .n_out = n,
+                .cols_in = w->cols, .gsplit = gsplit};
+    uint32_t fp = vx_fp_fast();
+    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, ba_tasks, &j);
+    vx_fp_restore(fp);
+    free(tail);
+    return VOX_OK;
+}
+
 void vx_conv_bf16_init_amx(vx_kernels *t) {
     t->conv_bf16 = conv_bf16_amx;
-    t->linear_bf16_rounded = NULL; /* not the AVX512-BF16 table's: the tiles read padding rows (conv_bf16_amx) */
+    t->linear_bf16_rounded = linear_bf16_rounded_amx;
     t->dots.bf16 = "AMX-BF16";
     t->dots.bf16_rounds_x = 1;
     t->dots.bf16_tiles = 1;
