@@ -179,7 +179,7 @@ vox_status vx_linear_bf16w(vx_pool *pool, const vx_bf16w *w, const float *bias, 
 /* The same product (no bias) of x rows already rounded to bf16 (vx_exp_rows_bf16 or vx_bf16_rne's bits;
  * rows w->pairs words apart, a zero after an odd count): the bits vx_linear_bf16w gives for the floats
  * those are the rounding of, without rounding them again. VOX_ERR_UNSUPPORTED unless
- * vx_bf16w_takes_rounded() (AVX512-BF16). */
+ * vx_bf16w_takes_rounded() (the avx512-vnni-bf16 and amx paths: AVX512-BF16, AMX-BF16 tiles). */
 int vx_bf16w_takes_rounded(void);
 vox_status vx_linear_bf16w_rounded(vx_pool *pool, const vx_bf16w *w, const uint16_t *xb, int64_t n, float *y);
 

@@ -53,6 +53,7 @@ static void ba_tile(const ba_job *j, int64_t g, int64_t i, int64_t mr) {
     _tile_zero(2);
     _tile_zero(3);
     for (int64_t tap = 0; tap < taps; tap++) {
+        /* rows given rounded come as a matrix (taps 1), their last partial tile from the padded copy */
         const uint32_t *xi = j->tail && i >= j->n16 ? j->tail + (i - j->n16) * tp : j->xb + (i + tap * j->dil) * tp;
         const uint32_t *P = w->data + (g * w->pairs + tap * tp) * BA_NR;
         for (int64_t k = 0; k < full; k++) {

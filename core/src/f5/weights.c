@@ -35,16 +35,22 @@ static int find(loader *L, const char *name, vox_tensor_info *t) {
     return 0;
 }
 
-static float *own(loader *L, size_t n) {
+/* n floats the model owns (freed with it); NULL when out of memory */
+static float *model_own(f5_model *m, size_t n) {
     float *p = malloc((n ? n : 1) * sizeof *p);
-    float **list = p ? realloc(L->m->owned, (L->m->n_owned + 1) * sizeof *list) : NULL;
+    float **list = p ? realloc(m->owned, (m->n_owned + 1) * sizeof *list) : NULL;
     if (!list) {
         free(p);
-        L->st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    L->m->owned = list;
-    list[L->m->n_owned++] = p;
+    m->owned = list;
+    list[m->n_owned++] = p;
+    return p;
+}
+
+static float *own(loader *L, size_t n) {
+    float *p = model_own(L->m, n);
+    if (!p) L->st = vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     return p;
 }
 
@@ -416,14 +422,8 @@ static vox_status choose_products(f5_model *m) {
 static vox_status widen_conv(f5_model *m, vx_mat *w) {
     if (w->dtype != VOX_DTYPE_F16 && w->dtype != VOX_DTYPE_BF16) return VOX_OK;
     const size_t n = (size_t)(w->rows * w->cols);
-    float *p = malloc(n * sizeof *p);
-    float **list = p ? realloc(m->owned, (m->n_owned + 1) * sizeof *list) : NULL;
-    if (!list) {
-        free(p);
-        return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    m->owned = list;
-    list[m->n_owned++] = p;
+    float *p = model_own(m, n);
+    if (!p) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     vx_to_f32(w->dtype, w->data, (int64_t)n, p);
     vox_model_drop_pages(m->file, w->data, 2 * n);
     w->dtype = VOX_DTYPE_F32, w->data = p;
