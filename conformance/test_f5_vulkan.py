@@ -74,30 +74,52 @@ def f5vk(tmp_path_factory):
         cpu.close(), gpu.close()
 
 
-@pytest.mark.parametrize("variant", ["v1", "v0"])
-def test_f5_vulkan_dit(f5vk, variant, record):
-    """One DiT evaluation, both branches (the unconditional one without audio and text), at three times."""
-    cpu, gpu, model, _ = f5vk[variant]
+def dit_case(model, rng, n: int = 150):
+    """A DiT evaluation's inputs (n frames of x, a condition silent from frame 90, 60 text ids) and
+    ref(t): the reference's flows of both branches at time t."""
     w, c = model.weights, model.config.dit
-    rng = np.random.RandomState(7)
-    n = 150
     ids = rng.randint(0, c.text_num_embeds, 60).astype(np.int32)
     x = rng.randn(n, 100).astype(np.float32)
     cond = rng.randn(n, 100).astype(np.float32)
     cond[90:] = 0
     te = ref_dit.text_embedding(ids, n, w, c), ref_dit.text_embedding(ids, n, w, c, drop_text=True)
+
+    def ref(t):
+        return (ref_dit.dit(x, cond, te[0], np.float32(t), w, c),
+                ref_dit.dit(x, cond, te[1], np.float32(t), w, c, drop_audio_cond=True))
+
+    return dict(x=x, cond=cond, ids=ids), ref
+
+
+def sample_case(model, rng):
+    """The sampling loop's inputs (EPSS 7 steps, CFG 2, sway -1, seed 5; a 70-frame reference, 130 frames)
+    and the reference's result for them."""
+    nc, dur = 70, 130
+    cond = rng.randn(nc, 100).astype(np.float32)
+    ids = np.array(model.tokenizer.encode(REF_TEXT + " Hello there, tiny model."), dtype=np.int32)
+    inp = dict(cond=cond, ids=ids, duration=np.int32(dur), nfe_step=np.int32(7), cfg_strength=np.float32(2.0),
+               sway_sampling_coef=np.float32(-1.0), use_epss=np.int32(1), seed=np.int32(5))
+    ref = ref_cfm.sample(cond, ids, dur, lambda d: noise.initial_noise(5, 0, d), model.weights, model.config.dit,
+                         steps=7, cfg_strength=2.0, sway_sampling_coef=-1.0, use_epss=True)
+    return inp, ref
+
+
+@pytest.mark.parametrize("variant", ["v1", "v0"])
+def test_f5_vulkan_dit(f5vk, variant, record):
+    """One DiT evaluation, both branches (the unconditional one without audio and text), at three times."""
+    cpu, gpu, model, _ = f5vk[variant]
+    base, ref = dit_case(model, np.random.RandomState(7))
     rows = []
     for t in (0.0, 0.37214, 0.98):
-        inp = dict(x=x, cond=cond, ids=ids, t=np.float32(t))
+        inp = dict(base, t=np.float32(t))
         g, k = gpu.run("dit", inputs=inp), cpu.run("dit", inputs=inp)
-        ref_c = ref_dit.dit(x, cond, te[0], np.float32(t), w, c)
-        ref_u = ref_dit.dit(x, cond, te[1], np.float32(t), w, c, drop_audio_cond=True)
-        s = f"{variant}, {n} frames, t={t}"
+        ref_c, ref_u = ref(t)
+        s = f"{variant}, {len(base['x'])} frames, t={t}"
         rows += [measure("vulkan.f5_dit", g[name], k[name], f"{s}: {name}", backend="vulkan")
                  for name in ("time_embedding", "input_embed", "flow_cond", "flow_uncond")]
         rows += [measure("vulkan.f5_dit_reference", g["flow_cond"], ref_c, f"{s}: flow_cond", backend="vulkan"),
                  measure("vulkan.f5_dit_reference", g["flow_uncond"], ref_u, f"{s}: flow_uncond", backend="vulkan"),
-                 measure("vulkan.f5_dit_reference", g["time_embedding"][0], ref_dit.time_embedding(np.float32(t), w),
+                 measure("vulkan.f5_dit_reference", g["time_embedding"][0], ref_dit.time_embedding(np.float32(t), model.weights),
                          f"{s}: time_embedding", backend="vulkan")]
     record(rows)
 
@@ -107,15 +129,8 @@ def test_f5_vulkan_cfm_loop(f5vk, variant, record):
     """The whole sampling loop on the device: EPSS 7 steps with sway and CFG 2; first-step flows, every
     state of the trajectory and the final mel (reference frames restored)."""
     cpu, gpu, model, _ = f5vk[variant]
-    rng = np.random.RandomState(11)
-    nc, dur = 70, 130
-    cond = rng.randn(nc, 100).astype(np.float32)
-    ids = np.array(model.tokenizer.encode(REF_TEXT + " Hello there, tiny model."), dtype=np.int32)
-    inp = dict(cond=cond, ids=ids, duration=np.int32(dur), nfe_step=np.int32(7), cfg_strength=np.float32(2.0),
-               sway_sampling_coef=np.float32(-1.0), use_epss=np.int32(1), seed=np.int32(5))
+    inp, ref = sample_case(model, np.random.RandomState(11))
     g, k = gpu.run("sample", inputs=inp), cpu.run("sample", inputs=inp)
-    ref = ref_cfm.sample(cond, ids, dur, lambda d: noise.initial_noise(5, 0, d), model.weights, model.config.dit,
-                         steps=7, cfg_strength=2.0, sway_sampling_coef=-1.0, use_epss=True)
     s = f"{variant}, EPSS 7 steps, {g['mel'].shape[0]} frames"
     assert g["trajectory"].shape == k["trajectory"].shape
     rows = [measure("vulkan.f5_cfm", g[name], k[name], f"{s}: {name}", backend="vulkan")
@@ -225,34 +240,21 @@ def test_f5_vulkan_bf16(f5vk_bf16, clip, record):
     the products run on them (x as hi + lo: float32's precision) and the attention in float16, whose
     rounding of q, k, v and the softmax weights (2^-11 each) is what the f16 rows allow for."""
     gpu, model, f16 = f5vk_bf16
-    w, c = model.weights, model.config.dit
+    c = model.config.dit
     assert c.dim_head == 64 and "bf16" in set(model.extra["dtypes"].values()), (c, model.extra["dtypes"])
     row = (lambda name: f"vulkan.f5_f16_{name}") if f16 else (lambda name: f"vulkan.f5_{name}")
     label = "bf16 weights, float16 attention" if f16 else "bf16 weights, float32 arithmetic"
     rng = np.random.RandomState(17)
-    n = 150
-    ids = rng.randint(0, c.text_num_embeds, 60).astype(np.int32)
-    x = rng.randn(n, 100).astype(np.float32)
-    cond = rng.randn(n, 100).astype(np.float32)
-    cond[90:] = 0
-    te = ref_dit.text_embedding(ids, n, w, c), ref_dit.text_embedding(ids, n, w, c, drop_text=True)
+    base, ref = dit_case(model, rng)
     rows = []
     for t in (0.0, 0.37214, 0.98):
-        g = gpu.run("dit", inputs=dict(x=x, cond=cond, ids=ids, t=np.float32(t)))
-        s = f"v1h64, {label}, {n} frames, t={t}"
-        rows += [measure(row("dit_reference"), g["flow_cond"], ref_dit.dit(x, cond, te[0], np.float32(t), w, c),
-                         f"{s}: flow_cond", backend="vulkan"),
-                 measure(row("dit_reference"), g["flow_uncond"],
-                         ref_dit.dit(x, cond, te[1], np.float32(t), w, c, drop_audio_cond=True),
-                         f"{s}: flow_uncond", backend="vulkan")]
-    nc, dur = 70, 130
-    cond = rng.randn(nc, 100).astype(np.float32)
-    ids = np.array(model.tokenizer.encode(REF_TEXT + " Hello there, tiny model."), dtype=np.int32)
-    g = gpu.run("sample", inputs=dict(cond=cond, ids=ids, duration=np.int32(dur), nfe_step=np.int32(7),
-                                      cfg_strength=np.float32(2.0), sway_sampling_coef=np.float32(-1.0),
-                                      use_epss=np.int32(1), seed=np.int32(5)))
-    ref = ref_cfm.sample(cond, ids, dur, lambda d: noise.initial_noise(5, 0, d), w, c, steps=7, cfg_strength=2.0,
-                         sway_sampling_coef=-1.0, use_epss=True)
+        g = gpu.run("dit", inputs=dict(base, t=np.float32(t)))
+        ref_c, ref_u = ref(t)
+        s = f"v1h64, {label}, {len(base['x'])} frames, t={t}"
+        rows += [measure(row("dit_reference"), g["flow_cond"], ref_c, f"{s}: flow_cond", backend="vulkan"),
+                 measure(row("dit_reference"), g["flow_uncond"], ref_u, f"{s}: flow_uncond", backend="vulkan")]
+    inp, ref = sample_case(model, rng)
+    g = gpu.run("sample", inputs=inp)
     rows.append(measure(row("cfm_reference"), g["mel"], ref.mel, f"v1h64, {label}, EPSS 7 steps: mel", backend="vulkan"))
     xs, sr = clip
     voice = gpu.clone_voice((xs.astype(np.float32) / 32768.0, sr), REF_TEXT)

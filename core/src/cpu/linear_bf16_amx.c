@@ -119,6 +119,19 @@ static void ba_tasks(void *ctx, int64_t t0, int64_t t1) {
     }
 }
 
+/* The job over the pool: tasks of BA_TASK rows by a share of the groups (split so that a short input
+ * still gives every thread work), x rounded first where it comes as floats (j->x). */
+static void ba_run(vx_pool *pool, ba_job *j) {
+    const int64_t row_tasks = (j->n_out + BA_TASK - 1) / BA_TASK, groups = j->w->rows / BA_NR;
+    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
+    j->gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
+    if (j->gsplit > groups) j->gsplit = groups;
+    uint32_t fp = vx_fp_fast();
+    if (j->x) vx_pool_for(pool, j->n_in, 16, ba_round, j);
+    vx_pool_for_chunks(pool, row_tasks * j->gsplit, 1, 16, ba_tasks, j);
+    vx_fp_restore(fp);
+}
+
 /* x: [n_out + dil (taps - 1)][cols / taps] f32 (a matrix: taps 1, dil unused). */
 static vox_status conv_bf16_amx(vx_pool *pool, const vx_bf16w *w, const float *bias, const float *x, int64_t n_out,
                                 int64_t dil, float *y) {
@@ -129,16 +142,9 @@ static vox_status conv_bf16_amx(vx_pool *pool, const vx_bf16w *w, const float *b
     uint32_t *xb = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!xb) return vox_set_error(VOX_ERR_OUT_OF_MEMORY, "out of memory");
     memset(xb + n_in * tp, 0, (size_t)(BA_MR * tp * 4));
-    const int64_t row_tasks = (n_out + BA_TASK - 1) / BA_TASK, groups = w->rows / BA_NR;
-    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
-    int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
-    if (gsplit > groups) gsplit = groups;
     ba_job j = {.w = w, .bias = bias, .x = x, .y = y, .xb = xb, .n_in = n_in, .n_out = n_out, .dil = dil,
-                .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols, .gsplit = gsplit};
-    uint32_t fp = vx_fp_fast();
-    vx_pool_for(pool, n_in, 16, ba_round, &j);
-    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, ba_tasks, &j);
-    vx_fp_restore(fp);
+                .cols_in = w->taps > 1 ? w->cols / w->taps : w->cols};
+    ba_run(pool, &j);
     free(xb);
     return VOX_OK;
 }
@@ -157,15 +163,9 @@ static vox_status linear_bf16_rounded_amx(vx_pool *pool, const vx_bf16w *w, cons
         memset(tail, 0, (size_t)(BA_MR * tp * 4));
         memcpy(tail, (const uint32_t *)(const void *)xb + n16 * tp, (size_t)((n - n16) * tp * 4));
     }
-    const int64_t row_tasks = (n + BA_TASK - 1) / BA_TASK, groups = w->rows / BA_NR;
-    const int64_t want = 16 * (int64_t)(pool ? vx_pool_size(pool) : 1);
-    int64_t gsplit = row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks;
-    if (gsplit > groups) gsplit = groups;
     ba_job j = {.w = w, .y = y, .xb = (uint32_t *)(uintptr_t)xb, .tail = tail, .n16 = n16, .n_in = n, .n_out = n,
-                .cols_in = w->cols, .gsplit = gsplit};
-    uint32_t fp = vx_fp_fast();
-    vx_pool_for_chunks(pool, row_tasks * gsplit, 1, 16, ba_tasks, &j);
-    vx_fp_restore(fp);
+                .cols_in = w->cols};
+    ba_run(pool, &j);
     free(tail);
     return VOX_OK;
 }
